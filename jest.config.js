@@ -8,5 +8,8 @@ module.exports = {
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 60_000,
   maxWorkers: 2,
+  // grpc-js (Temporal client) leaves reconnect timers inside jest's module sandbox after close;
+  // plain Node exits cleanly (checked with tsx), so only the test runner is forced.
+  forceExit: true,
   reporters: ['default'],
 };

@@ -1,2 +1,82 @@
-// Placeholder; replaced by the real setup (database, Temporal dev server, worker).
-export default async function globalSetup(): Promise<void> {}
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Client } from 'pg';
+import { migrate } from '../../src/db/migrate';
+import { ARTIFACTS_DIR, TEST_DATABASE_NAME, testEnvironment } from './test-env';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __TEST_CHILDREN__: ChildProcess[] | undefined;
+}
+
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.setTimeout(1000, () => (socket.destroy(), resolve(false)));
+  });
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function recreateDatabase(databaseUrl: string): Promise<void> {
+  const admin = new Client({ connectionString: databaseUrl.replace(/\/[^/]+$/, '/postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${TEST_DATABASE_NAME}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  await migrate(databaseUrl);
+}
+
+function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const log = createWriteStream(path.join(ARTIFACTS_DIR, `${name}.log`));
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  (globalThis.__TEST_CHILDREN__ ??= []).push(child);
+  return child;
+}
+
+export default async function globalSetup(): Promise<void> {
+  const env = testEnvironment();
+  Object.assign(process.env, env);
+  await recreateDatabase(env.DATABASE_URL);
+
+  const [host, portText] = env.TEMPORAL_ADDRESS.split(':');
+  const port = Number(portText);
+  if (!(await portOpen(host, port))) {
+    // No server there: start a headless in-memory dev server for this run.
+    startChild('temporal', path.join(ROOT, 'temporal/dev-server.sh'), [String(port), 'headless'], process.env);
+    await waitFor(`Temporal dev server on ${env.TEMPORAL_ADDRESS}`, () => portOpen(host, port), 120_000);
+  }
+
+  const worker = startChild('worker', process.execPath, [require.resolve('tsx/cli'), 'src/worker.ts'], { ...process.env, ...env });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('worker did not become ready in 120 s; see test-artifacts/worker.log')), 120_000);
+    worker.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('WORKER_READY')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    worker.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code} during start; see test-artifacts/worker.log`));
+    });
+  });
+}

@@ -1,0 +1,28 @@
+# Shared shell helpers for scripts/run.sh and scripts/test.sh.
+
+# Starts the machine's PostgreSQL cluster when nothing answers on 127.0.0.1:5432.
+ensure_postgres() {
+  if pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then return 0; fi
+  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    echo "starting PostgreSQL" >&2
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+  fi
+  for _ in $(seq 1 60); do
+    pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null && return 0
+    sleep 0.5
+  done
+  echo "PostgreSQL is not reachable on 127.0.0.1:5432 (set DATABASE_URL or start it)" >&2
+  return 1
+}
+
+# wait_for_port HOST PORT SECONDS
+wait_for_port() {
+  local host=$1 port=$2 secs=$3
+  for _ in $(seq 1 $((secs * 4))); do
+    (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && return 0
+    sleep 0.25
+  done
+  return 1
+}
+
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }

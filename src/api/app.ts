@@ -1,0 +1,47 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { resolveCredentials } from '../auth/authenticate';
+import { rateLimitSubject } from '../auth/principal';
+import type { AppDeps } from './deps';
+import { errorHandler } from './middleware/error-handler';
+import { requestContext } from './middleware/request-context';
+import { applyRateLimit, routePipeline } from './pipeline';
+import type { AnyRouteDef } from './route';
+import { allRoutes } from './routes';
+
+/** Koa path `/a/:id` → OpenAPI `/a/{id}` is done in openapi.ts; here routes register as declared. */
+export function buildRouter(routes: AnyRouteDef[], deps: AppDeps): Router {
+  const router = new Router();
+  const seen = new Set<string>();
+  for (const def of routes) {
+    if (seen.has(def.operationId)) throw new Error(`duplicate operationId ${def.operationId}`);
+    seen.add(def.operationId);
+    router.register(def.path, [def.method.toUpperCase()], routePipeline(def, deps), { name: def.operationId });
+  }
+  return router;
+}
+
+/** Unknown routes still get the rate-limit headers (and count against the caller's budget). */
+function unmatchedRouteRateLimit(deps: AppDeps): Koa.Middleware {
+  return async (ctx) => {
+    const outcome = await resolveCredentials(deps.db, deps.jwt, { authorization: ctx.get('authorization') || undefined });
+    const principal = outcome.ok ? outcome.principal : { kind: 'anonymous' as const };
+    const category = principal.kind === 'anonymous' ? 'anonymous' : 'default';
+    await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, ctx.ip));
+    // errorHandler turns the untouched 404 into the NOT_FOUND envelope.
+  };
+}
+
+export function createApp(deps: AppDeps, routes: AnyRouteDef[] = allRoutes()): Koa {
+  const app = new Koa();
+  app.proxy = deps.config.TRUST_PROXY;
+  // Errors are answered by errorHandler; Koa's default handler would print stacks to stderr.
+  app.silent = true;
+  app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
+  const router = buildRouter(routes, deps);
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler(deps.logger));
+  app.use(router.routes());
+  app.use(unmatchedRouteRateLimit(deps));
+  return app;
+}

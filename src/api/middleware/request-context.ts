@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { httpRequestDuration } from '../../lib/metrics';
+
+/** Request id, version header and one access-log line per request (never headers or bodies). */
+export function requestContext(logger: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    const requestId = `req_${randomBytes(12).toString('hex')}`;
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-ID', requestId);
+    ctx.set('X-API-Version', '1');
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (ctx.state.operationId as string | undefined) ?? 'unmatched';
+      httpRequestDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
+      logger.info(
+        { request_id: requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) },
+        'request',
+      );
+    }
+  };
+}

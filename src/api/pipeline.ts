@@ -1,0 +1,162 @@
+import type Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import type { z, ZodTypeAny } from 'zod';
+import { resolveCredentials } from '../auth/authenticate';
+import { hasScope, rateLimitSubject, type Principal } from '../auth/principal';
+import { rateLimitedTotal } from '../lib/metrics';
+import type { AppDeps } from './deps';
+import { ApiError, describeZodIssues, forbidden, unauthorized } from './errors';
+import { IDEMPOTENCY_KEY_PATTERN, requestHash, runIdempotent } from './middleware/idempotency';
+import type { RateLimitCategory } from './rate-limits';
+import type { AnyRouteDef, HandlerResult } from './route';
+
+/** 2 MiB covers 100,000 characters of content plus files; larger bodies get 413. */
+export const JSON_BODY_LIMIT = '2mb';
+
+const parseJsonBody = bodyParser({
+  enableTypes: ['json'],
+  jsonLimit: JSON_BODY_LIMIT,
+  strict: true,
+  // Without this the parser answers by itself; we want our envelope.
+  onerror: (err) => {
+    throw err;
+  },
+});
+
+function clientIp(ctx: Koa.Context): string {
+  return ctx.ip || ctx.request.socket.remoteAddress || 'unknown';
+}
+
+export async function applyRateLimit(ctx: Koa.Context, deps: AppDeps, category: RateLimitCategory, subject: string): Promise<void> {
+  const decision = await deps.rateLimiter.consume(category, subject);
+  ctx.set('X-RateLimit-Limit', String(decision.limit));
+  ctx.set('X-RateLimit-Remaining', String(decision.remaining));
+  ctx.set('X-RateLimit-Reset', String(decision.resetAt));
+  if (!decision.allowed) {
+    rateLimitedTotal.inc({ category });
+    throw new ApiError('RATE_LIMITED', 'too many requests; retry after the window resets', {
+      'Retry-After': String(decision.retryAfterSec),
+    });
+  }
+}
+
+function parseOrThrow<S extends ZodTypeAny>(schema: S | undefined, value: unknown, where: string): z.infer<S> {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ApiError('VALIDATION_ERROR', describeZodIssues(parsed.error.issues, where));
+  return parsed.data;
+}
+
+function hasRequestBody(ctx: Koa.Context): boolean {
+  const length = ctx.get('content-length');
+  return (length !== '' && length !== '0') || ctx.get('transfer-encoding') !== '';
+}
+
+function enforceAuth(def: AnyRouteDef, principal: Principal): void {
+  switch (def.auth) {
+    case 'public':
+      break;
+    case 'agentKey':
+      if (principal.kind !== 'agentKey') throw unauthorized('missing or invalid x-service-api-key');
+      break;
+    case 'bearer':
+      if (principal.kind !== 'apiToken' && principal.kind !== 'user') throw unauthorized();
+      break;
+    case 'jwt':
+      if (principal.kind !== 'user') {
+        throw principal.kind === 'apiToken' ? forbidden('this operation requires a session JWT, not an API token') : unauthorized('a session JWT is required');
+      }
+      break;
+    case 'admin':
+      if (principal.kind !== 'user') throw principal.kind === 'apiToken' ? forbidden('operators only') : unauthorized('a session JWT is required');
+      if (principal.role !== 'admin') throw forbidden('operators only');
+      break;
+  }
+  if (def.scope && principal.kind !== 'anonymous' && !hasScope(principal, def.scope)) {
+    throw forbidden(`this token lacks the ${def.scope} scope`);
+  }
+}
+
+function writeResult(ctx: Koa.Context, result: HandlerResult): { status: number; body: unknown } | null {
+  if ('streamed' in result) return null;
+  if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+  if ('raw' in result) {
+    ctx.status = result.status ?? 200;
+    if (result.contentType) ctx.type = result.contentType;
+    ctx.body = result.raw;
+    return { status: ctx.status, body: result.raw };
+  }
+  const body: Record<string, unknown> = { data: result.data, request_id: ctx.state.requestId };
+  if (result.pagination) body.pagination = result.pagination;
+  ctx.status = result.status ?? 200;
+  ctx.body = body;
+  return { status: ctx.status, body };
+}
+
+/**
+ * The one path every route takes: credentials → rate limit → auth/scope → body → validation →
+ * idempotency → handler. Declared per route in the route table, so no route can skip a step.
+ */
+export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
+  return async (ctx) => {
+    ctx.state.operationId = def.operationId;
+    if (def.auth === 'agentKey') ctx.state.errorStyle = 'flat';
+
+    const outcome = await resolveCredentials(
+      deps.db,
+      deps.jwt,
+      def.auth === 'agentKey'
+        ? { agentKey: ctx.get('x-service-api-key') || undefined }
+        : { authorization: ctx.get('authorization') || undefined },
+    );
+    const principal: Principal = outcome.ok ? outcome.principal : { kind: 'anonymous' };
+    const category: RateLimitCategory = principal.kind === 'anonymous' ? 'anonymous' : def.rateLimit;
+    await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, clientIp(ctx)));
+    if (!outcome.ok) throw unauthorized(outcome.reason);
+    enforceAuth(def, principal);
+    ctx.state.principal = principal;
+
+    let rawBody: unknown = undefined;
+    if (def.body) {
+      if (hasRequestBody(ctx) && !ctx.is('application/json')) {
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
+      }
+      await parseJsonBody(ctx, async () => undefined);
+      rawBody = hasRequestBody(ctx) ? (ctx.request as { body?: unknown }).body : undefined;
+    }
+
+    const params = parseOrThrow(def.params, ctx.params, 'path');
+    const query = parseOrThrow(def.query, ctx.query, 'query');
+    const body = def.body ? parseOrThrow(def.body, rawBody ?? {}, 'body') : undefined;
+
+    let idempotencyKey: string | null = null;
+    const keyHeader = ctx.get('idempotency-key');
+    if (def.idempotent && keyHeader !== '') {
+      if (!IDEMPOTENCY_KEY_PATTERN.test(keyHeader)) {
+        throw new ApiError('VALIDATION_ERROR', 'Idempotency-Key must be exactly 64 hexadecimal characters');
+      }
+      idempotencyKey = keyHeader.toLowerCase();
+    }
+
+    const run = () =>
+      def.handler({ params, query, body, principal, deps, requestId: ctx.state.requestId, idempotencyKey, ctx });
+
+    if (!idempotencyKey) {
+      writeResult(ctx, await run());
+      return;
+    }
+    const owner = principal.kind === 'apiToken' ? `agent:${principal.agentId}` : `user:${principal.kind === 'anonymous' ? 'anon' : principal.userId}`;
+    const scope = `${owner}:${def.method.toUpperCase()} ${ctx.path}`;
+    const { response, replayed } = await runIdempotent(deps.db, scope, idempotencyKey, requestHash(body ?? null), async () => {
+      const written = writeResult(ctx, await run());
+      return written ?? { status: ctx.status, body: null };
+    });
+    if (replayed) {
+      // The spec answers a replayed create with 200 and the original record.
+      ctx.status = response.status === 201 ? 200 : response.status;
+      const original = response.body as Record<string, unknown> | null;
+      ctx.body = original && typeof original === 'object' ? { ...original, request_id: ctx.state.requestId } : original;
+      ctx.set('Idempotent-Replayed', 'true');
+    }
+  };
+}

@@ -1,0 +1,83 @@
+import type Koa from 'koa';
+import { z, type ZodTypeAny } from 'zod';
+import type { Principal } from '../auth/principal';
+import type { Scope } from '../auth/scopes';
+import type { AppDeps } from './deps';
+import type { RateLimitCategory } from './rate-limits';
+
+/**
+ * How a route authenticates:
+ * - public: anonymous allowed; a presented credential must be valid, and an API token needs `scope`.
+ * - bearer: an API token (with `scope`) or a session JWT (acts as the user).
+ * - jwt: a session JWT only (e.g. creating API tokens).
+ * - admin: a session JWT with role admin (operators).
+ * - agentKey: a connector key in `x-service-api-key`; errors use the flat `{error: string}` body.
+ */
+export type AuthMode = 'public' | 'bearer' | 'jwt' | 'admin' | 'agentKey';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export const paginationSchema = z.object({
+  total: z.number().int().optional(),
+  page: z.number().int().optional(),
+  limit: z.number().int(),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable().optional(),
+});
+export type Pagination = z.infer<typeof paginationSchema>;
+
+export type HandlerResult =
+  /** Wrapped in the success envelope `{data, request_id, pagination?}`. */
+  | { status?: number; data: unknown; pagination?: Pagination; headers?: Record<string, string> }
+  /** Sent as is (connector bodies, CSV, HTML). */
+  | { status?: number; raw: unknown; contentType?: string; headers?: Record<string, string> }
+  /** The handler wrote the response itself (Server-Sent Events). */
+  | { streamed: true };
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  deps: AppDeps;
+  requestId: string;
+  /** Validated Idempotency-Key header, on routes that accept one. */
+  idempotencyKey: string | null;
+  ctx: Koa.Context;
+}
+
+export interface RouteDef<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAny = ZodTypeAny, B extends ZodTypeAny = ZodTypeAny> {
+  operationId: string;
+  method: HttpMethod;
+  /** Koa-style path, e.g. /api/v1/challenges/:id */
+  path: string;
+  summary: string;
+  tags: string[];
+  auth: AuthMode;
+  /** Scope an API token must carry (bearer and public routes). Declared once, here. */
+  scope?: Scope;
+  rateLimit: RateLimitCategory;
+  /** Accepts an Idempotency-Key header (replays, 409 on a reused key). */
+  idempotent?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, { description: string; schema?: ZodTypeAny; contentType?: string }>;
+  /** Hidden from the OpenAPI document (HTML pages). */
+  internal?: boolean;
+  handler: (input: HandlerInput<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<HandlerResult>;
+}
+
+// Route tables are heterogeneous; the generic parameters only serve inference inside defineRoute.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRouteDef = RouteDef<any, any, any>;
+
+/** Identity function that infers handler input types from the zod schemas. */
+export function defineRoute<P extends ZodTypeAny = z.ZodUndefined, Q extends ZodTypeAny = z.ZodUndefined, B extends ZodTypeAny = z.ZodUndefined>(
+  def: RouteDef<P, Q, B>,
+): AnyRouteDef {
+  return def as AnyRouteDef;
+}
+
+/** Standard error responses, so every route documents the envelope the same way. */
+export const uuidParam = z.object({ id: z.string().uuid() });

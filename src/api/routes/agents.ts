@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { findAgentKey, listAgentKeys, revokeAgentKey } from '../../db/queries/agent-keys';
+import { findAgentById, insertAgent, listAgentsByOwner, updateAgentProfile } from '../../db/queries/agents';
+import { DEFAULT_AGENT_KEY_HOURS, issueAgentKey, requireOwnedAgent } from '../../domain/identity';
+import { conflict, forbidden, notFound } from '../errors';
+import { defineRoute, uuidParam } from '../route';
+import { envelope } from '../schemas/common';
+import {
+  agentKeySchema,
+  agentSchema,
+  createAgentBody,
+  createAgentKeyBody,
+  createdAgentKeySchema,
+  patchAgentBody,
+  toAgent,
+  toAgentKey,
+} from '../schemas/identity';
+
+const agentKeyParams = z.object({ id: z.string().uuid(), keyId: z.string().uuid() });
+
+export const agentRoutes = [
+  defineRoute({
+    operationId: 'createAgent',
+    method: 'post',
+    path: '/api/v1/agents',
+    summary: 'Create an agent owned by the calling user',
+    tags: ['agents'],
+    auth: 'jwt',
+    rateLimit: 'default',
+    body: createAgentBody,
+    responses: { 201: { description: 'created', schema: envelope(agentSchema) } },
+    async handler({ body, principal, deps }) {
+      if (principal.kind !== 'user') throw forbidden();
+      const row = await insertAgent(deps.db, principal.userId, body.name, body.model_name ?? null);
+      return { status: 201, data: toAgent(row!, deps.config.AGENT_ONLINE_WINDOW_MS) };
+    },
+  }),
+  defineRoute({
+    operationId: 'listAgents',
+    method: 'get',
+    path: '/api/v1/agents',
+    summary: "List the caller's agents (an API token sees its own agent)",
+    tags: ['agents'],
+    auth: 'bearer',
+    rateLimit: 'default',
+    responses: { 200: { description: 'agents', schema: envelope(z.array(agentSchema)) } },
+    async handler({ principal, deps }) {
+      const window = deps.config.AGENT_ONLINE_WINDOW_MS;
+      if (principal.kind === 'apiToken') {
+        const agent = await findAgentById(deps.db, principal.agentId);
+        return { data: agent ? [toAgent(agent, window)] : [] };
+      }
+      if (principal.kind !== 'user') throw forbidden();
+      return { data: (await listAgentsByOwner(deps.db, principal.userId)).map((a) => toAgent(a, window)) };
+    },
+  }),
+  defineRoute({
+    operationId: 'getAgent',
+    method: 'get',
+    path: '/api/v1/agents/:id',
+    summary: 'Get one of your agents, with its presence',
+    tags: ['agents'],
+    auth: 'bearer',
+    rateLimit: 'default',
+    params: uuidParam,
+    responses: { 200: { description: 'agent', schema: envelope(agentSchema) } },
+    async handler({ params, principal, deps }) {
+      const agent = await requireOwnedAgent(deps.db, principal, params.id);
+      return { data: toAgent(agent, deps.config.AGENT_ONLINE_WINDOW_MS) };
+    },
+  }),
+  defineRoute({
+    operationId: 'updateAgent',
+    method: 'patch',
+    path: '/api/v1/agents/:id',
+    summary: "Update an agent's profile (API token with agent:write for its agent, or the owner's JWT)",
+    tags: ['agents'],
+    auth: 'bearer',
+    scope: 'agent:write',
+    rateLimit: 'default',
+    params: uuidParam,
+    body: patchAgentBody,
+    responses: { 200: { description: 'updated', schema: envelope(agentSchema) } },
+    async handler({ params, body, principal, deps }) {
+      await requireOwnedAgent(deps.db, principal, params.id);
+      const row = await updateAgentProfile(deps.db, params.id, body);
+      if (!row) throw notFound('agent');
+      return { data: toAgent(row, deps.config.AGENT_ONLINE_WINDOW_MS) };
+    },
+  }),
+  defineRoute({
+    operationId: 'createAgentKey',
+    method: 'post',
+    path: '/api/v1/agents/:id/keys',
+    summary: 'Issue a connector key (aa_...) for an agent; shown once',
+    tags: ['agents'],
+    auth: 'jwt',
+    rateLimit: 'tokenCreation',
+    params: uuidParam,
+    body: createAgentKeyBody,
+    responses: { 201: { description: 'created', schema: envelope(createdAgentKeySchema) } },
+    async handler({ params, body, principal, deps }) {
+      await requireOwnedAgent(deps.db, principal, params.id);
+      const { row, key } = await issueAgentKey(deps.db, params.id, body.expires_in_hours ?? DEFAULT_AGENT_KEY_HOURS);
+      return { status: 201, data: { id: row.id, key, key_prefix: row.key_prefix, expires_at: row.expires_at.toISOString() } };
+    },
+  }),
+  defineRoute({
+    operationId: 'listAgentKeys',
+    method: 'get',
+    path: '/api/v1/agents/:id/keys',
+    summary: "List an agent's connector keys (never the key itself)",
+    tags: ['agents'],
+    auth: 'jwt',
+    rateLimit: 'default',
+    params: uuidParam,
+    responses: { 200: { description: 'keys', schema: envelope(z.array(agentKeySchema)) } },
+    async handler({ params, principal, deps }) {
+      await requireOwnedAgent(deps.db, principal, params.id);
+      return { data: (await listAgentKeys(deps.db, params.id)).map(toAgentKey) };
+    },
+  }),
+  defineRoute({
+    operationId: 'revokeAgentKey',
+    method: 'delete',
+    path: '/api/v1/agents/:id/keys/:keyId',
+    summary: 'Revoke a connector key',
+    tags: ['agents'],
+    auth: 'jwt',
+    rateLimit: 'default',
+    params: agentKeyParams,
+    responses: { 200: { description: 'revoked', schema: envelope(agentKeySchema) } },
+    async handler({ params, principal, deps }) {
+      await requireOwnedAgent(deps.db, principal, params.id);
+      const key = await findAgentKey(deps.db, params.id, params.keyId);
+      if (!key) throw notFound('key');
+      const revoked = await revokeAgentKey(deps.db, key.id);
+      if (!revoked) throw conflict('key is already revoked');
+      return { data: toAgentKey(revoked) };
+    },
+  }),
+];

@@ -1,0 +1,12 @@
+import type { AnyRouteDef } from '../route';
+import { agentRoutes } from './agents';
+import { systemRoutes } from './system';
+import { tokenRoutes } from './tokens';
+
+/**
+ * The route table: every HTTP operation of the service, declared once. The router, the OpenAPI
+ * document and the scope × route security tests are all generated from it.
+ */
+export function allRoutes(): AnyRouteDef[] {
+  return [...systemRoutes(allRoutes), ...tokenRoutes, ...agentRoutes];
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { metricsRegistry } from '../../lib/metrics';
+import { ApiError } from '../errors';
+import { buildOpenApiDocument } from '../openapi';
+import { defineRoute, type AnyRouteDef } from '../route';
+import { REFERENCE_PAGE_HTML } from './reference-page';
+
+/** Service routes. The OpenAPI route needs the whole table, so it is built from it. */
+export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
+  let openApiCache: object | undefined;
+  return [
+    defineRoute({
+      operationId: 'healthz',
+      method: 'get',
+      path: '/healthz',
+      summary: 'Liveness: the process is up',
+      tags: ['system'],
+      auth: 'public',
+      rateLimit: 'default',
+      responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } },
+      async handler() {
+        return { raw: { status: 'ok' } };
+      },
+    }),
+    defineRoute({
+      operationId: 'readyz',
+      method: 'get',
+      path: '/readyz',
+      summary: 'Readiness: PostgreSQL and Temporal answer',
+      tags: ['system'],
+      auth: 'public',
+      rateLimit: 'default',
+      responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
+      async handler({ deps }) {
+        const checks: Record<string, 'ok' | 'down'> = { postgres: 'down', temporal: 'down' };
+        await deps.db.query('SELECT 1').then(() => (checks.postgres = 'ok'), () => undefined);
+        await Promise.race([
+          deps.temporal().then((c) => c.connection.workflowService.getSystemInfo({})).then(() => (checks.temporal = 'ok')),
+          new Promise((resolve) => setTimeout(resolve, 2000)),
+        ]).catch(() => undefined);
+        const ready = Object.values(checks).every((v) => v === 'ok');
+        return { status: ready ? 200 : 503, raw: { status: ready ? 'ready' : 'not_ready', checks } };
+      },
+    }),
+    defineRoute({
+      operationId: 'metrics',
+      method: 'get',
+      path: '/metrics',
+      summary: 'Prometheus metrics',
+      tags: ['system'],
+      auth: 'public',
+      rateLimit: 'default',
+      internal: true,
+      responses: { 200: { description: 'metrics', contentType: 'text/plain' } },
+      async handler() {
+        return { raw: await metricsRegistry.metrics(), contentType: metricsRegistry.contentType };
+      },
+    }),
+    defineRoute({
+      operationId: 'getOpenApiDocument',
+      method: 'get',
+      path: '/api/v1/openapi.json',
+      summary: 'This OpenAPI 3.1 document',
+      tags: ['system'],
+      auth: 'public',
+      rateLimit: 'reads',
+      responses: { 200: { description: 'the document' } },
+      async handler() {
+        openApiCache ??= buildOpenApiDocument(allRoutes());
+        return { raw: openApiCache };
+      },
+    }),
+    defineRoute({
+      operationId: 'getApiReference',
+      method: 'get',
+      path: '/api/v1/docs',
+      summary: 'Rendered API reference',
+      tags: ['system'],
+      auth: 'public',
+      rateLimit: 'reads',
+      internal: true,
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      async handler() {
+        return { raw: REFERENCE_PAGE_HTML, contentType: 'text/html; charset=utf-8' };
+      },
+    }),
+    defineRoute({
+      operationId: 'retiredCreateSubmission',
+      method: 'post',
+      path: '/api/v1/submissions',
+      summary: 'Retired: use POST /api/v1/sessions/{id}/submissions',
+      tags: ['submissions'],
+      auth: 'public',
+      rateLimit: 'submissions',
+      responses: { 410: { description: 'gone' } },
+      async handler() {
+        throw new ApiError('GONE', 'this endpoint is retired: open a session with POST /api/v1/challenges/{id}/sessions and submit with POST /api/v1/sessions/{id}/submissions');
+      },
+    }),
+  ];
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { findApiToken, listUnrevokedApiTokens, revokeApiToken } from '../../db/queries/api-tokens';
+import { createApiToken } from '../../domain/identity';
+import { ApiError, forbidden, notFound } from '../errors';
+import { defineRoute, uuidParam } from '../route';
+import { envelope } from '../schemas/common';
+import { apiTokenSchema, createdTokenSchema, createTokenBody, toApiToken } from '../schemas/identity';
+
+export const tokenRoutes = [
+  defineRoute({
+    operationId: 'createApiToken',
+    method: 'post',
+    path: '/api/v1/auth/tokens',
+    summary: 'Create an API token (session JWT only); the plaintext is returned once',
+    tags: ['tokens'],
+    auth: 'jwt',
+    rateLimit: 'tokenCreation',
+    body: createTokenBody,
+    responses: { 201: { description: 'created', schema: envelope(createdTokenSchema) } },
+    async handler({ body, principal, deps }) {
+      if (principal.kind !== 'user') throw forbidden();
+      const { row, token } = await createApiToken(deps.db, principal, {
+        name: body.name,
+        scopes: body.scopes,
+        expiresInDays: body.expires_in_days ?? null,
+        agentId: body.agent_id,
+        sandbox: body.sandbox ?? false,
+      });
+      return { status: 201, data: { ...toApiToken(row), token } };
+    },
+  }),
+  defineRoute({
+    operationId: 'listApiTokens',
+    method: 'get',
+    path: '/api/v1/auth/tokens',
+    summary: "List the caller's non-revoked API tokens (never the plaintext)",
+    tags: ['tokens'],
+    auth: 'bearer',
+    rateLimit: 'default',
+    responses: { 200: { description: 'tokens', schema: envelope(z.array(apiTokenSchema)) } },
+    async handler({ principal, deps }) {
+      if (principal.kind !== 'user' && principal.kind !== 'apiToken') throw forbidden();
+      const rows = await listUnrevokedApiTokens(deps.db, principal.userId);
+      return { data: rows.map(toApiToken) };
+    },
+  }),
+  defineRoute({
+    operationId: 'revokeApiToken',
+    method: 'delete',
+    path: '/api/v1/auth/tokens/:id',
+    summary: 'Revoke an API token (a JWT for any of your tokens; an API token only for itself)',
+    tags: ['tokens'],
+    auth: 'bearer',
+    rateLimit: 'default',
+    params: uuidParam,
+    responses: { 200: { description: 'revoked', schema: envelope(apiTokenSchema.extend({ revoked_at: z.string() })) } },
+    async handler({ params, principal, deps }) {
+      if (principal.kind !== 'user' && principal.kind !== 'apiToken') throw forbidden();
+      const token = await findApiToken(deps.db, params.id);
+      if (!token || token.user_id !== principal.userId) throw notFound('token');
+      if (principal.kind === 'apiToken' && principal.tokenId !== token.id) {
+        throw forbidden('an API token can revoke only itself; use a session JWT to revoke other tokens');
+      }
+      const revoked = await revokeApiToken(deps.db, params.id);
+      if (!revoked) throw new ApiError('TOKEN_ALREADY_REVOKED', 'token is already revoked');
+      return { data: { ...toApiToken(revoked), revoked_at: revoked.revoked_at!.toISOString() } };
+    },
+  }),
+];

@@ -1,0 +1,25 @@
+import { getConfig } from '../config';
+import { createLogger } from '../lib/logger';
+import { createApp } from './app';
+import { buildDeps } from './build-deps';
+
+async function main(): Promise<void> {
+  const config = getConfig();
+  const logger = createLogger(config.LOG_LEVEL, 'api');
+  const { deps, close } = buildDeps(config, logger);
+  const server = createApp(deps).listen(config.PORT, config.HOST, () => {
+    logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'API listening');
+  });
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'API shutting down');
+    server.close(() => void close().finally(() => process.exit(0)));
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error('API failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+import type { Pool } from 'pg';
+import { findAgentKeyByHash, findApiTokenByHash, touchAgentKey, touchApiToken } from '../db/queries/credentials';
+import { upsertUserBySubject } from '../db/queries/users';
+import type { SessionJwtVerifier } from './jwt';
+import type { Principal } from './principal';
+import { scopeSchema, type Scope } from './scopes';
+import { AGENT_KEY_PREFIX, API_TOKEN_PREFIX, constantTimeEqual, sha256Hex } from './secrets';
+
+export type CredentialOutcome = { ok: true; principal: Principal } | { ok: false; reason: string };
+
+export interface CredentialHeaders {
+  authorization?: string;
+  agentKey?: string;
+}
+
+/**
+ * Resolves the request's credentials to a principal. Presenting a bad credential is a failure
+ * (never silently anonymous), so a typo in a token cannot downgrade a caller to public access.
+ */
+export async function resolveCredentials(
+  db: Pool,
+  jwt: SessionJwtVerifier,
+  headers: CredentialHeaders,
+): Promise<CredentialOutcome> {
+  if (headers.agentKey !== undefined) return resolveAgentKey(db, headers.agentKey.trim());
+  if (headers.authorization === undefined) return { ok: true, principal: { kind: 'anonymous' } };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization);
+  if (!match) return { ok: false, reason: 'Authorization header must be "Bearer <token>"' };
+  const credential = match[1];
+  if (credential.startsWith(API_TOKEN_PREFIX)) return resolveApiToken(db, credential);
+  return resolveSessionJwt(db, jwt, credential);
+}
+
+async function resolveApiToken(db: Pool, token: string): Promise<CredentialOutcome> {
+  const hash = sha256Hex(token);
+  const row = await findApiTokenByHash(db, hash);
+  if (!row || !constantTimeEqual(row.token_hash, hash)) return { ok: false, reason: 'invalid API token' };
+  if (row.revoked_at) return { ok: false, reason: 'API token has been revoked' };
+  if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'API token has expired' };
+  void touchApiToken(db, row.id).catch(() => undefined);
+  const scopes = row.scopes.filter((s): s is Scope => scopeSchema.safeParse(s).success);
+  return {
+    ok: true,
+    principal: { kind: 'apiToken', tokenId: row.id, userId: row.user_id, agentId: row.agent_id, scopes, sandbox: row.sandbox, role: row.role },
+  };
+}
+
+async function resolveAgentKey(db: Pool, key: string): Promise<CredentialOutcome> {
+  if (!key.startsWith(AGENT_KEY_PREFIX)) return { ok: false, reason: 'invalid agent key' };
+  const hash = sha256Hex(key);
+  const row = await findAgentKeyByHash(db, hash);
+  if (!row || !constantTimeEqual(row.key_hash, hash)) return { ok: false, reason: 'invalid agent key' };
+  if (row.revoked_at) return { ok: false, reason: 'agent key has been revoked' };
+  if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'agent key has expired' };
+  void touchAgentKey(db, row.id).catch(() => undefined);
+  return { ok: true, principal: { kind: 'agentKey', keyId: row.id, agentId: row.agent_id, userId: row.owner_user_id } };
+}
+
+async function resolveSessionJwt(db: Pool, jwt: SessionJwtVerifier, token: string): Promise<CredentialOutcome> {
+  let claims;
+  try {
+    claims = await jwt.verify(token);
+  } catch {
+    return { ok: false, reason: 'invalid or expired session token' };
+  }
+  const role = claims.role ?? 'user';
+  const user = await upsertUserBySubject(db, claims.sub, claims.name ?? null, role);
+  return { ok: true, principal: { kind: 'user', userId: user.id, role, name: user.name } };
+}

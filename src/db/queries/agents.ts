@@ -1,0 +1,51 @@
+import type { Queryable } from '../pool';
+import { queryOne } from '../pool';
+
+export interface AgentRow {
+  id: string;
+  owner_user_id: string;
+  name: string;
+  model_name: string | null;
+  version: string | null;
+  skill_count: number | null;
+  soul_excerpt: string | null;
+  last_seen_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function insertAgent(db: Queryable, ownerUserId: string, name: string, modelName: string | null): Promise<AgentRow | null> {
+  return queryOne<AgentRow>(db, 'INSERT INTO agents (owner_user_id, name, model_name) VALUES ($1, $2, $3) RETURNING *', [
+    ownerUserId,
+    name,
+    modelName,
+  ]);
+}
+
+export function findAgentById(db: Queryable, id: string): Promise<AgentRow | null> {
+  return queryOne<AgentRow>(db, 'SELECT * FROM agents WHERE id = $1', [id]);
+}
+
+export async function listAgentsByOwner(db: Queryable, ownerUserId: string): Promise<AgentRow[]> {
+  const res = await db.query<AgentRow>('SELECT * FROM agents WHERE owner_user_id = $1 ORDER BY created_at, id', [ownerUserId]);
+  return res.rows;
+}
+
+export type AgentProfilePatch = Partial<Pick<AgentRow, 'name' | 'model_name' | 'version' | 'skill_count' | 'soul_excerpt'>>;
+
+const PATCHABLE = ['name', 'model_name', 'version', 'skill_count', 'soul_excerpt'] as const;
+
+/** Updates only the fields present in the patch; `markSeen` also records a heartbeat. */
+export function updateAgentProfile(db: Queryable, id: string, patch: AgentProfilePatch, markSeen = false): Promise<AgentRow | null> {
+  const sets: string[] = [];
+  const values: unknown[] = [id];
+  for (const field of PATCHABLE) {
+    if (patch[field] !== undefined) {
+      values.push(patch[field]);
+      sets.push(`${field} = $${values.length}`);
+    }
+  }
+  if (markSeen) sets.push('last_seen_at = now()');
+  sets.push('updated_at = now()');
+  return queryOne<AgentRow>(db, `UPDATE agents SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
+}

@@ -1,0 +1,36 @@
+import type { Queryable } from '../pool';
+import { queryOne } from '../pool';
+
+export interface UserRow {
+  id: string;
+  subject: string;
+  name: string | null;
+  role: 'user' | 'admin';
+  created_at: Date;
+}
+
+/** The JWT is the source of truth for name and role: refreshed on every authenticated call. */
+export async function upsertUserBySubject(
+  db: Queryable,
+  subject: string,
+  name: string | null,
+  role: 'user' | 'admin',
+): Promise<UserRow> {
+  const row = await queryOne<UserRow>(
+    db,
+    `INSERT INTO users (subject, name, role) VALUES ($1, $2, $3)
+     ON CONFLICT (subject) DO UPDATE SET name = COALESCE(EXCLUDED.name, users.name), role = EXCLUDED.role
+       WHERE users.role IS DISTINCT FROM EXCLUDED.role OR users.name IS DISTINCT FROM COALESCE(EXCLUDED.name, users.name)
+     RETURNING *`,
+    [subject, name, role],
+  );
+  if (row) return row;
+  // Nothing changed, so the upsert returned no row.
+  const existing = await queryOne<UserRow>(db, 'SELECT * FROM users WHERE subject = $1', [subject]);
+  if (!existing) throw new Error('user vanished during upsert');
+  return existing;
+}
+
+export async function findUserById(db: Queryable, id: string): Promise<UserRow | null> {
+  return queryOne<UserRow>(db, 'SELECT * FROM users WHERE id = $1', [id]);
+}

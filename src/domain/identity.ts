@@ -1,0 +1,92 @@
+import type { Pool } from 'pg';
+import { ApiError, forbidden, notFound, validationError } from '../api/errors';
+import type { Principal } from '../auth/principal';
+import type { Scope } from '../auth/scopes';
+import { AGENT_KEY_PREFIX, displayPrefix, generateSecret, LIVE_TOKEN_PREFIX, SANDBOX_TOKEN_PREFIX, sha256Hex } from '../auth/secrets';
+import { insertAgentKey, type AgentKeyRow } from '../db/queries/agent-keys';
+import { findAgentById, insertAgent, listAgentsByOwner, type AgentRow } from '../db/queries/agents';
+import { countActiveApiTokens, insertApiToken, type ApiTokenRow } from '../db/queries/api-tokens';
+import { withTransaction } from '../db/pool';
+
+export const MAX_ACTIVE_TOKENS_PER_USER = 25;
+export const DEFAULT_AGENT_KEY_HOURS = 24;
+
+/** The agent an owner-scoped call acts for: the token's agent, or (JWT) the given or only agent. */
+export async function resolveActingAgent(db: Pool, principal: Principal, requestedAgentId?: string | null): Promise<AgentRow> {
+  if (principal.kind === 'apiToken' || principal.kind === 'agentKey') {
+    if (requestedAgentId && requestedAgentId !== principal.agentId) throw forbidden('this credential acts for another agent');
+    const agent = await findAgentById(db, principal.agentId);
+    if (!agent) throw notFound('agent');
+    return agent;
+  }
+  if (principal.kind !== 'user') throw new ApiError('UNAUTHORIZED', 'missing or invalid credentials');
+  if (requestedAgentId) {
+    const agent = await findAgentById(db, requestedAgentId);
+    if (!agent || agent.owner_user_id !== principal.userId) throw notFound('agent');
+    return agent;
+  }
+  const agents = await listAgentsByOwner(db, principal.userId);
+  if (agents.length === 1) return agents[0];
+  if (agents.length === 0) throw validationError('you have no agent yet: create one with POST /api/v1/agents');
+  throw validationError('agent_id is required when you own several agents');
+}
+
+/** Owner check for agent resources; other users' agents are reported as not found. */
+export async function requireOwnedAgent(db: Pool, principal: Principal, agentId: string): Promise<AgentRow> {
+  const agent = await findAgentById(db, agentId);
+  if (!agent || principal.kind === 'anonymous' || agent.owner_user_id !== principal.userId) throw notFound('agent');
+  if ((principal.kind === 'apiToken' || principal.kind === 'agentKey') && principal.agentId !== agentId) throw notFound('agent');
+  return agent;
+}
+
+export interface CreateTokenInput {
+  name: string;
+  scopes: Scope[];
+  expiresInDays: number | null;
+  agentId?: string;
+  sandbox: boolean;
+}
+
+/**
+ * Issues an API token; the plaintext leaves this function once and is never stored.
+ * The user row is locked so that concurrent creations cannot overshoot the token limit.
+ */
+export async function createApiToken(
+  db: Pool,
+  user: { userId: string; name: string | null },
+  input: CreateTokenInput,
+): Promise<{ row: ApiTokenRow; token: string }> {
+  return withTransaction(db, async (tx) => {
+    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [user.userId]);
+    if ((await countActiveApiTokens(tx, user.userId)) >= MAX_ACTIVE_TOKENS_PER_USER) {
+      throw new ApiError('TOKEN_LIMIT_REACHED', `at most ${MAX_ACTIVE_TOKENS_PER_USER} active API tokens per user; revoke one first`);
+    }
+    let agentId = input.agentId;
+    if (agentId) {
+      const agent = await findAgentById(tx, agentId);
+      if (!agent || agent.owner_user_id !== user.userId) throw notFound('agent');
+    } else {
+      const agents = await listAgentsByOwner(tx, user.userId);
+      if (agents.length > 1) throw validationError('agent_id is required when you own several agents');
+      agentId = agents[0]?.id ?? (await insertAgent(tx, user.userId, user.name ? `${user.name}'s agent` : 'default agent', null))!.id;
+    }
+    const token = generateSecret(input.sandbox ? SANDBOX_TOKEN_PREFIX : LIVE_TOKEN_PREFIX);
+    const row = await insertApiToken(tx, {
+      userId: user.userId,
+      agentId,
+      name: input.name,
+      tokenHash: sha256Hex(token),
+      tokenPrefix: displayPrefix(token, input.sandbox ? SANDBOX_TOKEN_PREFIX : LIVE_TOKEN_PREFIX),
+      scopes: [...new Set(input.scopes)],
+      sandbox: input.sandbox,
+      expiresInDays: input.expiresInDays,
+    });
+    return { row: row!, token };
+  });
+}
+
+export async function issueAgentKey(db: Pool, agentId: string, expiresInHours: number): Promise<{ row: AgentKeyRow; key: string }> {
+  const key = generateSecret(AGENT_KEY_PREFIX);
+  const row = await insertAgentKey(db, agentId, sha256Hex(key), displayPrefix(key, AGENT_KEY_PREFIX), expiresInHours);
+  return { row: row!, key };
+}

@@ -1,0 +1,36 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { getConfig } from './config';
+import { createPool } from './db/pool';
+import { createLogger } from './lib/logger';
+import { lazyTemporalClient, temporalConnectionOptions } from './temporal/client';
+
+async function main(): Promise<void> {
+  const config = getConfig();
+  const logger = createLogger(config.LOG_LEVEL, 'worker');
+  const db = createPool(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const temporal = lazyTemporalClient(config);
+  const { address, tls } = temporalConnectionOptions(config);
+  const connection = await NativeConnection.connect({ address, tls, apiKey: config.TEMPORAL_API_KEY });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowsPath: require.resolve('../workflows'),
+    activities: createActivities({ config, db, logger, temporal: temporal.get }),
+    // Graceful shutdown lets running activities finish before the process exits.
+    shutdownGraceTime: '10s',
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker ready');
+  // Tests wait for this exact line on stdout.
+  console.log('WORKER_READY');
+  await worker.run();
+  await temporal.close();
+  await db.end();
+  await connection.close();
+}
+
+main().catch((err) => {
+  console.error('worker failed:', err instanceof Error ? err.stack : err);
+  process.exit(1);
+});

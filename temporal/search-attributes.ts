@@ -1,0 +1,14 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Custom search attributes, so operators can filter runs in the Temporal Web UI
+ * (e.g. `SubmissionStatus = "failed" AND ChallengeId = "..."`). Registered when the dev server
+ * starts (temporal/dev-server.sh); a production cluster registers them once with
+ * `temporal operator search-attribute create`.
+ */
+export const ChallengeIdKey = defineSearchAttributeKey('ChallengeId', SearchAttributeType.KEYWORD);
+export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
+export const SubmissionStatusKey = defineSearchAttributeKey('SubmissionStatus', SearchAttributeType.KEYWORD);
+
+/** `name=Type` pairs for `temporal server start-dev --search-attribute`. */
+export const SEARCH_ATTRIBUTE_FLAGS = ['ChallengeId=Keyword', 'AgentId=Keyword', 'SubmissionStatus=Keyword'];

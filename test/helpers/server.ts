@@ -1,0 +1,81 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/api/app';
+import { buildDeps } from '../../src/api/build-deps';
+import type { AppDeps } from '../../src/api/deps';
+import { loadConfig, type Config } from '../../src/config';
+import { createLogger } from '../../src/lib/logger';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is (for malformed-JSON and content-type tests). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Bearer credential (API token or JWT). */
+  auth?: string;
+  /** Connector key, sent as x-service-api-key. */
+  agentKey?: string;
+}
+
+export interface TestServer {
+  baseUrl: string;
+  deps: AppDeps;
+  config: Config;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+let ipCounter = 0;
+
+/**
+ * The real Koa app over real HTTP on an ephemeral loopback port, with real PostgreSQL and
+ * Temporal. Each server gets its own client IP (X-Forwarded-For) so anonymous rate limits of
+ * one suite do not leak into another.
+ */
+export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}): Promise<TestServer> {
+  const config = loadConfig({ ...process.env, ...overrides });
+  const logger = createLogger(config.LOG_LEVEL, 'api-test');
+  const { deps, close } = buildDeps(config, logger);
+  const server: Server = createApp(deps).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ipCounter += 1;
+  const clientIp = `10.${process.pid % 250}.${ipCounter % 250}.${Math.floor(Math.random() * 250)}`;
+
+  return {
+    baseUrl,
+    deps,
+    config,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { 'x-forwarded-for': clientIp, ...options.headers };
+      if (options.auth) headers.authorization = `Bearer ${options.auth}`;
+      if (options.agentKey) headers['x-service-api-key'] = options.agentKey;
+      let body: string | undefined;
+      if (options.rawBody !== undefined) body = options.rawBody;
+      else if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(baseUrl + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        /* non-JSON bodies (CSV, HTML, metrics) stay text */
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await close();
+    },
+  };
+}

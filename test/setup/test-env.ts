@@ -1,0 +1,25 @@
+/**
+ * Test configuration: real PostgreSQL (a database of its own, recreated per run), a real
+ * Temporal dev server (headless, in memory) and a real worker process. Delays are shortened
+ * through configuration only; the defaults in src/config.ts stay the spec's.
+ */
+export const TEST_TEMPORAL_PORT = Number(process.env.TEST_TEMPORAL_PORT ?? 7244);
+export const TEST_DATABASE_NAME = process.env.TEST_DATABASE_NAME ?? 'challenges_test';
+export const ARTIFACTS_DIR = 'test-artifacts';
+
+export function testEnvironment(): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${TEST_DATABASE_NAME}`,
+    DATABASE_POOL_MAX: '10',
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS ?? `127.0.0.1:${TEST_TEMPORAL_PORT}`,
+    TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Date.now()}`,
+    TRUST_PROXY: '1',
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    WEBHOOK_RETRY_DELAYS_MS: '100,200,300',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    SPECTATOR_DELAY_MS: '1500',
+    SUBMISSION_SWEEP_AFTER_MS: '1000',
+  };
+}

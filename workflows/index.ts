@@ -1,0 +1,5 @@
+/**
+ * Every workflow the worker runs, re-exported from its feature file. Workflow code is
+ * deterministic only: no I/O, clock or randomness; timers via sleep/condition.
+ */
+export {};
