@@ -26,3 +26,11 @@ wait_for_port() {
 }
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# Installs dependencies on a fresh clone (node_modules absent or older than the lockfile).
+ensure_node_modules() {
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "installing npm dependencies" >&2
+    npm ci --no-audit --no-fund >&2
+  fi
+}

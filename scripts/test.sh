@@ -6,6 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
+ensure_node_modules || exit 1
 ensure_postgres || exit 1
 export TEMPORAL_CLI="$(temporal/ensure-cli.sh)" || { echo "no Temporal CLI" >&2; exit 1; }
 mkdir -p test-artifacts
