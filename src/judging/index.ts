@@ -1,0 +1,41 @@
+/** Pluggable judges for submissions (pure logic: no database, Temporal or HTTP server here). */
+export {
+  judgeConfigSchema,
+  rubricJudgeConfigSchema,
+  testsJudgeConfigSchema,
+  httpJudgeConfigSchema,
+  JUDGE_CONFIG_LIMITS,
+} from './config';
+export type {
+  JudgeConfig,
+  JudgeConfigInput,
+  RubricJudgeConfig,
+  TestsJudgeConfig,
+  HttpJudgeConfig,
+} from './config';
+export type {
+  SubmissionForJudging,
+  JudgeOutcome,
+  CriterionResult,
+  ResultState,
+  JudgeRunOptions,
+} from './types';
+export { runJudge } from './run-judge';
+export { breakdownView } from './breakdown';
+export type {
+  BreakdownAudience,
+  BreakdownView,
+  CompetitorBreakdown,
+  SpectatorBreakdown,
+  AdminBreakdown,
+  HiddenSummary,
+} from './breakdown';
+export {
+  JudgeInfrastructureError,
+  GraderUnavailableError,
+  GraderRejectedError,
+  SandboxUnavailableError,
+  InvalidJudgeConfigError,
+} from './errors';
+export { graderResponseSchema } from './http-judge';
+export type { TestRunDetail } from './tests-judge';

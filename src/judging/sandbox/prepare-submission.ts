@@ -1,0 +1,155 @@
+import path from 'node:path';
+import { type Loader, type Message, transformSync } from 'esbuild';
+import type { SubmissionForJudging } from '../types';
+import type { SandboxModule } from './run-in-sandbox';
+
+const LOADERS: Readonly<Record<string, Loader>> = {
+  '.js': 'js',
+  '.mjs': 'js',
+  '.cjs': 'js',
+  '.jsx': 'jsx',
+  '.ts': 'ts',
+  '.mts': 'ts',
+  '.cts': 'ts',
+  '.tsx': 'tsx',
+};
+const RESOLVABLE_EXTENSIONS = [...Object.keys(LOADERS), '.json'];
+
+export const PREPARE_LIMITS = {
+  maxFiles: 500,
+  maxTotalSourceChars: 2_000_000,
+  maxCompileErrorsShown: 5,
+} as const;
+
+/** Name given to `content` when a submission carries no code files (see prepareSubmission). */
+export const CONTENT_MODULE_PATH = 'main.ts';
+
+export type PreparedSubmission =
+  | { kind: 'ready'; entry: string; modules: SandboxModule[] }
+  /** Nothing can be run: no code, entry missing, too large. */
+  | { kind: 'unrunnable'; reason: string }
+  | { kind: 'compile_error'; entry: string; message: string };
+
+/** `./src//a.ts`, `/src/a.ts`, `src\a.ts` → `src/a.ts`; null when the path is empty or leaves the root. */
+export function normalizeSubmissionPath(rawPath: string): string | null {
+  const segments: string[] = [];
+  for (const segment of rawPath.replace(/\\/g, '/').split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (segments.length === 0) return null;
+      segments.pop();
+    } else {
+      segments.push(segment);
+    }
+  }
+  return segments.length === 0 ? null : segments.join('/');
+}
+
+const FENCED_CODE = /```(?:ts|typescript|js|javascript|mjs|cjs|tsx|jsx)[^\n]*\n([\s\S]*?)```/i;
+
+/** Code carried in `content`: the first fenced js/ts block when there is one, else the whole text. */
+function codeFromContent(content: string): string {
+  return FENCED_CODE.exec(content)?.[1] ?? content;
+}
+
+function formatEsbuildMessage(message: Message): string {
+  const where = message.location
+    ? `${message.location.file}:${message.location.line}:${message.location.column + 1}: `
+    : '';
+  return `${where}${message.text}`;
+}
+
+function compileErrorsOf(error: unknown): string[] {
+  const errors = (error as { errors?: Message[] } | null)?.errors;
+  if (Array.isArray(errors) && errors.length > 0) return errors.map(formatEsbuildMessage);
+  return [error instanceof Error ? error.message : String(error)];
+}
+
+/**
+ * Collects the submission's JavaScript/TypeScript (and JSON) files, transpiles them to CommonJS
+ * with esbuild (in this process: the sandbox may not spawn esbuild's service) and picks the entry.
+ * A submission without code files is judged on its `content` as `main.ts`.
+ */
+export function prepareSubmission(
+  submission: SubmissionForJudging,
+  configuredEntry?: string,
+): PreparedSubmission {
+  const files = submission.files ?? [];
+  if (files.length > PREPARE_LIMITS.maxFiles) {
+    return { kind: 'unrunnable', reason: `the submission has more than ${PREPARE_LIMITS.maxFiles} files` };
+  }
+
+  const sources: { path: string; extension: string; source: string }[] = [];
+  const seen = new Set<string>();
+  let totalChars = 0;
+  for (const file of files) {
+    const normalized = normalizeSubmissionPath(file.path);
+    if (normalized === null) continue;
+    const extension = path.posix.extname(normalized).toLowerCase();
+    if (!RESOLVABLE_EXTENSIONS.includes(extension)) continue;
+    if (seen.has(normalized))
+      return { kind: 'unrunnable', reason: `the file path "${normalized}" appears twice` };
+    seen.add(normalized);
+    totalChars += file.content.length;
+    sources.push({ path: normalized, extension, source: file.content });
+  }
+  if (!sources.some((source) => source.extension in LOADERS) && submission.content.trim() !== '') {
+    sources.push({
+      path: CONTENT_MODULE_PATH,
+      extension: '.ts',
+      source: codeFromContent(submission.content),
+    });
+    totalChars += submission.content.length;
+  }
+  if (totalChars > PREPARE_LIMITS.maxTotalSourceChars) {
+    return {
+      kind: 'unrunnable',
+      reason: `the submission's code exceeds ${PREPARE_LIMITS.maxTotalSourceChars} characters`,
+    };
+  }
+
+  const codeFiles = sources.filter((source) => source.extension in LOADERS);
+  let entry: string | undefined;
+  if (configuredEntry !== undefined) {
+    const wanted = normalizeSubmissionPath(configuredEntry);
+    entry = codeFiles.find((file) => file.path === wanted)?.path;
+    if (entry === undefined) {
+      return { kind: 'unrunnable', reason: `the entry file "${configuredEntry}" is not in the submission` };
+    }
+  } else {
+    entry = codeFiles[0]?.path;
+    if (entry === undefined) {
+      return { kind: 'unrunnable', reason: 'the submission contains no JavaScript or TypeScript code' };
+    }
+  }
+
+  const modules: SandboxModule[] = [];
+  const errors: string[] = [];
+  for (const file of sources) {
+    const loader = LOADERS[file.extension];
+    if (loader === undefined) {
+      modules.push({ path: file.path, kind: 'json', source: file.source });
+      continue;
+    }
+    try {
+      const { code } = transformSync(file.source, {
+        loader,
+        format: 'cjs',
+        target: 'node20',
+        sourcefile: file.path,
+        logLevel: 'silent',
+        // import() would reach Node's real module loader; as require() it goes through the shim.
+        supported: { 'dynamic-import': false },
+      });
+      modules.push({ path: file.path, kind: 'js', source: code });
+    } catch (error) {
+      errors.push(...compileErrorsOf(error));
+    }
+  }
+  if (errors.length > 0) {
+    const shown = errors.slice(0, PREPARE_LIMITS.maxCompileErrorsShown);
+    const more = errors.length > shown.length ? ` (+${errors.length - shown.length} more)` : '';
+    return { kind: 'compile_error', entry, message: shown.join('; ') + more };
+  }
+  return { kind: 'ready', entry, modules };
+}

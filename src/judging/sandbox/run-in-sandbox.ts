@@ -1,0 +1,350 @@
+/**
+ * Runs one test call of a submission in a throw-away child process.
+ *
+ * Isolation model (one child per test case: no state can leak between tests, in particular not
+ * hidden-test inputs into public-test output, and a hung or crashed test is just a dead process):
+ *  - `node --experimental-permission` with read access to the runner script only: no file
+ *    writes, no other reads, no child processes, no workers, no native addons;
+ *  - `--max-old-space-size`, a reduced `--stack-size`, and an RSS watchdog here (memory that
+ *    lives outside the V8 heap, such as ArrayBuffers, is not bounded by the heap flag);
+ *  - `--disallow-code-generation-from-strings`: even a leaked host `Function` cannot compile code;
+ *  - an empty environment (no secrets reachable through `process.env`), cwd in the temp dir;
+ *  - inside the child, the code runs in a fresh vm context holding only JavaScript built-ins and a
+ *    CommonJS shim over the submission's own files (see sandbox-runner.cjs);
+ *  - SIGKILL at the wall-clock limit, measured from the moment the child reports it is ready.
+ * The permission model does not restrict network or signals: those rely on the vm context having
+ * no `process`, `require` of built-ins, sockets or `fetch`.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile, realpath } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { SandboxUnavailableError } from '../errors';
+import { type EncodedValue, parseEncodedValue } from './encoded-value';
+
+export interface SandboxModule {
+  /** Normalised path inside the submission, e.g. `src/solve.ts`. */
+  path: string;
+  kind: 'js' | 'json';
+  /** CommonJS JavaScript (already transpiled) or JSON text. */
+  source: string;
+}
+
+export interface SandboxRequest {
+  modules: readonly SandboxModule[];
+  entry: string;
+  exportName: string;
+  args: readonly unknown[];
+  timeoutMs: number;
+  memoryMb: number;
+  signal?: AbortSignal;
+}
+
+interface RunInfo {
+  durationMs: number;
+  logs: string;
+  logsTruncated: boolean;
+}
+
+export type SandboxResult = RunInfo &
+  (
+    | { status: 'returned'; value: EncodedValue }
+    | { status: 'threw' | 'missing_export' | 'unserializable'; message: string }
+    | { status: 'timeout' }
+    | { status: 'memory_limit' }
+    | { status: 'crashed'; reason: string }
+  );
+
+export const SANDBOX_LIMITS = {
+  /** Node boot is not charged to the test; a child that is not up by then means an overloaded host. */
+  startupTimeoutMs: 10_000,
+  /** The in-child vm timeout fires first for synchronous loops; this covers everything else. */
+  killGraceMs: 250,
+  stackSizeKb: 800,
+  /** Allowance above the heap limit for the Node runtime itself, before the RSS watchdog kills. */
+  rssOverheadMb: 160,
+  rssPollIntervalMs: 20,
+  maxStdoutBytes: 2 * 1024 * 1024,
+  maxStderrTailChars: 4_096,
+  maxResultChars: 100_000,
+  maxLogChars: 8_000,
+  maxMessageChars: 2_000,
+  maxValueDepth: 64,
+} as const;
+
+let runnerPath: Promise<string> | undefined;
+
+/** The runner is a plain .cjs file next to this module (copy it along if you bundle/compile). */
+export function resolveSandboxRunnerPath(): Promise<string> {
+  runnerPath ??= realpath(path.join(__dirname, 'sandbox-runner.cjs')).then((resolved) => {
+    // Node 20 splits --allow-fs-read on commas.
+    if (resolved.includes(','))
+      throw new SandboxUnavailableError(`sandbox runner path contains a comma: ${resolved}`);
+    return resolved;
+  });
+  runnerPath.catch(() => {
+    runnerPath = undefined;
+  });
+  return runnerPath;
+}
+
+function permissionFlag(): string {
+  const major = Number(process.versions.node.split('.')[0]);
+  return major >= 23 ? '--permission' : '--experimental-permission';
+}
+
+/** Node flags of a sandbox process (exported so tests can check what they forbid). */
+export function sandboxNodeFlags(runner: string, memoryMb: number): string[] {
+  return [
+    permissionFlag(),
+    `--allow-fs-read=${runner}`,
+    '--no-addons',
+    `--max-old-space-size=${memoryMb}`,
+    `--stack-size=${SANDBOX_LIMITS.stackSizeKb}`,
+    '--disallow-code-generation-from-strings',
+    '--no-warnings',
+  ];
+}
+
+const readyLineSchema = z.object({ type: z.literal('ready') }).strict();
+const resultLineSchema = z
+  .object({ type: z.literal('result'), nonce: z.string(), payload: z.string() })
+  .strict();
+
+const logsShape = {
+  logs: z
+    .string()
+    .max(SANDBOX_LIMITS.maxLogChars * 2)
+    .default(''),
+  logs_truncated: z.boolean().default(false),
+};
+const messageSchema = z.string().max(SANDBOX_LIMITS.maxMessageChars * 4);
+const reportSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('returned'), value: z.unknown(), ...logsShape }),
+  z.object({ status: z.literal('threw'), message: messageSchema, ...logsShape }),
+  z.object({ status: z.literal('missing_export'), message: messageSchema, ...logsShape }),
+  z.object({ status: z.literal('unserializable'), message: messageSchema, ...logsShape }),
+  z.object({ status: z.literal('timeout'), ...logsShape }),
+  z.object({ status: z.literal('runner_error'), message: messageSchema }),
+]);
+
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit|allocation failed/i;
+
+/** Resident set size of a Linux process in MB, undefined when unknown. */
+async function residentMemoryMb(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves with the test's outcome for anything the submission does. Rejects only with
+ * SandboxUnavailableError (no submitted code ran) or the abort signal's reason.
+ */
+export async function runInSandbox(request: SandboxRequest): Promise<SandboxResult> {
+  request.signal?.throwIfAborted();
+  const runner = await resolveSandboxRunnerPath();
+  const nonce = randomBytes(16).toString('hex');
+  const input = JSON.stringify({
+    nonce,
+    timeout_ms: request.timeoutMs,
+    limits: {
+      maxLogChars: SANDBOX_LIMITS.maxLogChars,
+      maxResultChars: SANDBOX_LIMITS.maxResultChars,
+      maxMessageChars: SANDBOX_LIMITS.maxMessageChars,
+      maxDepth: SANDBOX_LIMITS.maxValueDepth,
+    },
+    modules: request.modules,
+    call: { entry: request.entry, export_name: request.exportName, args: request.args },
+  });
+
+  return new Promise<SandboxResult>((resolve, reject) => {
+    const child = spawn(process.execPath, [...sandboxNodeFlags(runner, request.memoryMb), runner], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: {},
+      cwd: os.tmpdir(),
+      windowsHide: true,
+    });
+
+    let settled = false;
+    let readyAt: number | undefined;
+    let killedFor: 'timeout' | 'memory_limit' | 'output' | 'startup' | 'abort' | undefined;
+    let stdoutBytes = 0;
+    let pendingLine = '';
+    let stderrTail = '';
+    let rssCheckRunning = false;
+    const rssLimitMb = request.memoryMb + SANDBOX_LIMITS.rssOverheadMb;
+
+    const elapsed = () => (readyAt === undefined ? 0 : Date.now() - readyAt);
+    const noLogs = { logs: '', logsTruncated: false };
+
+    const kill = (reason: NonNullable<typeof killedFor>) => {
+      killedFor ??= reason;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    };
+
+    const startupTimer = setTimeout(() => kill('startup'), SANDBOX_LIMITS.startupTimeoutMs);
+    let limitTimer: NodeJS.Timeout | undefined;
+    const rssTimer =
+      process.platform === 'linux'
+        ? setInterval(() => {
+            if (rssCheckRunning || child.pid === undefined) return;
+            rssCheckRunning = true;
+            void residentMemoryMb(child.pid).then((rss) => {
+              rssCheckRunning = false;
+              if (rss !== undefined && rss > rssLimitMb) kill('memory_limit');
+            });
+          }, SANDBOX_LIMITS.rssPollIntervalMs)
+        : undefined;
+
+    const onAbort = () => kill('abort');
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const cleanUp = () => {
+      clearTimeout(startupTimer);
+      clearTimeout(limitTimer);
+      clearInterval(rssTimer);
+      request.signal?.removeEventListener('abort', onAbort);
+    };
+
+    const settle = (result: SandboxResult) => {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      kill('output'); // no-op when the child already exited; reaps a lingering one
+      resolve(result);
+    };
+
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      kill('abort');
+      reject(error);
+    };
+
+    const crashed = (reason: string) =>
+      settle({ status: 'crashed', reason, durationMs: elapsed(), ...noLogs });
+
+    const handleLine = (line: string) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        crashed('wrote output that is not part of the sandbox protocol');
+        return;
+      }
+      if (readyAt === undefined) {
+        if (!readyLineSchema.safeParse(message).success) {
+          crashed('did not start the sandbox protocol');
+          return;
+        }
+        readyAt = Date.now();
+        clearTimeout(startupTimer);
+        limitTimer = setTimeout(() => kill('timeout'), request.timeoutMs + SANDBOX_LIMITS.killGraceMs);
+        return;
+      }
+      const envelope = resultLineSchema.safeParse(message);
+      if (!envelope.success || envelope.data.nonce !== nonce) {
+        crashed('reported a result that is not part of the sandbox protocol');
+        return;
+      }
+      settle(interpretReport(envelope.data.payload, elapsed()));
+    };
+
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (settled) return;
+      stdoutBytes += Buffer.byteLength(chunk);
+      if (stdoutBytes > SANDBOX_LIMITS.maxStdoutBytes) {
+        kill('output');
+        crashed(`wrote more than ${SANDBOX_LIMITS.maxStdoutBytes} bytes of output`);
+        return;
+      }
+      pendingLine += chunk;
+      let newline = pendingLine.indexOf('\n');
+      while (newline >= 0 && !settled) {
+        const line = pendingLine.slice(0, newline);
+        pendingLine = pendingLine.slice(newline + 1);
+        handleLine(line);
+        newline = pendingLine.indexOf('\n');
+      }
+    });
+
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderrTail = (stderrTail + chunk).slice(-SANDBOX_LIMITS.maxStderrTailChars);
+    });
+
+    // The child may die before reading its input; a broken pipe is reported through 'close'.
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+
+    child.on('error', (error) => {
+      fail(
+        new SandboxUnavailableError(`could not start the sandbox process: ${error.message}`, {
+          cause: error,
+        }),
+      );
+    });
+
+    child.on('close', (exitCode, signal) => {
+      if (settled) return;
+      const durationMs = elapsed();
+      if (killedFor === 'abort') {
+        fail(request.signal?.reason ?? new Error('aborted'));
+      } else if (killedFor === 'timeout') {
+        settle({ status: 'timeout', durationMs, ...noLogs });
+      } else if (killedFor === 'memory_limit' || OUT_OF_MEMORY.test(stderrTail)) {
+        settle({ status: 'memory_limit', durationMs, ...noLogs });
+      } else if (readyAt === undefined) {
+        const why =
+          killedFor === 'startup' ? 'did not start in time' : `exited during startup (${exitCode ?? signal})`;
+        fail(new SandboxUnavailableError(`sandbox process ${why}: ${stderrTail.trim().slice(-500)}`));
+      } else {
+        crashed(
+          `exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${exitCode}`}) without reporting a result`,
+        );
+      }
+    });
+  });
+}
+
+function interpretReport(payload: string, durationMs: number): SandboxResult {
+  const crashed = (reason: string): SandboxResult => ({
+    status: 'crashed',
+    reason,
+    durationMs,
+    logs: '',
+    logsTruncated: false,
+  });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(payload);
+  } catch {
+    return crashed('reported a result that is not JSON');
+  }
+  const parsed = reportSchema.safeParse(raw);
+  if (!parsed.success) return crashed('reported a malformed result');
+  const report = parsed.data;
+  if (report.status === 'runner_error') return crashed(`failed inside the test harness: ${report.message}`);
+  const info = { durationMs, logs: report.logs, logsTruncated: report.logs_truncated };
+  switch (report.status) {
+    case 'returned': {
+      const value = parseEncodedValue(report.value);
+      return value === null
+        ? crashed('reported a malformed return value')
+        : { status: 'returned', value, ...info };
+    }
+    case 'timeout':
+      return { status: 'timeout', ...info };
+    default:
+      return { status: report.status, message: report.message, ...info };
+  }
+}

@@ -1,0 +1,203 @@
+import os from 'node:os';
+import type { TestCaseConfig, TestsJudgeConfig } from './config';
+import { weightedScore } from './scoring';
+import { encodedEqualsJson, previewEncoded, previewJson } from './sandbox/encoded-value';
+import { type PreparedSubmission, prepareSubmission } from './sandbox/prepare-submission';
+import { type SandboxModule, type SandboxResult, runInSandbox } from './sandbox/run-in-sandbox';
+import type { CriterionResult, JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './types';
+
+/** Per-test entry of `details.tests` (snake_case: it is served as-is in breakdowns). */
+export interface TestRunDetail {
+  name: string;
+  hidden: boolean;
+  passed: boolean;
+  weight: number;
+  feedback: string;
+  duration_ms: number;
+  logs: string;
+  logs_truncated: boolean;
+}
+
+interface TestVerdict {
+  passed: boolean;
+  feedback: string;
+  run?: SandboxResult;
+}
+
+function defaultConcurrency(): number {
+  return Math.max(1, Math.min(4, os.availableParallelism() - 1));
+}
+
+export function verdictFor(
+  result: SandboxResult,
+  testCase: TestCaseConfig,
+  config: TestsJudgeConfig,
+): TestVerdict {
+  switch (result.status) {
+    case 'returned': {
+      if (encodedEqualsJson(result.value, testCase.expected)) {
+        return { passed: true, feedback: 'returned the expected value', run: result };
+      }
+      return {
+        passed: false,
+        feedback: `expected ${previewJson(testCase.expected)}, got ${previewEncoded(result.value)}`,
+        run: result,
+      };
+    }
+    case 'threw':
+      return { passed: false, feedback: `error: ${result.message}`, run: result };
+    case 'missing_export':
+    case 'unserializable':
+      return { passed: false, feedback: result.message, run: result };
+    case 'timeout':
+      return {
+        passed: false,
+        feedback: `exceeded the time limit of ${config.timeout_ms_per_test} ms`,
+        run: result,
+      };
+    case 'memory_limit':
+      return { passed: false, feedback: `exceeded the memory limit of ${config.memory_mb} MB`, run: result };
+    case 'crashed':
+      return { passed: false, feedback: `the test process ${result.reason}`, run: result };
+  }
+}
+
+/** Runs `worker` over the items with at most `limit` in flight; the first rejection aborts the rest. */
+async function runPool<T, R>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal | undefined,
+  worker: (item: T, signal: AbortSignal) => Promise<R>,
+): Promise<R[]> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      controller.signal.throwIfAborted();
+      const index = next++;
+      results[index] = await worker(items[index], controller.signal);
+    }
+  };
+  try {
+    await Promise.all(
+      Array.from({ length: Math.min(limit, items.length) }, () =>
+        lane().catch((error: unknown) => {
+          controller.abort(error);
+          throw error;
+        }),
+      ),
+    );
+    return results;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function buildOutcome(
+  config: TestsJudgeConfig,
+  verdicts: readonly TestVerdict[],
+  extra: {
+    resultState: JudgeOutcome['resultState'];
+    summary?: string;
+    entry: string | null;
+    compileError?: string;
+  },
+): JudgeOutcome {
+  const criteria: CriterionResult[] = config.tests.map((testCase, index) => ({
+    name: testCase.name,
+    weight: testCase.weight,
+    score: verdicts[index].passed ? 100 : 0,
+    passed: verdicts[index].passed,
+    feedback: verdicts[index].feedback,
+    hidden: testCase.hidden,
+  }));
+  const tests: TestRunDetail[] = config.tests.map((testCase, index) => {
+    const run = verdicts[index].run;
+    return {
+      name: testCase.name,
+      hidden: testCase.hidden,
+      passed: verdicts[index].passed,
+      weight: testCase.weight,
+      feedback: verdicts[index].feedback,
+      duration_ms: run?.durationMs ?? 0,
+      logs: run?.logs ?? '',
+      logs_truncated: run?.logsTruncated ?? false,
+    };
+  });
+  const score = extra.resultState === 'scored' ? weightedScore(criteria) : 0;
+  const passedCount = criteria.filter((criterion) => criterion.passed).length;
+  return {
+    score,
+    resultState: extra.resultState,
+    summary: extra.summary ?? `Passed ${passedCount} of ${criteria.length} tests (score ${score})`,
+    criteria,
+    details: {
+      entry: extra.entry,
+      ...(extra.compileError === undefined ? {} : { compile_error: extra.compileError }),
+      tests,
+    },
+  };
+}
+
+function oneLine(text: string, maxChars = 300): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > maxChars ? `${line.slice(0, maxChars)}…` : line;
+}
+
+/**
+ * Runs every test case in its own sandbox process (see run-in-sandbox.ts). Problems of the
+ * submission become failed tests; throws only SandboxUnavailableError or the abort reason.
+ */
+export async function runTestsJudge(
+  config: TestsJudgeConfig,
+  submission: SubmissionForJudging,
+  options: JudgeRunOptions = {},
+): Promise<JudgeOutcome> {
+  const prepared: PreparedSubmission = prepareSubmission(submission, config.entry);
+  if (prepared.kind === 'unrunnable') {
+    const verdicts = config.tests.map(() => ({ passed: false, feedback: `not run: ${prepared.reason}` }));
+    return buildOutcome(config, verdicts, {
+      resultState: 'failed',
+      summary: `Could not run the submission: ${prepared.reason}`,
+      entry: null,
+    });
+  }
+  if (prepared.kind === 'compile_error') {
+    const verdicts = config.tests.map(() => ({
+      passed: false,
+      feedback: `compile error: ${prepared.message}`,
+    }));
+    return buildOutcome(config, verdicts, {
+      resultState: 'scored',
+      summary: oneLine(`Compilation failed: ${prepared.message}`),
+      entry: prepared.entry,
+      compileError: prepared.message,
+    });
+  }
+
+  const modules: readonly SandboxModule[] = prepared.modules;
+  let completed = 0;
+  const verdicts = await runPool(
+    config.tests,
+    options.testConcurrency ?? defaultConcurrency(),
+    options.signal,
+    async (testCase, signal) => {
+      const result = await runInSandbox({
+        modules,
+        entry: prepared.entry,
+        exportName: testCase.export,
+        args: testCase.args,
+        timeoutMs: config.timeout_ms_per_test,
+        memoryMb: config.memory_mb,
+        signal,
+      });
+      completed += 1;
+      options.onProgress?.({ completed, total: config.tests.length });
+      return verdictFor(result, testCase, config);
+    },
+  );
+  return buildOutcome(config, verdicts, { resultState: 'scored', entry: prepared.entry });
+}

@@ -1,0 +1,40 @@
+/** What a judge sees of a submission (the API's submission body). */
+export interface SubmissionForJudging {
+  content: string;
+  files: { path: string; content: string; language?: string }[];
+}
+
+export type ResultState = 'scored' | 'failed' | 'disqualified';
+
+export interface CriterionResult {
+  name: string;
+  weight: number;
+  /** 0..100 */
+  score: number;
+  passed: boolean;
+  feedback: string;
+  hidden: boolean;
+}
+
+export interface JudgeOutcome {
+  /** 0..100, rounded to 2 decimals. */
+  score: number;
+  resultState: ResultState;
+  /** One line of feedback. */
+  summary: string;
+  criteria: CriterionResult[];
+  /** Judge-specific extra information, already snake_case and JSON-ready. */
+  details?: Record<string, unknown>;
+}
+
+export interface JudgeRunOptions {
+  /**
+   * Cancels judging (e.g. Temporal activity cancellation): running sandboxes are killed and
+   * runJudge rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+  /** Called after each finished test case of a `tests` judge (useful for activity heartbeats). */
+  onProgress?: (progress: { completed: number; total: number }) => void;
+  /** Sandboxes run at the same time by the `tests` judge. Defaults to cores - 1 (1..4). */
+  testConcurrency?: number;
+}
