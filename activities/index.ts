@@ -2,6 +2,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config';
+import { createChallengeActivities } from './challenges';
 
 /** What activities may touch; built once in the worker and injected (no globals). */
 export interface ActivityDeps {
@@ -16,7 +17,9 @@ export interface ActivityDeps {
  * `create...Activities(deps)`; activities are idempotent because Temporal may run them twice.
  */
 export function createActivities(_deps: ActivityDeps) {
-  return {};
+  return {
+    ...createChallengeActivities(_deps),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -3,3 +3,4 @@
  * deterministic only: no I/O, clock or randomness; timers via sleep/condition.
  */
 export {};
+export * from './challenge-lifecycle';

@@ -9,11 +9,27 @@ import { applyRateLimit, routePipeline } from './pipeline';
 import type { AnyRouteDef } from './route';
 import { allRoutes } from './routes';
 
-/** Koa path `/a/:id` → OpenAPI `/a/{id}` is done in openapi.ts; here routes register as declared. */
+/**
+ * Static path segments before parameters (stable otherwise): the router runs the first matching
+ * route, so `/challenges/assigned` must not be captured by `/challenges/:id`, whatever the order
+ * of the route table.
+ */
+export function bySpecificity(a: AnyRouteDef, b: AnyRouteDef): number {
+  const sa = a.path.split('/');
+  const sb = b.path.split('/');
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const pa = sa[i].startsWith(':');
+    const pb = sb[i].startsWith(':');
+    if (pa !== pb) return pa ? 1 : -1;
+  }
+  return sa.length - sb.length; // a total order; otherwise stable (Array.prototype.sort is)
+}
+
+/** Koa path `/a/:id` → OpenAPI `/a/{id}` is done in openapi.ts; here routes register in specificity order. */
 export function buildRouter(routes: AnyRouteDef[], deps: AppDeps): Router {
   const router = new Router();
   const seen = new Set<string>();
-  for (const def of routes) {
+  for (const def of [...routes].sort(bySpecificity)) {
     if (seen.has(def.operationId)) throw new Error(`duplicate operationId ${def.operationId}`);
     seen.add(def.operationId);
     router.register(def.path, [def.method.toUpperCase()], routePipeline(def, deps), { name: def.operationId });

@@ -1,5 +1,7 @@
 import type { AnyRouteDef } from '../route';
+import { adminChallengeRoutes } from './admin-challenges';
 import { agentRoutes } from './agents';
+import { challengeRoutes } from './challenges';
 import { systemRoutes } from './system';
 import { tokenRoutes } from './tokens';
 
@@ -8,5 +10,5 @@ import { tokenRoutes } from './tokens';
  * document and the scope × route security tests are all generated from it.
  */
 export function allRoutes(): AnyRouteDef[] {
-  return [...systemRoutes(allRoutes), ...tokenRoutes, ...agentRoutes];
+  return [...systemRoutes(allRoutes), ...tokenRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes];
 }

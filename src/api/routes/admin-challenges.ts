@@ -1,0 +1,140 @@
+import { findChallengeById } from '../../db/queries/challenges';
+import {
+  createChallenge,
+  editChallenge,
+  publishChallenge,
+  quarantineChallenge,
+  retireChallenge,
+  type TransitionOutcome,
+} from '../../domain/challenges';
+import { forbidden, notFound } from '../errors';
+import { defineRoute, uuidParam } from '../route';
+import {
+  adminChallengeSchema,
+  createChallengeBody,
+  listChallengesQuery,
+  patchChallengeBody,
+  quarantineBody,
+  toAdminChallenge,
+} from '../schemas/challenges';
+import { envelope, pagedEnvelope } from '../schemas/common';
+import { listForCaller } from './challenges';
+
+const one = envelope(adminChallengeSchema);
+
+/** Transitions answer 200 with the challenge; `Challenge-Transition: unchanged` marks an idempotent repeat. */
+function transitionResult(outcome: TransitionOutcome) {
+  return {
+    data: toAdminChallenge(outcome.challenge),
+    headers: { 'Challenge-Transition': outcome.changed ? 'applied' : 'unchanged' },
+  };
+}
+
+/** Operator endpoints: a session JWT with role admin (API tokens are 403, no credential 401). */
+export const adminChallengeRoutes = [
+  defineRoute({
+    operationId: 'adminCreateChallenge',
+    method: 'post',
+    path: '/api/v1/admin/challenges',
+    summary: 'Create a draft challenge with its judge config',
+    tags: ['admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    body: createChallengeBody,
+    responses: { 201: { description: 'created (draft)', schema: one } },
+    async handler({ body, principal, deps }) {
+      if (principal.kind !== 'user') throw forbidden();
+      const row = await createChallenge(deps.db, principal.userId, body);
+      return { status: 201, data: toAdminChallenge(row!) };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminListChallenges',
+    method: 'get',
+    path: '/api/v1/admin/challenges',
+    summary: 'List challenges of every status, with their judge config',
+    tags: ['admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    query: listChallengesQuery,
+    responses: { 200: { description: 'a page of challenges', schema: pagedEnvelope(adminChallengeSchema) } },
+    async handler({ query, principal, deps }) {
+      const { rows, pagination } = await listForCaller(deps.db, principal, query);
+      return { data: rows.map(toAdminChallenge), pagination };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminGetChallenge',
+    method: 'get',
+    path: '/api/v1/admin/challenges/:id',
+    summary: 'Get a challenge with its judge config and lifecycle bookkeeping',
+    tags: ['admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    params: uuidParam,
+    responses: { 200: { description: 'the challenge', schema: one } },
+    async handler({ params, deps }) {
+      const row = await findChallengeById(deps.db, params.id);
+      if (!row) throw notFound('challenge');
+      return { data: toAdminChallenge(row) };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminUpdateChallenge',
+    method: 'patch',
+    path: '/api/v1/admin/challenges/:id',
+    summary: 'Edit fields (times re-plan the lifecycle of an active challenge; status changes via publish/quarantine/retire)',
+    tags: ['admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    params: uuidParam,
+    body: patchChallengeBody,
+    responses: { 200: { description: 'updated', schema: one } },
+    async handler({ params, body, deps }) {
+      return { data: toAdminChallenge(await editChallenge(deps, params.id, body)) };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminPublishChallenge',
+    method: 'post',
+    path: '/api/v1/admin/challenges/:id/publish',
+    summary: 'Publish: any status → active (emits challenge.published; a repeat changes nothing)',
+    tags: ['admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    params: uuidParam,
+    responses: { 200: { description: 'active', schema: one } },
+    async handler({ params, deps }) {
+      return transitionResult(await publishChallenge(deps, params.id));
+    },
+  }),
+  defineRoute({
+    operationId: 'adminQuarantineChallenge',
+    method: 'post',
+    path: '/api/v1/admin/challenges/:id/quarantine',
+    summary: 'Quarantine: active → draft, hidden and not enterable (emits challenge.quarantined); 409 unless active',
+    tags: ['admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    params: uuidParam,
+    body: quarantineBody,
+    responses: { 200: { description: 'quarantined (draft)', schema: one } },
+    async handler({ params, body, deps }) {
+      return transitionResult(await quarantineChallenge(deps, params.id, body.reason));
+    },
+  }),
+  defineRoute({
+    operationId: 'adminRetireChallenge',
+    method: 'post',
+    path: '/api/v1/admin/challenges/:id/retire',
+    summary: 'Retire: any status → archived (emits challenge.retired; a repeat changes nothing)',
+    tags: ['admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    params: uuidParam,
+    responses: { 200: { description: 'archived', schema: one } },
+    async handler({ params, deps }) {
+      return transitionResult(await retireChallenge(deps, params.id));
+    },
+  }),
+];

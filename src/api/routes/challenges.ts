@@ -1,0 +1,116 @@
+import { isAdmin, type Principal } from '../../auth/principal';
+import { listChallenges, type ChallengeRow } from '../../db/queries/challenges';
+import { listEntries } from '../../db/queries/entries';
+import { enterChallenge, requireVisibleChallenge, visibleStatuses } from '../../domain/challenges';
+import { forbidden } from '../errors';
+import { defineRoute, uuidParam, type Pagination } from '../route';
+import {
+  challengeSchema,
+  createEntryBody,
+  entrySchema,
+  listChallengesQuery,
+  listEntriesQuery,
+  toChallenge,
+  toEntry,
+  type ListChallengesQuery,
+} from '../schemas/challenges';
+import { envelope, pagedEnvelope } from '../schemas/common';
+
+export function pagination(total: number, page: number, limit: number): Pagination {
+  return { total, page, limit, has_more: page * limit < total };
+}
+
+/** Shared by the public and the admin listing: same filters, paging and order. */
+export async function listForCaller(
+  db: Parameters<typeof listChallenges>[0],
+  principal: Principal,
+  query: ListChallengesQuery,
+): Promise<{ rows: ChallengeRow[]; pagination: Pagination }> {
+  const { rows, total } = await listChallenges(
+    db,
+    {
+      statuses: visibleStatuses(principal, query.status),
+      category: query.category,
+      weightClassId: query.weight_class,
+      format: query.format,
+    },
+    { limit: query.limit, offset: (query.page - 1) * query.limit },
+  );
+  return { rows, pagination: pagination(total, query.page, query.limit) };
+}
+
+export const challengeRoutes = [
+  defineRoute({
+    operationId: 'listChallenges',
+    method: 'get',
+    path: '/api/v1/challenges',
+    summary: 'List challenges (public: active, complete, archived; operators also see drafts). Featured first, then newest.',
+    tags: ['challenges'],
+    auth: 'public',
+    scope: 'challenge:read',
+    rateLimit: 'reads',
+    query: listChallengesQuery,
+    responses: { 200: { description: 'a page of challenges', schema: pagedEnvelope(challengeSchema) } },
+    async handler({ query, principal, deps }) {
+      const { rows, pagination } = await listForCaller(deps.db, principal, query);
+      return { data: rows.map(toChallenge), pagination };
+    },
+  }),
+  defineRoute({
+    operationId: 'getChallenge',
+    method: 'get',
+    path: '/api/v1/challenges/:id',
+    summary: 'Get a challenge (drafts are 404 except for operators)',
+    tags: ['challenges'],
+    auth: 'public',
+    scope: 'challenge:read',
+    rateLimit: 'reads',
+    params: uuidParam,
+    responses: { 200: { description: 'the challenge', schema: envelope(challengeSchema) } },
+    async handler({ params, principal, deps }) {
+      return { data: toChallenge(await requireVisibleChallenge(deps.db, principal, params.id)) };
+    },
+  }),
+  defineRoute({
+    operationId: 'createEntry',
+    method: 'post',
+    path: '/api/v1/challenges/:id/entries',
+    summary: 'Enter one of your agents ("entered from the web interface"): the entry is assigned to its connector',
+    tags: ['challenges'],
+    auth: 'jwt',
+    scope: 'challenge:enter',
+    rateLimit: 'sessions',
+    params: uuidParam,
+    body: createEntryBody,
+    responses: {
+      201: { description: 'entered', schema: envelope(entrySchema) },
+      200: { description: 'already entered: the existing entry', schema: envelope(entrySchema) },
+    },
+    async handler({ params, body, principal, deps }) {
+      const { entry, created } = await enterChallenge(deps.db, principal, params.id, body.agent_id);
+      return { status: created ? 201 : 200, data: toEntry(entry) };
+    },
+  }),
+  defineRoute({
+    operationId: 'listEntries',
+    method: 'get',
+    path: '/api/v1/challenges/:id/entries',
+    summary: "A challenge's entries: operators see all, other users their own agents' entries",
+    tags: ['challenges'],
+    auth: 'jwt',
+    rateLimit: 'reads',
+    params: uuidParam,
+    query: listEntriesQuery,
+    responses: { 200: { description: 'a page of entries', schema: pagedEnvelope(entrySchema) } },
+    async handler({ params, query, principal, deps }) {
+      if (principal.kind !== 'user') throw forbidden();
+      await requireVisibleChallenge(deps.db, principal, params.id);
+      const { rows, total } = await listEntries(
+        deps.db,
+        { challengeId: params.id, ownerUserId: isAdmin(principal) ? null : principal.userId },
+        { limit: query.limit, offset: (query.page - 1) * query.limit },
+      );
+      return { data: rows.map(toEntry), pagination: pagination(total, query.page, query.limit) };
+    },
+  }),
+];

@@ -1,0 +1,214 @@
+import type { Queryable } from '../pool';
+import { queryOne } from '../pool';
+
+export const CHALLENGE_STATUSES = ['draft', 'active', 'complete', 'archived'] as const;
+export type ChallengeStatus = (typeof CHALLENGE_STATUSES)[number];
+/** What anonymous callers, API tokens and non-admin users may see. */
+export const PUBLIC_STATUSES: readonly ChallengeStatus[] = ['active', 'complete', 'archived'];
+
+export interface ChallengeRow {
+  id: string;
+  title: string;
+  description: string;
+  category: string;
+  format: string;
+  weight_class_id: string;
+  status: ChallengeStatus;
+  time_limit_minutes: number | null;
+  entry_fee_cents: number | null;
+  /** numeric: pg returns it as a string. */
+  prize_pool: string | null;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  is_featured: boolean;
+  is_daily: boolean;
+  /** Admin-only: never serialised in public views. */
+  judge: Record<string, unknown>;
+  max_submissions_per_session: number;
+  max_submissions_per_day: number | null;
+  quarantine_reason: string | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  started_event_at: Date | null;
+  ended_event_at: Date | null;
+  published_at: Date | null;
+  quarantined_at: Date | null;
+  retired_at: Date | null;
+  /** Non-sandbox entries, counted in the same statement (index entries_challenge_live_idx). */
+  entry_count: number;
+}
+
+/**
+ * Every challenge read selects this: the row plus its live entry count as a correlated
+ * sub-select. It runs once per returned row only (PostgreSQL evaluates costly target-list
+ * expressions after ORDER BY/LIMIT) and is an index-only count on the partial index
+ * `entries_challenge_live_idx (challenge_id) WHERE sandbox = false`: one statement, no N+1,
+ * no counter to keep in step and no write contention on the challenge row.
+ */
+const ENTRY_COUNT = '(SELECT count(*) FROM entries e WHERE e.challenge_id = c.id AND e.sandbox = false)::int AS entry_count';
+const SELECT_CHALLENGE = `SELECT c.*, ${ENTRY_COUNT} FROM challenges c`;
+const RETURNING_CHALLENGE = `RETURNING c.*, ${ENTRY_COUNT}`;
+
+export function findChallengeById(db: Queryable, id: string): Promise<ChallengeRow | null> {
+  return queryOne<ChallengeRow>(db, `${SELECT_CHALLENGE} WHERE c.id = $1`, [id]);
+}
+
+/**
+ * Reads and row-locks a challenge inside a transaction: 'update' for state changes (operator
+ * transitions, lifecycle activities), 'share' to keep its state stable while acting on it
+ * (entering).
+ */
+export function lockChallengeById(tx: Queryable, id: string, mode: 'update' | 'share' = 'update'): Promise<ChallengeRow | null> {
+  return queryOne<ChallengeRow>(tx, `${SELECT_CHALLENGE} WHERE c.id = $1 FOR ${mode === 'update' ? 'UPDATE' : 'SHARE'} OF c`, [id]);
+}
+
+export interface ChallengeListFilter {
+  /** Statuses the caller may see (already narrowed by any `status` filter); empty → no rows. */
+  statuses: readonly ChallengeStatus[];
+  category?: string;
+  weightClassId?: string;
+  format?: string;
+}
+
+/** Pure: the WHERE clause and its parameters for a listing (unit-tested). */
+export function buildChallengeListWhere(filter: ChallengeListFilter): { where: string; values: unknown[] } {
+  const values: unknown[] = [[...filter.statuses]];
+  const clauses = ['c.status = ANY($1::text[])'];
+  const add = (column: string, value: string | undefined) => {
+    if (value === undefined) return;
+    values.push(value);
+    clauses.push(`c.${column} = $${values.length}`);
+  };
+  add('category', filter.category);
+  add('weight_class_id', filter.weightClassId);
+  add('format', filter.format);
+  return { where: `WHERE ${clauses.join(' AND ')}`, values };
+}
+
+/** Featured first, then newest first; id keeps pages stable (index challenges_listing_idx). */
+export const CHALLENGE_LIST_ORDER = 'ORDER BY c.is_featured DESC, c.created_at DESC, c.id DESC';
+
+export async function listChallenges(
+  db: Queryable,
+  filter: ChallengeListFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: ChallengeRow[]; total: number }> {
+  if (filter.statuses.length === 0) return { rows: [], total: 0 };
+  const { where, values } = buildChallengeListWhere(filter);
+  const n = values.length;
+  const [rows, count] = await Promise.all([
+    db.query<ChallengeRow>(`${SELECT_CHALLENGE} ${where} ${CHALLENGE_LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+      ...values,
+      page.limit,
+      page.offset,
+    ]),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM challenges c ${where}`, values),
+  ]);
+  return { rows: rows.rows, total: count.rows[0].total };
+}
+
+export interface ChallengeFields {
+  title: string;
+  description: string;
+  category: string;
+  format: string;
+  weight_class_id: string;
+  time_limit_minutes: number | null;
+  entry_fee_cents: number | null;
+  prize_pool: number | null;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  is_featured: boolean;
+  is_daily: boolean;
+  judge: Record<string, unknown>;
+  max_submissions_per_session: number;
+  max_submissions_per_day: number | null;
+}
+
+export const CHALLENGE_FIELD_NAMES = [
+  'title',
+  'description',
+  'category',
+  'format',
+  'weight_class_id',
+  'time_limit_minutes',
+  'entry_fee_cents',
+  'prize_pool',
+  'starts_at',
+  'ends_at',
+  'is_featured',
+  'is_daily',
+  'judge',
+  'max_submissions_per_session',
+  'max_submissions_per_day',
+] as const satisfies readonly (keyof ChallengeFields)[];
+
+function columnValue(field: string, value: unknown): unknown {
+  return field === 'judge' ? JSON.stringify(value) : value;
+}
+
+/** Inserts a challenge (a draft unless told). `id` may be given (seed data uses fixed ids); an existing row is left alone (null). */
+export async function insertChallenge(
+  db: Queryable,
+  fields: ChallengeFields,
+  options: { createdBy?: string | null; id?: string; status?: ChallengeStatus } = {},
+): Promise<ChallengeRow | null> {
+  const columns: string[] = [...CHALLENGE_FIELD_NAMES, 'created_by', 'status'];
+  const values: unknown[] = [...CHALLENGE_FIELD_NAMES.map((f) => columnValue(f, fields[f])), options.createdBy ?? null, options.status ?? 'draft'];
+  if (options.id) {
+    columns.push('id');
+    values.push(options.id);
+  }
+  const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
+  return queryOne<ChallengeRow>(
+    db,
+    `INSERT INTO challenges AS c (${columns.join(', ')}) VALUES (${placeholders}) ON CONFLICT (id) DO NOTHING ${RETURNING_CHALLENGE}`,
+    values,
+  );
+}
+
+export interface ChallengeUpdate extends Partial<ChallengeFields> {
+  status?: ChallengeStatus;
+  quarantine_reason?: string | null;
+  started_event_at?: Date | null;
+  ended_event_at?: Date | null;
+  published_at?: Date | null;
+  quarantined_at?: Date | null;
+  retired_at?: Date | null;
+}
+
+const UPDATABLE = [
+  ...CHALLENGE_FIELD_NAMES,
+  'status',
+  'quarantine_reason',
+  'started_event_at',
+  'ended_event_at',
+  'published_at',
+  'quarantined_at',
+  'retired_at',
+] as const satisfies readonly (keyof ChallengeUpdate)[];
+
+const BOOKKEEPING = new Set<string>(['started_event_at', 'ended_event_at']);
+
+/** Updates the given columns (undefined = untouched) and returns the fresh row with its entry count. */
+export async function updateChallenge(db: Queryable, id: string, update: ChallengeUpdate): Promise<ChallengeRow | null> {
+  const sets: string[] = [];
+  const values: unknown[] = [id];
+  for (const field of UPDATABLE) {
+    const value = update[field];
+    if (value === undefined) continue;
+    values.push(columnValue(field, value));
+    sets.push(`${field} = $${values.length}`);
+  }
+  // Lifecycle bookkeeping alone is not an edit: updated_at is the challenge's version (sessions snapshot it).
+  if (Object.keys(update).some((k) => update[k as keyof ChallengeUpdate] !== undefined && !BOOKKEEPING.has(k))) sets.push('updated_at = now()');
+  if (sets.length === 0) return findChallengeById(db, id);
+  return queryOne<ChallengeRow>(db, `UPDATE challenges c SET ${sets.join(', ')} WHERE c.id = $1 ${RETURNING_CHALLENGE}`, values);
+}
+
+/** The database clock, so that time decisions made in SQL and in code agree. */
+export async function databaseNow(db: Queryable): Promise<Date> {
+  const row = await queryOne<{ now: Date }>(db, 'SELECT now() AS now');
+  return row!.now;
+}

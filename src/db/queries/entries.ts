@@ -1,0 +1,75 @@
+import type { Queryable } from '../pool';
+import { queryOne } from '../pool';
+
+export const ENTRY_STATUSES = ['assigned', 'active', 'submitted', 'judged', 'timed_out', 'withdrawn'] as const;
+export type EntryStatus = (typeof ENTRY_STATUSES)[number];
+
+export interface EntryRow {
+  id: string;
+  challenge_id: string;
+  agent_id: string;
+  status: EntryStatus;
+  sandbox: boolean;
+  assigned_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Creates the (challenge, agent) entry if missing, else returns the existing one; safe under
+ * concurrency (the UNIQUE constraint decides). A live (non-sandbox) caller turns an existing
+ * sandbox entry into a live one, so that real participation is counted in entry_count; the
+ * reverse never happens. New entries start as `assigned`. Call it inside your transaction
+ * (opening a session creates the entry if missing).
+ */
+export async function upsertEntry(
+  tx: Queryable,
+  input: { challengeId: string; agentId: string; sandbox: boolean },
+): Promise<{ entry: EntryRow; created: boolean }> {
+  const written = await queryOne<EntryRow & { created: boolean }>(
+    tx,
+    `INSERT INTO entries (challenge_id, agent_id, sandbox) VALUES ($1, $2, $3)
+     ON CONFLICT (challenge_id, agent_id) DO UPDATE SET sandbox = false, updated_at = now()
+       WHERE entries.sandbox AND NOT EXCLUDED.sandbox
+     RETURNING *, (xmax = 0) AS created`,
+    [input.challengeId, input.agentId, input.sandbox],
+  );
+  if (written) {
+    const { created, ...entry } = written;
+    return { entry, created };
+  }
+  const existing = await findEntry(tx, input.challengeId, input.agentId);
+  if (!existing) throw new Error('entry vanished during upsert');
+  return { entry: existing, created: false };
+}
+
+export function findEntry(db: Queryable, challengeId: string, agentId: string): Promise<EntryRow | null> {
+  return queryOne<EntryRow>(db, 'SELECT * FROM entries WHERE challenge_id = $1 AND agent_id = $2', [challengeId, agentId]);
+}
+
+export function findEntryById(db: Queryable, id: string): Promise<EntryRow | null> {
+  return queryOne<EntryRow>(db, 'SELECT * FROM entries WHERE id = $1', [id]);
+}
+
+/** A challenge's entries in assignment order; `ownerUserId` narrows to that user's agents. */
+export async function listEntries(
+  db: Queryable,
+  filter: { challengeId: string; ownerUserId?: string | null },
+  page: { limit: number; offset: number },
+): Promise<{ rows: EntryRow[]; total: number }> {
+  const values: unknown[] = [filter.challengeId];
+  let where = 'WHERE e.challenge_id = $1';
+  if (filter.ownerUserId) {
+    values.push(filter.ownerUserId);
+    where += ` AND e.agent_id IN (SELECT a.id FROM agents a WHERE a.owner_user_id = $${values.length})`;
+  }
+  const n = values.length;
+  const [rows, count] = await Promise.all([
+    db.query<EntryRow>(`SELECT e.* FROM entries e ${where} ORDER BY e.assigned_at, e.id LIMIT $${n + 1} OFFSET $${n + 2}`, [
+      ...values,
+      page.limit,
+      page.offset,
+    ]),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM entries e ${where}`, values),
+  ]);
+  return { rows: rows.rows, total: count.rows[0].total };
+}

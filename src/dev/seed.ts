@@ -1,0 +1,236 @@
+/**
+ * Demo data: an operator and a few published challenges, one per judge kind that can run here.
+ *
+ *   tsx src/dev/seed.ts [--print-admin-jwt]     (runs migrations first; idempotent)
+ *
+ * Idempotent: challenges have fixed ids and are only created (and published) when missing, so an
+ * operator's later edits, quarantines or retirements are never undone by a re-run.
+ *
+ * Judge kinds: rubric ("Say hello", "Sea haiku") and tests ("Implement add", "FizzBuzz", and the
+ * upcoming "Reverse a string"). No `http` challenge is seeded: an http judge needs an external
+ * grader service (POST {submission: {content, files}} → {score, feedback?, criteria?}) and none
+ * ships with the service; create one with POST /api/v1/admin/challenges once you run a grader.
+ */
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { Pool } from 'pg';
+import type { CreateChallengeBody } from '../api/schemas/challenges';
+import { createChallengeBody } from '../api/schemas/challenges';
+import { mintSessionJwt } from '../auth/jwt';
+import { findChallengeById, updateChallenge } from '../db/queries/challenges';
+import { upsertUserBySubject } from '../db/queries/users';
+import { createChallenge, publishChallenge, type ChallengeDeps } from '../domain/challenges';
+
+export const DEMO_ADMIN_SUBJECT = 'demo|admin';
+
+/** Fixed ids, so re-runs find what earlier runs created. */
+export const DEMO_CHALLENGE_IDS = {
+  sayHello: '00000000-0000-4000-8000-00000000c001',
+  add: '00000000-0000-4000-8000-00000000c002',
+  fizzbuzz: '00000000-0000-4000-8000-00000000c003',
+  haiku: '00000000-0000-4000-8000-00000000c004',
+  upcoming: '00000000-0000-4000-8000-00000000c005',
+} as const;
+
+const DAY_MS = 86_400_000;
+
+/** The demo challenges (bodies of POST /api/v1/admin/challenges). */
+export function demoChallenges(now: Date = new Date()): { id: string; body: unknown }[] {
+  return [
+    {
+      id: DEMO_CHALLENGE_IDS.sayHello,
+      body: {
+        title: 'Say hello',
+        description: 'Greet the judges in one friendly sentence that starts with a capital letter and mentions "hello".',
+        category: 'warm-up',
+        format: 'text',
+        weight_class_id: 'open',
+        time_limit_minutes: 10,
+        is_featured: true,
+        is_daily: true,
+        judge: {
+          kind: 'rubric',
+          criteria: [
+            { name: 'says hello', weight: 3, check: { type: 'contains', value: 'hello', case_sensitive: false } },
+            { name: 'starts with a capital', weight: 1, check: { type: 'regex', pattern: '^[A-Z]' } },
+            { name: 'one short sentence', weight: 1, check: { type: 'length', min: 5, max: 140 } },
+            { name: 'polite', weight: 1, hidden: true, check: { type: 'regex', pattern: '\\b(please|thanks|thank you|nice)\\b', flags: 'i' } },
+          ],
+        },
+      },
+    },
+    {
+      id: DEMO_CHALLENGE_IDS.add,
+      body: {
+        title: 'Implement add',
+        description: 'Submit a JavaScript or TypeScript file exporting `add(a, b)` that returns the sum of two numbers.',
+        category: 'coding',
+        format: 'code',
+        weight_class_id: 'lightweight',
+        time_limit_minutes: 15,
+        judge: {
+          kind: 'tests',
+          tests: [
+            { name: 'adds small numbers', export: 'add', args: [1, 2], expected: 3 },
+            { name: 'adds negatives', export: 'add', args: [-4, 1], expected: -3 },
+            { name: 'adds zero', export: 'add', args: [0, 0], expected: 0, hidden: true },
+            { name: 'adds large numbers', export: 'add', args: [1_000_000, 2_500_000], expected: 3_500_000, hidden: true },
+          ],
+        },
+      },
+    },
+    {
+      id: DEMO_CHALLENGE_IDS.fizzbuzz,
+      body: {
+        title: 'FizzBuzz',
+        description: 'Export `fizzbuzz(n)`: "Fizz" for multiples of 3, "Buzz" for multiples of 5, "FizzBuzz" for both, else n as a string.',
+        category: 'coding',
+        format: 'code',
+        weight_class_id: 'lightweight',
+        time_limit_minutes: 20,
+        max_submissions_per_session: 5,
+        judge: {
+          kind: 'tests',
+          timeout_ms_per_test: 1000,
+          tests: [
+            { name: 'three', export: 'fizzbuzz', args: [3], expected: 'Fizz' },
+            { name: 'five', export: 'fizzbuzz', args: [5], expected: 'Buzz' },
+            { name: 'fifteen', export: 'fizzbuzz', args: [15], expected: 'FizzBuzz' },
+            { name: 'seven', export: 'fizzbuzz', args: [7], expected: '7', hidden: true },
+            { name: 'ninety', export: 'fizzbuzz', args: [90], expected: 'FizzBuzz', hidden: true, weight: 2 },
+          ],
+        },
+      },
+    },
+    {
+      id: DEMO_CHALLENGE_IDS.haiku,
+      body: {
+        title: 'Sea haiku',
+        description: 'Write a three-line haiku about the sea.',
+        category: 'writing',
+        format: 'text',
+        weight_class_id: 'open',
+        time_limit_minutes: 10,
+        prize_pool: 100,
+        judge: {
+          kind: 'rubric',
+          criteria: [
+            { name: 'three lines', weight: 2, check: { type: 'regex', pattern: '^[^\\n]+\\n[^\\n]+\\n[^\\n]+\\n?$' } },
+            { name: 'mentions the sea', weight: 2, check: { type: 'regex', pattern: '\\b(sea|ocean|waves?|tide)\\b', flags: 'i' } },
+            { name: 'brief', weight: 1, check: { type: 'length', max: 200 } },
+          ],
+        },
+      },
+    },
+    {
+      id: DEMO_CHALLENGE_IDS.upcoming,
+      body: {
+        title: 'Weekend sprint: reverse a string',
+        description: 'Export `reverse(s)` returning s reversed. Opens tomorrow for two days; entries are accepted before it starts.',
+        category: 'coding',
+        format: 'code',
+        weight_class_id: 'lightweight',
+        time_limit_minutes: 30,
+        starts_at: new Date(now.getTime() + DAY_MS).toISOString(),
+        ends_at: new Date(now.getTime() + 3 * DAY_MS).toISOString(),
+        judge: {
+          kind: 'tests',
+          tests: [
+            { name: 'word', export: 'reverse', args: ['abc'], expected: 'cba' },
+            { name: 'empty', export: 'reverse', args: [''], expected: '' },
+            { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
+          ],
+        },
+      },
+    },
+  ];
+}
+
+export interface SeedOptions {
+  /** With Temporal, challenges are published like an operator would (events + lifecycle workflows). */
+  temporal?: () => Promise<TemporalClient>;
+  taskQueue?: string;
+  log?: (line: string) => void;
+}
+
+export interface SeedSummary {
+  adminUserId: string;
+  created: string[];
+  published: string[];
+}
+
+/**
+ * Creates the demo operator and the demo challenges when missing. With `options.temporal`, new
+ * challenges are published through the domain (challenge.published + lifecycle workflow); without
+ * it they are activated directly (no events, no workflow; POST .../publish on them later plans it).
+ */
+export async function seedDemoData(db: Pool, options: SeedOptions = {}): Promise<SeedSummary> {
+  const log = options.log ?? (() => undefined);
+  const adminUser = await upsertUserBySubject(db, DEMO_ADMIN_SUBJECT, 'Demo Operator', 'admin');
+  const summary: SeedSummary = { adminUserId: adminUser.id, created: [], published: [] };
+  const deps: ChallengeDeps | null = options.temporal
+    ? {
+        db,
+        temporal: options.temporal,
+        config: { TEMPORAL_TASK_QUEUE: options.taskQueue ?? 'challenges' },
+        logger: { info: () => undefined, warn: (o: unknown, m?: string) => log(`warn: ${m ?? String(o)}`), error: (o: unknown, m?: string) => log(`error: ${m ?? String(o)}`) },
+      }
+    : null;
+
+  for (const demo of demoChallenges()) {
+    const body: CreateChallengeBody = createChallengeBody.parse(demo.body);
+    const inserted = await createChallenge(db, adminUser.id, body, demo.id);
+    if (inserted) summary.created.push(demo.id);
+    const row = inserted ?? (await findChallengeById(db, demo.id));
+    // Publish what this seed created and never published (also finishes an interrupted earlier run).
+    if (!row || row.status !== 'draft' || row.published_at || row.quarantined_at) continue;
+    if (deps) {
+      await publishChallenge(deps, demo.id);
+    } else {
+      await updateChallenge(db, demo.id, { status: 'active', published_at: new Date() });
+    }
+    summary.published.push(demo.id);
+    log(`seeded "${row.title}" (${demo.id})`);
+  }
+  return summary;
+}
+
+async function main(): Promise<void> {
+  const { loadConfig } = await import('../config');
+  const { migrate } = await import('../db/migrate');
+  const { createPool } = await import('../db/pool');
+  const { lazyTemporalClient } = await import('../temporal/client');
+  const config = loadConfig();
+  if (config.NODE_ENV === 'production') throw new Error('refusing to seed demo data with NODE_ENV=production');
+  await migrate(config.DATABASE_URL);
+  const db = createPool(config.DATABASE_URL, 2);
+  const temporal = lazyTemporalClient(config);
+  try {
+    const reachable = await Promise.race([
+      temporal.get().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 6000).unref()),
+    ]);
+    if (!reachable) console.warn('Temporal is not reachable: challenges are activated without lifecycle workflows');
+    const summary = await seedDemoData(db, {
+      temporal: reachable ? temporal.get : undefined,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      log: (line) => console.log(line),
+    });
+    console.log(`demo data: ${summary.created.length} challenge(s) created, ${summary.published.length} published; operator subject "${DEMO_ADMIN_SUBJECT}"`);
+    if (process.argv.includes('--print-admin-jwt')) {
+      console.log(await mintSessionJwt(config.AUTH_JWT_SECRET, { sub: DEMO_ADMIN_SUBJECT, name: 'Demo Operator', role: 'admin' }));
+    }
+  } finally {
+    await temporal.close();
+    await db.end();
+  }
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error('seed failed:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { newAdmin, type TestUser } from './factories';
+import type { TestServer } from './server';
+
+/** A small valid rubric judge config. */
+export function rubricJudge() {
+  return {
+    kind: 'rubric',
+    criteria: [
+      { name: 'greets', weight: 2, check: { type: 'contains', value: 'hello', case_sensitive: false } },
+      { name: 'short', weight: 1, check: { type: 'length', max: 200 } },
+    ],
+  };
+}
+
+/** A unique category, so that listing assertions only see the test's own challenges. */
+export const uniqueCategory = () => `cat-${randomUUID().slice(0, 8)}`;
+
+export function challengeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: `Challenge ${randomUUID().slice(0, 6)}`,
+    description: 'Say hello politely.',
+    category: uniqueCategory(),
+    format: 'solo',
+    weight_class_id: 'open',
+    time_limit_minutes: 30,
+    judge: rubricJudge(),
+    ...overrides,
+  };
+}
+
+let cachedAdmin: { server: TestServer; admin: TestUser } | undefined;
+async function adminFor(server: TestServer): Promise<TestUser> {
+  if (cachedAdmin?.server !== server) cachedAdmin = { server, admin: await newAdmin(server) };
+  return cachedAdmin.admin;
+}
+
+/** Creates a draft through the admin API; returns the admin view. */
+export async function createDraft(server: TestServer, overrides: Record<string, unknown> = {}, admin?: TestUser): Promise<any> {
+  const res = await server.request('POST', '/api/v1/admin/challenges', { auth: (admin ?? (await adminFor(server))).jwt, body: challengeBody(overrides) });
+  if (res.status !== 201) throw new Error(`create challenge failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+/** Creates and publishes a challenge (active); returns the admin view. */
+export async function createActive(server: TestServer, overrides: Record<string, unknown> = {}, admin?: TestUser): Promise<any> {
+  const draft = await createDraft(server, overrides, admin);
+  return transition(server, draft.id, 'publish', undefined, admin);
+}
+
+export async function transition(
+  server: TestServer,
+  id: string,
+  action: 'publish' | 'quarantine' | 'retire',
+  body?: unknown,
+  admin?: TestUser,
+): Promise<any> {
+  const res = await server.request('POST', `/api/v1/admin/challenges/${id}/${action}`, { auth: (admin ?? (await adminFor(server))).jwt, body });
+  if (res.status !== 200) throw new Error(`${action} failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+export interface OutboxRow {
+  id: string;
+  event_type: string;
+  payload: Record<string, unknown>;
+  owner_user_id: string | null;
+  challenge_id: string | null;
+  sandbox: boolean;
+  created_at: Date;
+}
+
+/** The outbox rows recorded for a challenge, oldest first (optionally of one type). */
+export async function outboxFor(server: TestServer, challengeId: string, type?: string): Promise<OutboxRow[]> {
+  const res = await server.deps.db.query<OutboxRow>(
+    `SELECT * FROM outbox_events WHERE challenge_id = $1 AND ($2::text IS NULL OR event_type = $2) ORDER BY created_at, id`,
+    [challengeId, type ?? null],
+  );
+  return res.rows;
+}
+
+/** ISO time `seconds` from now. */
+export const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
