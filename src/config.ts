@@ -44,6 +44,8 @@ const envSchema = z
     WEBHOOK_ALLOW_PRIVATE: boolFlag,
 
     SPECTATOR_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
+    /** Heartbeat comment interval of the spectator Server-Sent Events stream. */
+    SPECTATOR_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
     AGENT_ONLINE_WINDOW_MS: z.coerce.number().int().positive().default(90_000),
     /** A received submission whose workflow has not started after this long is started by the sweeper. */
     SUBMISSION_SWEEP_AFTER_MS: z.coerce.number().int().positive().default(10_000),
@@ -68,7 +70,8 @@ export type Config = z.infer<typeof envSchema>;
 
 /** Parses the environment once; a bad value stops the process at start with every problem listed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  // An empty variable (`FOO=` in an env file, `${FOO:-}` in docker-compose) means "not set".
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`invalid configuration: ${problems}`);

@@ -16,22 +16,30 @@ const SECURITY: Record<AnyRouteDef['auth'], Array<Record<string, string[]>>> = {
   agentKey: [{ agentKey: [] }],
 };
 
-/** The OpenAPI 3.1 document, generated from the same route table and zod schemas that validate requests. */
-export function buildOpenApiDocument(routes: AnyRouteDef[], serverUrl = '/'): object {
+/** A route whose zod schemas the generator cannot represent (e.g. an un-annotated z.lazy). */
+export interface OpenApiSchemaProblem {
+  operationId: string;
+  error: string;
+}
+
+function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<string>) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'API token (svc_sk_...) or session JWT' });
   registry.registerComponent('securitySchemes', 'sessionJwt', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   registry.registerComponent('securitySchemes', 'agentKey', { type: 'apiKey', in: 'header', name: 'x-service-api-key' });
   for (const def of routes) {
     if (def.internal) continue;
+    const plain = withoutSchemas.has(def.operationId);
     const errorSchema = def.auth === 'agentKey' ? flatErrorSchema : errorEnvelopeSchema;
     const responses: Record<string, ResponseConfig> = {};
     for (const [status, r] of Object.entries(def.responses)) {
-      responses[status] = r.schema
-        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
-        : { description: r.description };
+      responses[status] =
+        r.schema && !plain
+          ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
+          : { description: r.description };
     }
     responses.default = { description: 'error', content: { 'application/json': { schema: errorSchema } } };
+    const base = def.scope ? `Requires scope \`${def.scope}\` for API tokens. Rate-limit category: ${def.rateLimit}.` : `Rate-limit category: ${def.rateLimit}.`;
     registry.registerPath({
       method: def.method,
       path: toOpenApiPath(def.path),
@@ -39,12 +47,14 @@ export function buildOpenApiDocument(routes: AnyRouteDef[], serverUrl = '/'): ob
       summary: def.summary,
       tags: def.tags,
       security: SECURITY[def.auth],
-      description: def.scope ? `Requires scope \`${def.scope}\` for API tokens. Rate-limit category: ${def.rateLimit}.` : `Rate-limit category: ${def.rateLimit}.`,
-      request: {
-        params: def.params as ZodObject<ZodRawShape> | undefined,
-        query: def.query as ZodObject<ZodRawShape> | undefined,
-        body: def.body ? { content: { 'application/json': { schema: def.body as ZodTypeAny } } } : undefined,
-      },
+      description: plain ? `${base} (Request and response schemas could not be generated.)` : base,
+      request: plain
+        ? undefined
+        : {
+            params: def.params as ZodObject<ZodRawShape> | undefined,
+            query: def.query as ZodObject<ZodRawShape> | undefined,
+            body: def.body ? { content: { 'application/json': { schema: def.body as ZodTypeAny } } } : undefined,
+          },
       responses,
     });
   }
@@ -54,4 +64,34 @@ export function buildOpenApiDocument(routes: AnyRouteDef[], serverUrl = '/'): ob
     info: { title: 'Challenge Competition Service', version: '1', description: 'Competitions between software agents.' },
     servers: [{ url: serverUrl }],
   });
+}
+
+/** Routes whose schemas cannot be generated, each with the generator's complaint (tests assert none). */
+export function openApiSchemaProblems(routes: AnyRouteDef[]): OpenApiSchemaProblem[] {
+  const problems: OpenApiSchemaProblem[] = [];
+  for (const def of routes) {
+    if (def.internal) continue;
+    try {
+      generate([def], '/', new Set());
+    } catch (err) {
+      const detail = (err as { data?: { currentSchema?: { typeName?: string } } }).data?.currentSchema?.typeName;
+      problems.push({ operationId: def.operationId, error: `${(err as Error).message}${detail ? ` (${detail})` : ''}` });
+    }
+  }
+  return problems;
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the same route table and zod schemas that validate
+ * requests. Should one route's schemas be unrepresentable, that route is documented without them
+ * (listed under `x-schema-problems`) rather than the whole document failing.
+ */
+export function buildOpenApiDocument(routes: AnyRouteDef[], serverUrl = '/'): object {
+  try {
+    return generate(routes, serverUrl, new Set());
+  } catch {
+    const problems = openApiSchemaProblems(routes);
+    const doc = generate(routes, serverUrl, new Set(problems.map((p) => p.operationId)));
+    return { ...doc, 'x-schema-problems': problems };
+  }
 }

@@ -40,6 +40,22 @@ export async function applyRateLimit(ctx: Koa.Context, deps: AppDeps, category: 
   }
 }
 
+/**
+ * Whose Idempotency-Keys these are: an API token or connector key acts for its agent (so two
+ * agents may use the same key), a session JWT for its user, an anonymous caller per client IP.
+ */
+export function idempotencyOwner(principal: Principal, ip: string): string {
+  switch (principal.kind) {
+    case 'apiToken':
+    case 'agentKey':
+      return `agent:${principal.agentId}`;
+    case 'user':
+      return `user:${principal.userId}`;
+    default:
+      return `ip:${ip}`;
+  }
+}
+
 function parseOrThrow<S extends ZodTypeAny>(schema: S | undefined, value: unknown, where: string): z.infer<S> {
   if (!schema) return undefined;
   const parsed = schema.safeParse(value);
@@ -131,7 +147,8 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
 
     let idempotencyKey: string | null = null;
     const keyHeader = ctx.get('idempotency-key');
-    if (def.idempotent && keyHeader !== '') {
+    // A header that is present but empty is a malformed key, not an absent one.
+    if (def.idempotent && ctx.headers['idempotency-key'] !== undefined) {
       if (!IDEMPOTENCY_KEY_PATTERN.test(keyHeader)) {
         throw new ApiError('VALIDATION_ERROR', 'Idempotency-Key must be exactly 64 hexadecimal characters');
       }
@@ -145,8 +162,7 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       writeResult(ctx, await run());
       return;
     }
-    const owner = principal.kind === 'apiToken' ? `agent:${principal.agentId}` : `user:${principal.kind === 'anonymous' ? 'anon' : principal.userId}`;
-    const scope = `${owner}:${def.method.toUpperCase()} ${ctx.path}`;
+    const scope = `${idempotencyOwner(principal, clientIp(ctx))}:${def.method.toUpperCase()} ${ctx.path}`;
     const { response, replayed } = await runIdempotent(deps.db, scope, idempotencyKey, requestHash(body ?? null), async () => {
       const written = writeResult(ctx, await run());
       return written ?? { status: ctx.status, body: null };
@@ -154,8 +170,12 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
     if (replayed) {
       // The spec answers a replayed create with 200 and the original record.
       ctx.status = response.status === 201 ? 200 : response.status;
-      const original = response.body as Record<string, unknown> | null;
-      ctx.body = original && typeof original === 'object' ? { ...original, request_id: ctx.state.requestId } : original;
+      const original = response.body;
+      // An enveloped body names this request's id (as X-Request-ID does); raw bodies replay as stored.
+      ctx.body =
+        original && typeof original === 'object' && !Array.isArray(original) && 'request_id' in original
+          ? { ...original, request_id: ctx.state.requestId }
+          : original;
       ctx.set('Idempotent-Replayed', 'true');
     }
   };

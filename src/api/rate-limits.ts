@@ -39,6 +39,7 @@ export interface RateLimiter {
  */
 export function createPostgresRateLimiter(pool: Pool, options: { disabled?: boolean } = {}): RateLimiter {
   const limiters = new Map<RateLimitCategory, RateLimiterPostgres>();
+  let first = true;
   for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
     limiters.set(
       category,
@@ -50,10 +51,13 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
         keyPrefix: `rl:${category}`,
         points: spec.points,
         duration: spec.durationSec,
-        clearExpiredByTimeout: false,
+        // Rows expired over an hour ago are deleted every 5 minutes (one shared table, so one
+        // limiter per process does it; the timer is unref'd and never keeps the process alive).
+        clearExpiredByTimeout: first,
         insuranceLimiter: new RateLimiterMemory({ keyPrefix: `rlmem:${category}`, points: spec.points, duration: spec.durationSec }),
       }),
     );
+    first = false;
   }
   return {
     async consume(category, subject) {

@@ -1,3 +1,4 @@
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
   ALLOWED_REGEX_FLAGS,
@@ -27,6 +28,9 @@ export const JUDGE_CONFIG_LIMITS = {
   maxHeaders: 50,
 } as const;
 
+// Needed here because this module's schemas are built at import, before the API module extends zod.
+extendZodWithOpenApi(z);
+
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
@@ -38,7 +42,8 @@ const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
     z.array(jsonValueSchema),
     z.record(jsonValueSchema),
   ]),
-);
+  // A recursive schema has no finite OpenAPI rendering: the judge config is documented as "any JSON value".
+).openapi({ type: ['string', 'number', 'boolean', 'null', 'array', 'object'] } as never);
 
 const nameSchema = z.string().trim().min(1).max(JUDGE_CONFIG_LIMITS.maxNameLength);
 const weightSchema = z.number().finite().positive().max(JUDGE_CONFIG_LIMITS.maxWeight).default(1);

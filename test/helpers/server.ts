@@ -3,9 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/api/app';
 import { buildDeps } from '../../src/api/build-deps';
 import type { AppDeps } from '../../src/api/deps';
+import type { AnyRouteDef } from '../../src/api/route';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
+import type { Logger } from 'pino';
 
+// Response bodies default to `any` on purpose: suites read `res.body.data.id` without ceremony.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -28,8 +32,16 @@ export interface TestServer {
   baseUrl: string;
   deps: AppDeps;
   config: Config;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** A route table other than allRoutes() (e.g. allRoutes() plus test-only routes). */
+  routes?: AnyRouteDef[];
+  /** A logger of the test's own (e.g. writing to an in-memory stream). */
+  logger?: Logger;
 }
 
 let ipCounter = 0;
@@ -39,11 +51,14 @@ let ipCounter = 0;
  * Temporal. Each server gets its own client IP (X-Forwarded-For) so anonymous rate limits of
  * one suite do not leak into another.
  */
-export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<Record<keyof Config, string>> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const config = loadConfig({ ...process.env, ...overrides });
-  const logger = createLogger(config.LOG_LEVEL, 'api-test');
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'api-test');
   const { deps, close } = buildDeps(config, logger);
-  const server: Server = createApp(deps).listen(0, '127.0.0.1');
+  const server: Server = createApp(deps, options.routes).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ipCounter += 1;
@@ -71,7 +86,7 @@ export async function startTestServer(overrides: Partial<Record<keyof Config, st
       } catch {
         /* non-JSON bodies (CSV, HTML, metrics) stay text */
       }
-      return { status: res.status, headers: res.headers, body: parsed as any, text };
+      return { status: res.status, headers: res.headers, body: parsed as never, text };
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

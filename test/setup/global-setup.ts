@@ -9,7 +9,6 @@ import { ARTIFACTS_DIR, TEST_DATABASE_NAME, testEnvironment } from './test-env';
 const ROOT = path.resolve(__dirname, '../..');
 
 declare global {
-  // eslint-disable-next-line no-var
   var __TEST_CHILDREN__: ChildProcess[] | undefined;
 }
 

@@ -7,10 +7,19 @@ const KEPT_FOR_HOURS = 24;
 /** An in-progress record older than this is taken to belong to a crashed request. */
 const STALE_AFTER_MS = 60_000;
 const WAIT_FOR_ORIGINAL_MS = 15_000;
+const POLL_MS = 50;
 
 export interface StoredResponse {
   status: number;
   body: unknown;
+}
+
+/** Tuning knobs (tests shorten them); the defaults are the documented behaviour. */
+export interface IdempotencyOptions {
+  /** An in-progress claim older than this may be taken over by a retry of the same request. */
+  staleAfterMs?: number;
+  /** How long a concurrent duplicate waits for the original before answering 409 CONFLICT. */
+  waitForOriginalMs?: number;
 }
 
 /** Canonical JSON (sorted keys) so that the same body in another key order is the same request. */
@@ -31,10 +40,18 @@ export function requestHash(body: unknown): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
 /**
  * Runs `execute` at most once per (scope, key) within 24 h. Concurrent duplicates wait for the
  * first and get its response; a different body under the same key is 409 IDEMPOTENCY_KEY_REUSED.
- * Failed executions (4xx/5xx) are not kept, so the caller may retry with the same key.
+ * Only successful (2xx) outcomes are kept: a failed execution (thrown, or a non-2xx result)
+ * releases the key, so the caller may retry with the same key.
+ *
+ * Every claim carries a fresh claim_id (fencing token): an in-progress record older than
+ * `staleAfterMs` is taken to belong to a crashed request and a retry of the *same* request may
+ * take it over; should the slow original finish after all, it can no longer complete or release
+ * the record now held by the retry.
  */
 export async function runIdempotent(
   db: Pool,
@@ -42,31 +59,44 @@ export async function runIdempotent(
   key: string,
   bodyHash: string,
   execute: () => Promise<StoredResponse>,
+  options: IdempotencyOptions = {},
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
-  const deadline = Date.now() + WAIT_FOR_ORIGINAL_MS;
+  const staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
+  const deadline = Date.now() + (options.waitForOriginalMs ?? WAIT_FOR_ORIGINAL_MS);
   for (;;) {
-    const claimed = await db.query(
-      `INSERT INTO idempotency_keys (scope, key, request_hash, expires_at)
-       VALUES ($1, $2, $3, now() + make_interval(hours => $4))
+    const claimed = await db.query<{ claim_id: string }>(
+      `INSERT INTO idempotency_keys (scope, key, request_hash, claim_id, expires_at)
+       VALUES ($1, $2, $3, gen_random_uuid(), now() + make_interval(hours => $4))
        ON CONFLICT (scope, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, state = 'in_progress', created_at = now(),
-             expires_at = EXCLUDED.expires_at, response_status = NULL, response_body = NULL
+         SET request_hash = EXCLUDED.request_hash, claim_id = EXCLUDED.claim_id, state = 'in_progress',
+             created_at = now(), expires_at = EXCLUDED.expires_at, response_status = NULL, response_body = NULL
          WHERE idempotency_keys.expires_at < now()
-            OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.created_at < now() - make_interval(secs => $5))
-       RETURNING key`,
-      [scope, key, bodyHash, KEPT_FOR_HOURS, STALE_AFTER_MS / 1000],
+            OR (idempotency_keys.state = 'in_progress'
+                AND idempotency_keys.request_hash = EXCLUDED.request_hash
+                AND idempotency_keys.created_at < now() - make_interval(secs => $5))
+       RETURNING claim_id`,
+      [scope, key, bodyHash, KEPT_FOR_HOURS, staleAfterMs / 1000],
     );
-    if (claimed.rowCount === 1) {
+    const claimId = claimed.rows[0]?.claim_id;
+    if (claimId) {
+      const release = () =>
+        db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND claim_id = $3', [scope, key, claimId]);
       let response: StoredResponse;
       try {
         response = await execute();
       } catch (err) {
-        await db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]).catch(() => undefined);
+        await release().catch(() => undefined);
         throw err;
       }
+      if (!isSuccess(response.status)) {
+        await release();
+        return { response, replayed: false };
+      }
+      // Updates nothing when a retry took the claim over meanwhile: that retry's outcome is kept.
       await db.query(
-        `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4 WHERE scope = $1 AND key = $2`,
-        [scope, key, response.status, JSON.stringify(response.body)],
+        `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5
+          WHERE scope = $1 AND key = $2 AND claim_id = $3`,
+        [scope, key, claimId, response.status, JSON.stringify(response.body ?? null)],
       );
       return { response, replayed: false };
     }
@@ -85,6 +115,6 @@ export async function runIdempotent(
     if (Date.now() > deadline) {
       throw new ApiError('CONFLICT', 'a request with this Idempotency-Key is still in progress; retry later');
     }
-    await sleep(50);
+    await sleep(POLL_MS);
   }
 }

@@ -1,0 +1,411 @@
+/**
+ * A small command registry for the operator CLI (no framework): commands are plain objects,
+ * grouped in modules under src/cli/commands/, registered in src/cli/index.ts.
+ *
+ * A command module exports `commands: CliCommand[]`:
+ *
+ *   export const commands: CliCommand[] = [{
+ *     name: 'webhooks list',                       // one or more words
+ *     summary: 'List webhook subscriptions',
+ *     usage: 'webhooks list [--json]',
+ *     options: { json: { type: 'boolean' } },      // node:util parseArgs options (strict)
+ *     async run(args, ctx) {
+ *       ctx.out(JSON.stringify((await ctx.api('GET', '/api/v1/webhooks')).data, null, 2));
+ *     },
+ *   }];
+ *
+ * Without `options`, arguments are parsed loosely (`--flag value`, `--flag=value`, `--switch`).
+ * `run` returns an exit code (default 0) or throws CliError (1 = refused/failed, 2 = usage).
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { mintSessionJwt } from '../auth/jwt';
+import { loadConfig, type Config } from '../config';
+
+export type CliOptions = NonNullable<ParseArgsConfig['options']>;
+export type CliValue = string | boolean | Array<string | boolean> | undefined;
+
+export interface CliArgs {
+  /** Positional arguments after the command's name. */
+  positionals: string[];
+  /** Flags by name as typed (kebab-case), e.g. values['agent-id']. */
+  values: Record<string, CliValue>;
+}
+
+export interface ApiCallOptions {
+  /** Bearer credential for this call; default: ctx.adminJwt(). null sends none. */
+  auth?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface CliContext {
+  /** The service configuration (environment), loaded on first use. */
+  readonly config: Config;
+  env: NodeJS.ProcessEnv;
+  /** API base URL: --base-url, else API_BASE_URL, PUBLIC_BASE_URL, or http://HOST:PORT. */
+  baseUrl: string;
+  /**
+   * A session JWT with role admin for API calls: --jwt or API_JWT when given, else one minted
+   * from AUTH_JWT_SECRET for the operator `cli|operator` (15 min; refused in production).
+   */
+  adminJwt(): Promise<string>;
+  /** Calls the API: the parsed body of a 2xx answer; anything else throws CliError (exit 1). */
+  api<T = unknown>(method: string, path: string, body?: unknown, options?: ApiCallOptions): Promise<T>;
+  /** stdout (results) and stderr (messages). */
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface CliCommand {
+  /** One or more words, e.g. 'jwt mint'; the longest name matching the leading arguments runs. */
+  name: string;
+  summary: string;
+  /** Synopsis shown by `help <command>` and on usage errors. */
+  usage: string;
+  /** Strictly parsed flags (node:util parseArgs); omitted = loose parsing. */
+  options?: CliOptions;
+  run(args: CliArgs, ctx: CliContext): Promise<number | void>;
+}
+
+/** What src/cli/index.ts registers: a loader per command module. */
+export type CliModuleLoader = () => Promise<{ commands: CliCommand[] }>;
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export const usageError = (message: string) => new CliError(message, 2);
+
+/** Flags every command accepts. */
+const GLOBAL_FLAGS = {
+  'base-url': { type: 'string' },
+  jwt: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies CliOptions;
+
+export const DEV_OPERATOR_SUBJECT = 'cli|operator';
+
+/** `12h`, `30m`, `7d`, `3600s`, `2w`: the spans jose accepts, kept to one simple form. */
+export const EXPIRES_PATTERN = /^[1-9]\d*[smhdw]$/;
+
+/**
+ * Mints a development session JWT with the configured HS256 secret. Refused in production and
+ * when an identity provider (AUTH_JWKS_URL) verifies JWTs, since the API would not accept it.
+ */
+export async function mintDevJwt(
+  config: Config,
+  claims: { sub: string; name?: string; role?: 'user' | 'admin' },
+  expiresIn = '12h',
+): Promise<string> {
+  if (config.NODE_ENV === 'production') {
+    throw new CliError(
+      'refusing to mint a development JWT when NODE_ENV=production; use your identity provider (pass --jwt)',
+    );
+  }
+  if (config.AUTH_JWKS_URL) {
+    throw new CliError(
+      'AUTH_JWKS_URL is set: the API verifies JWTs with the identity provider, so a minted JWT would be refused (pass --jwt)',
+    );
+  }
+  if (!EXPIRES_PATTERN.test(expiresIn))
+    throw usageError(`--expires must look like 30m, 12h or 7d (got "${expiresIn}")`);
+  return mintSessionJwt(
+    config.AUTH_JWT_SECRET,
+    { sub: claims.sub, name: claims.name, role: claims.role ?? 'user' },
+    expiresIn,
+    {
+      issuer: config.AUTH_JWT_ISSUER,
+      audience: config.AUTH_JWT_AUDIENCE,
+    },
+  );
+}
+
+/** `--a 1 --b=2 --c pos` → values {a:'1', b:'2', c:'pos'}; a flag followed by another flag (or nothing) is true. */
+export function parseLoose(argv: string[]): CliArgs {
+  const positionals: string[] = [];
+  const values: Record<string, CliValue> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
+    if (!long) {
+      positionals.push(arg);
+      continue;
+    }
+    const [, name, inline] = long;
+    if (inline !== undefined) values[name] = inline;
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) values[name] = argv[++i];
+    else values[name] = true;
+  }
+  return { positionals, values };
+}
+
+/** Longest registered name matching the leading words of argv. */
+export function resolveCommand(
+  commands: CliCommand[],
+  argv: string[],
+): { command: CliCommand; rest: string[] } | null {
+  let best: { command: CliCommand; rest: string[] } | null = null;
+  for (const command of commands) {
+    const words = command.name.split(' ');
+    if (
+      words.every((w, i) => argv[i] === w) &&
+      (!best || words.length > best.command.name.split(' ').length)
+    ) {
+      best = { command, rest: argv.slice(words.length) };
+    }
+  }
+  return best;
+}
+
+function parseCommandArgs(
+  command: CliCommand,
+  rest: string[],
+): { args: CliArgs; globals: Record<string, CliValue> } {
+  if (!command.options) {
+    const loose = parseLoose(rest);
+    const globals: Record<string, CliValue> = {};
+    for (const name of Object.keys(GLOBAL_FLAGS)) {
+      if (name in loose.values) {
+        globals[name] = loose.values[name];
+        delete loose.values[name];
+      }
+    }
+    if (rest.includes('-h')) globals.help = true;
+    return { args: loose, globals };
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { ...GLOBAL_FLAGS, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw usageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+  const values = { ...(parsed.values as Record<string, CliValue>) };
+  const globals: Record<string, CliValue> = {};
+  for (const name of Object.keys(GLOBAL_FLAGS)) {
+    if (name in values && !(name in command.options)) {
+      globals[name] = values[name];
+      delete values[name];
+    }
+  }
+  return { args: { positionals: parsed.positionals, values }, globals };
+}
+
+export function helpText(commands: CliCommand[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length), 4) + 2;
+  const lines = [...commands]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
+  return [
+    'usage: npm run -s cli -- <command> [options]',
+    '',
+    'commands:',
+    `  ${'help'.padEnd(width)}List commands, or show one command's usage: help <command>`,
+    ...lines,
+    '',
+    'global options:',
+    '  --base-url <url>   API address (default: API_BASE_URL, PUBLIC_BASE_URL or http://HOST:PORT)',
+    '  --jwt <jwt>        session JWT for API calls (default: API_JWT, else a dev admin JWT minted from AUTH_JWT_SECRET)',
+    "  -h, --help         show a command's usage",
+  ].join('\n');
+}
+
+export interface RunCliOptions {
+  env?: NodeJS.ProcessEnv;
+  fetch?: typeof fetch;
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+}
+
+function defaultBaseUrl(env: NodeJS.ProcessEnv, config: () => Config): string {
+  if (env.API_BASE_URL) return env.API_BASE_URL;
+  const c = config();
+  if (c.PUBLIC_BASE_URL) return c.PUBLIC_BASE_URL;
+  const host = c.HOST === '0.0.0.0' || c.HOST === '::' ? '127.0.0.1' : c.HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${c.PORT}`;
+}
+
+function errorText(status: number, body: unknown, text: string): string {
+  const error = (body as { error?: unknown } | null)?.error;
+  if (typeof error === 'string') return `${status}: ${error}`;
+  if (error && typeof error === 'object') {
+    const e = error as { code?: string; message?: string };
+    return `${status} ${e.code ?? ''}: ${e.message ?? ''}`.replace(/ :/, ':');
+  }
+  return `${status}: ${text.slice(0, 500) || 'no body'}`;
+}
+
+/** Runs one CLI invocation; resolves to the process exit code. */
+export async function runCli(
+  argv: string[],
+  commands: CliCommand[],
+  options: RunCliOptions = {},
+): Promise<number> {
+  const env = options.env ?? process.env;
+  const out = options.out ?? ((t: string) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`));
+  const err = options.err ?? ((t: string) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`));
+  const doFetch = options.fetch ?? fetch;
+
+  const names = new Set<string>();
+  for (const c of commands) {
+    if (names.has(c.name) || c.name === 'help')
+      throw new Error(`CLI command "${c.name}" is registered twice`);
+    names.add(c.name);
+  }
+
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    const topic = argv.slice(1).filter((a) => !a.startsWith('-'));
+    if (topic.length > 0) {
+      const found = resolveCommand(commands, topic);
+      if (!found) {
+        err(`unknown command "${topic.join(' ')}"; see: help`);
+        return 2;
+      }
+      out(`${found.command.summary}\n\nusage: ${found.command.usage}`);
+      return 0;
+    }
+    out(helpText(commands));
+    return 0;
+  }
+
+  const found = resolveCommand(commands, argv);
+  if (!found) {
+    const group = commands.filter((c) => c.name.split(' ')[0] === argv[0]);
+    err(
+      `unknown command "${argv.slice(0, 2).join(' ')}"${group.length ? `; did you mean: ${group.map((c) => c.name).join(', ')}` : ''}; see: help`,
+    );
+    return 2;
+  }
+  const { command } = found;
+
+  let config: Config | undefined;
+  const getConfig = (): Config => {
+    if (!config) {
+      try {
+        config = loadConfig(env);
+      } catch (e) {
+        throw new CliError((e as Error).message);
+      }
+    }
+    return config;
+  };
+
+  try {
+    const { args, globals } = parseCommandArgs(command, found.rest);
+    if (globals.help) {
+      out(`${command.summary}\n\nusage: ${command.usage}`);
+      return 0;
+    }
+    const explicitJwt = (typeof globals.jwt === 'string' && globals.jwt) || env.API_JWT || undefined;
+    let minted: Promise<string> | undefined;
+    const baseUrlFlag = typeof globals['base-url'] === 'string' ? globals['base-url'] : undefined;
+    let baseUrl: string | undefined;
+    const ctx: CliContext = {
+      get config() {
+        return getConfig();
+      },
+      env,
+      get baseUrl() {
+        baseUrl ??= (baseUrlFlag ?? defaultBaseUrl(env, getConfig)).replace(/\/+$/, '');
+        return baseUrl;
+      },
+      adminJwt() {
+        if (explicitJwt) return Promise.resolve(explicitJwt);
+        minted ??= mintDevJwt(
+          getConfig(),
+          { sub: DEV_OPERATOR_SUBJECT, name: 'CLI operator', role: 'admin' },
+          '15m',
+        );
+        return minted;
+      },
+      async api(method, path, body, callOptions = {}) {
+        const auth = callOptions.auth === undefined ? await ctx.adminJwt() : callOptions.auth;
+        const headers: Record<string, string> = { accept: 'application/json', ...callOptions.headers };
+        if (auth) headers.authorization = `Bearer ${auth}`;
+        if (body !== undefined) headers['content-type'] = 'application/json';
+        let res: Response;
+        try {
+          res = await doFetch(`${ctx.baseUrl}${path}`, {
+            method,
+            headers,
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+        } catch (e) {
+          throw new CliError(`cannot reach the API at ${ctx.baseUrl}: ${(e as Error).message}`);
+        }
+        const text = await res.text();
+        let parsed: unknown = text;
+        try {
+          parsed = text ? JSON.parse(text) : null;
+        } catch {
+          /* not JSON */
+        }
+        if (!res.ok) throw new CliError(`${method} ${path} failed: ${errorText(res.status, parsed, text)}`);
+        return parsed as never;
+      },
+      out,
+      err,
+    };
+    const code = await command.run(args, ctx);
+    return typeof code === 'number' ? code : 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      err(`error: ${e.message}`);
+      if (e.exitCode === 2) err(`usage: ${command.usage}`);
+      return e.exitCode;
+    }
+    err(`error: ${(e as Error).message}`);
+    return 1;
+  }
+}
+
+/** Reads a string flag; `required` turns its absence into a usage error. */
+export function stringFlag(args: CliArgs, name: string, required: true): string;
+export function stringFlag(args: CliArgs, name: string, required?: false): string | undefined;
+export function stringFlag(args: CliArgs, name: string, required = false): string | undefined {
+  const value = args.values[name];
+  if (typeof value === 'string' && value !== '') return value;
+  if (required) throw usageError(`--${name} is required`);
+  return undefined;
+}
+
+/**
+ * Adapts a command group written as one function over loosely parsed arguments
+ * (`{_: positionals, ...flags}`, `{baseUrl, adminJwt, print}` → `{exitCode}`), such as
+ * src/cli/commands/challenges.ts, to a CliCommand named after the group.
+ */
+export function groupCommand(def: {
+  name: string;
+  summary: string;
+  usage: string;
+  run: (
+    args: { _: string[]; [flag: string]: unknown },
+    ctx: { baseUrl: string; adminJwt: string; print?: (line: string) => void },
+  ) => Promise<{ exitCode: number }>;
+}): CliCommand {
+  return {
+    name: def.name,
+    summary: def.summary,
+    usage: def.usage.replace(/^usage:\s*/, ''),
+    async run(args, ctx) {
+      const outcome = await def.run(
+        { ...args.values, _: args.positionals },
+        { baseUrl: ctx.baseUrl, adminJwt: await ctx.adminJwt(), print: ctx.out },
+      );
+      return outcome.exitCode;
+    },
+  };
+}
