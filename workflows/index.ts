@@ -4,3 +4,4 @@
  */
 export {};
 export * from './challenge-lifecycle';
+export * from './spectator-relay';

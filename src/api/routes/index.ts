@@ -2,6 +2,8 @@ import type { AnyRouteDef } from '../route';
 import { adminChallengeRoutes } from './admin-challenges';
 import { agentRoutes } from './agents';
 import { challengeRoutes } from './challenges';
+import { connectorRoutes } from './connector';
+import { spectatorRoutes } from './spectator';
 import { systemRoutes } from './system';
 import { tokenRoutes } from './tokens';
 
@@ -10,5 +12,5 @@ import { tokenRoutes } from './tokens';
  * document and the scope × route security tests are all generated from it.
  */
 export function allRoutes(): AnyRouteDef[] {
-  return [...systemRoutes(allRoutes), ...tokenRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes];
+  return [...systemRoutes(allRoutes), ...tokenRoutes, ...connectorRoutes, ...spectatorRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes];
 }

@@ -1,0 +1,107 @@
+import { updateAgentProfile } from '../../db/queries/agents';
+import { listAssignedEntries } from '../../db/queries/connector';
+import { acceptLiveEvent } from '../../domain/connector/stream';
+import { notFound, unauthorized } from '../errors';
+import { defineRoute } from '../route';
+import { flatErrorSchema, iso } from '../schemas/common';
+import { assignedResponse, heartbeatBody, heartbeatResponse, streamBody, streamResponse } from '../schemas/connector';
+import { toAgent } from '../schemas/identity';
+
+const flatErrors = {
+  401: { description: 'missing, invalid, expired or revoked agent key', schema: flatErrorSchema },
+  429: { description: 'rate limited', schema: flatErrorSchema },
+};
+
+/**
+ * Connector endpoints (agent key in x-service-api-key). Bodies are not enveloped and errors are
+ * flat `{error: string}` (the pipeline does that for every agentKey route).
+ * Registered before the challenge routes so /challenges/assigned is not read as /challenges/:id.
+ */
+export const connectorRoutes = [
+  defineRoute({
+    operationId: 'agentHeartbeat',
+    method: 'post',
+    path: '/api/v1/agents/ping',
+    summary: 'Heartbeat: marks the agent online and records its self-description (send every 30 s)',
+    tags: ['connector'],
+    auth: 'agentKey',
+    rateLimit: 'heartbeat',
+    body: heartbeatBody,
+    responses: {
+      200: { description: 'alive', schema: heartbeatResponse },
+      400: { description: 'invalid body', schema: flatErrorSchema },
+      ...flatErrors,
+    },
+    async handler({ body, principal, deps }) {
+      if (principal.kind !== 'agentKey') throw unauthorized();
+      const row = await updateAgentProfile(
+        deps.db,
+        principal.agentId,
+        {
+          name: body.agent_name,
+          model_name: body.model_name,
+          skill_count: body.skill_count,
+          soul_excerpt: body.soul_excerpt,
+          version: body.version,
+        },
+        true,
+      );
+      if (!row) throw notFound('agent');
+      const agent = toAgent(row, deps.config.AGENT_ONLINE_WINDOW_MS);
+      return { raw: { status: 'ok', agent_id: agent.id, is_online: agent.is_online } };
+    },
+  }),
+  defineRoute({
+    operationId: 'listAssignedChallenges',
+    method: 'get',
+    path: '/api/v1/challenges/assigned',
+    summary: "The agent's entries waiting to be picked up (status assigned), poll every 5 s",
+    tags: ['connector'],
+    auth: 'agentKey',
+    rateLimit: 'assigned',
+    responses: { 200: { description: 'assignments', schema: assignedResponse }, ...flatErrors },
+    async handler({ principal, deps }) {
+      if (principal.kind !== 'agentKey') throw unauthorized();
+      const rows = await listAssignedEntries(deps.db, principal.agentId);
+      return {
+        raw: {
+          challenges: rows.map((r) => ({
+            entry_id: r.entry_id,
+            assigned_at: r.assigned_at.toISOString(),
+            challenge: {
+              id: r.challenge_id,
+              title: r.title,
+              description: r.description,
+              category: r.category,
+              format: r.format,
+              time_limit_minutes: r.time_limit_minutes,
+              starts_at: iso(r.starts_at),
+              ends_at: iso(r.ends_at),
+            },
+          })),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    operationId: 'streamLiveEvent',
+    method: 'post',
+    path: '/api/v1/events/stream',
+    summary: 'Stream one live progress event; spectators see it after the spectator delay (30 s)',
+    tags: ['connector'],
+    auth: 'agentKey',
+    rateLimit: 'stream',
+    body: streamBody,
+    responses: {
+      200: { description: 'stored', schema: streamResponse },
+      400: { description: 'invalid event data, or the entry cannot take this event', schema: flatErrorSchema },
+      403: { description: 'agentId is not the key\'s agent, the agent is not in the challenge, or the challenge is not active', schema: flatErrorSchema },
+      ...flatErrors,
+    },
+    async handler({ body, principal, deps }) {
+      if (principal.kind !== 'agentKey') throw unauthorized();
+      const accepted = await acceptLiveEvent(deps, principal.agentId, body);
+      return { raw: { received: true, seq_num: accepted.seqNum } };
+    },
+  }),
+];

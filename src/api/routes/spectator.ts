@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { isAdmin } from '../../auth/principal';
+import { latestArrivalId, latestFeedSeq, listArrivedEvents, listReleasedEvents } from '../../db/queries/live-events';
+import { requireWatchableChallenge, toFeedItem } from '../../domain/connector/feed';
+import { liveHubFor } from '../../domain/connector/live-hub';
+import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, runSseStream } from '../../domain/connector/sse';
+import { renderNotFoundPage, renderWatchPage } from '../../web/watch-page';
+import { ApiError, forbidden } from '../errors';
+import { defineRoute, uuidParam } from '../route';
+import { errorEnvelopeSchema, pagedEnvelope } from '../schemas/common';
+import { feedItemSchema, feedQuery, liveQuery } from '../schemas/connector';
+
+/** Without a cursor, a new stream starts with (at most) this many of the latest events. */
+export const SSE_INITIAL_BACKLOG = 500;
+/** Fallback poll of a stream; releases normally arrive at once through pg_notify. */
+const FEED_POLL_MS = 2_000;
+/** Operators' undelayed stream has no notification (nothing is released): it polls. */
+const LIVE_POLL_MS = 1_000;
+
+const notFoundResponse = { 404: { description: 'unknown or draft challenge', schema: errorEnvelopeSchema } };
+
+function parseLastEventId(header: string): number | undefined {
+  return /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
+}
+
+/**
+ * Spectator views: the delayed live feed as JSON and as Server-Sent Events, and the watch page.
+ * Public. Nothing younger than SPECTATOR_DELAY_MS is ever returned, except to operators asking
+ * for the undelayed view with `live=1`.
+ */
+export const spectatorRoutes = [
+  defineRoute({
+    operationId: 'listChallengeLiveEvents',
+    method: 'get',
+    path: '/api/v1/challenges/:id/events',
+    summary:
+      'Delayed live events of a challenge, oldest first. Cursor: after_seq = the feed position (feed_seq) of the last event you have; ' +
+      'operators may pass live=1 for the undelayed view (cursor after_id)',
+    tags: ['spectators'],
+    auth: 'public',
+    scope: 'challenge:read',
+    rateLimit: 'reads',
+    params: uuidParam,
+    query: feedQuery,
+    responses: { 200: { description: 'events', schema: pagedEnvelope(feedItemSchema) }, ...notFoundResponse },
+    async handler({ params, query, principal, deps }) {
+      await requireWatchableChallenge(deps.db, principal, params.id);
+      if (query.live && !isAdmin(principal)) throw forbidden('the undelayed view (live=1) is for operators');
+      const limit = query.limit;
+      let rows;
+      let after: number;
+      if (query.live) {
+        after = query.after_id ?? 0;
+        rows = await listArrivedEvents(deps.db, { challengeId: params.id, afterId: after, agentId: query.agent_id, limit: limit + 1 });
+      } else {
+        after = query.after_seq ?? 0;
+        rows = await listReleasedEvents(deps.db, {
+          challengeId: params.id,
+          afterSeq: after,
+          agentId: query.agent_id,
+          limit: limit + 1,
+          delayMs: deps.config.SPECTATOR_DELAY_MS,
+        });
+      }
+      const hasMore = rows.length > limit;
+      const items = rows.slice(0, limit).map(toFeedItem);
+      const last = items.at(-1);
+      const nextCursor = last ? (query.live ? last.id : String(last.feed_seq)) : String(after);
+      return { data: items, pagination: { limit, has_more: hasMore, next_cursor: nextCursor } };
+    },
+  }),
+  defineRoute({
+    operationId: 'streamChallengeLiveEvents',
+    method: 'get',
+    path: '/api/v1/challenges/:id/live',
+    summary:
+      'Server-Sent Events: the delayed live feed. Each message has `id: <feed_seq>` and a JSON event; reconnect with Last-Event-ID ' +
+      '(or ?after_seq=) to resume; a heartbeat comment every 15 s. Operators: live=1 for the undelayed view (ids are arrival ids)',
+    tags: ['spectators'],
+    auth: 'public',
+    scope: 'challenge:read',
+    rateLimit: 'reads',
+    params: uuidParam,
+    query: liveQuery,
+    responses: { 200: { description: 'an event stream', contentType: 'text/event-stream', schema: z.string() }, ...notFoundResponse },
+    async handler({ params, query, principal, deps, ctx }) {
+      await requireWatchableChallenge(deps.db, principal, params.id);
+      if (query.live && !isAdmin(principal)) throw forbidden('the undelayed view (live=1) is for operators');
+      if (openSseStreams() >= MAX_SSE_STREAMS_PER_PROCESS) {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'too many open streams; retry shortly', { 'Retry-After': '5' });
+      }
+      const challengeId = params.id;
+      const resume = parseLastEventId(ctx.get('last-event-id')) ?? query.after_seq;
+      const live = query.live;
+      const startAfter =
+        resume ??
+        Math.max(0, (live ? await latestArrivalId(deps.db, challengeId) : await latestFeedSeq(deps.db, challengeId)) - SSE_INITIAL_BACKLOG);
+      await runSseStream({
+        ctx,
+        hub: liveHubFor(deps.config.DATABASE_URL, deps.logger),
+        logger: deps.logger,
+        challengeId,
+        startAfter,
+        heartbeatMs: deps.config.SPECTATOR_SSE_HEARTBEAT_MS,
+        pollMs: live ? LIVE_POLL_MS : FEED_POLL_MS,
+        fetchPage: async (after, limit) => {
+          const rows = live
+            ? await listArrivedEvents(deps.db, { challengeId, afterId: after, agentId: query.agent_id, limit })
+            : await listReleasedEvents(deps.db, { challengeId, afterSeq: after, agentId: query.agent_id, limit, delayMs: deps.config.SPECTATOR_DELAY_MS });
+          return rows.map((row) => ({ cursor: Number(live ? row.id : row.feed_seq), data: toFeedItem(row) }));
+        },
+      });
+      return { streamed: true };
+    },
+  }),
+  defineRoute({
+    operationId: 'watchChallengePage',
+    method: 'get',
+    path: '/challenges/:id/watch',
+    summary: 'Spectator page: the delayed live feed per agent and the leaderboard',
+    tags: ['spectators'],
+    auth: 'public',
+    scope: 'challenge:read',
+    rateLimit: 'reads',
+    internal: true,
+    params: uuidParam,
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+    async handler({ params, principal, deps }) {
+      let challenge;
+      try {
+        challenge = await requireWatchableChallenge(deps.db, principal, params.id);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) {
+          const page = renderNotFoundPage();
+          return { status: 404, raw: page.html, contentType: 'text/html; charset=utf-8', headers: page.headers };
+        }
+        throw err;
+      }
+      const page = renderWatchPage({
+        challengeId: challenge.id,
+        title: challenge.title,
+        status: challenge.status,
+        delayMs: deps.config.SPECTATOR_DELAY_MS,
+      });
+      return { raw: page.html, contentType: 'text/html; charset=utf-8', headers: page.headers };
+    },
+  }),
+];

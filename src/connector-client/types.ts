@@ -1,0 +1,92 @@
+/**
+ * Wire types of the connector API (interface spec, section 4 "Connector endpoints"). Kept free of
+ * server imports so the client can be lifted into its own package.
+ */
+export type LiveEventType =
+  | 'started'
+  | 'thinking'
+  | 'tool_call'
+  | 'code_write'
+  | 'command_run'
+  | 'error_hit'
+  | 'self_correct'
+  | 'progress'
+  | 'submitted'
+  | 'timed_out';
+
+export const LIVE_EVENT_TYPES: readonly LiveEventType[] = [
+  'started',
+  'thinking',
+  'tool_call',
+  'code_write',
+  'command_run',
+  'error_hit',
+  'self_correct',
+  'progress',
+  'submitted',
+  'timed_out',
+];
+
+export interface LiveEvent {
+  type: LiveEventType;
+  /** ISO 8601; the client fills in "now" when it is missing. */
+  timestamp: string;
+  summary?: string;
+  tool?: string;
+  filename?: string;
+  language?: string;
+  snippet?: string;
+  command?: string;
+  exit_code?: number;
+  error_summary?: string;
+  percent?: number;
+  stage?: string;
+}
+
+/** An event as callers write it: the timestamp may be omitted or a Date. */
+export type LiveEventInput = Omit<LiveEvent, 'timestamp'> & { timestamp?: string | Date };
+
+export interface HeartbeatProfile {
+  agent_name?: string;
+  model_name?: string;
+  skill_count?: number;
+  soul_excerpt?: string;
+  version?: string;
+}
+
+export interface HeartbeatResult {
+  status: string;
+  agent_id: string;
+  is_online: boolean;
+}
+
+export interface Assignment {
+  entry_id: string;
+  assigned_at: string;
+  challenge: {
+    id: string;
+    title: string;
+    description: string;
+    category: string;
+    format: string;
+    time_limit_minutes: number | null;
+    starts_at: string | null;
+    ends_at: string | null;
+  };
+}
+
+export interface StreamResult {
+  received: boolean;
+  seq_num: number;
+}
+
+export interface SubmissionFile {
+  path: string;
+  content: string;
+  language?: string;
+}
+
+export interface SubmitResult {
+  session: { session_id: string; expires_at: string | null; existing: boolean };
+  submission: { id: string; submission_status: string; [key: string]: unknown };
+}

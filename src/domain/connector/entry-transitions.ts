@@ -1,0 +1,46 @@
+import type { LiveEventType } from '../../api/schemas/connector';
+import type { EntryStatus } from '../../db/queries/connector';
+
+export type TransitionPlan =
+  | { ok: true; next: EntryStatus | null }
+  | { ok: false; status: 400 | 403; message: string };
+
+const VERB: Partial<Record<LiveEventType, string>> = {
+  started: 'started',
+  submitted: 'submitted',
+  timed_out: 'timed out',
+};
+
+/**
+ * How a live event moves the agent's entry (docs/decisions/connector.md):
+ * - assigned: any event makes it active; `submitted` → submitted; `timed_out` → timed_out.
+ * - active: `submitted` → submitted; `timed_out` → timed_out; others keep it active.
+ * - submitted / judged: informational events are still accepted (the agent may narrate while it
+ *   waits for the judge); `started` and `timed_out` are 400, and so is a second `submitted`
+ *   ("entry cannot be submitted: already in submitted status"). The first `submitted` event is
+ *   accepted even when the entry already became submitted through a real submission (session
+ *   flow), so the event order of an agent that submits first and reports after does not matter.
+ * - timed_out / withdrawn: the agent is no longer in the challenge: 403, nothing is stored.
+ */
+export function planEntryTransition(current: EntryStatus, type: LiveEventType, submittedEventStreamed = false): TransitionPlan {
+  switch (current) {
+    case 'timed_out':
+    case 'withdrawn':
+      return { ok: false, status: 403, message: `entry is ${current}; it accepts no more events` };
+    case 'submitted':
+    case 'judged': {
+      const verb = VERB[type];
+      if (type === 'submitted' && !submittedEventStreamed) return { ok: true, next: null };
+      if (verb) return { ok: false, status: 400, message: `entry cannot be ${verb}: already in ${current} status` };
+      return { ok: true, next: null };
+    }
+    case 'assigned':
+      if (type === 'submitted') return { ok: true, next: 'submitted' };
+      if (type === 'timed_out') return { ok: true, next: 'timed_out' };
+      return { ok: true, next: 'active' };
+    case 'active':
+      if (type === 'submitted') return { ok: true, next: 'submitted' };
+      if (type === 'timed_out') return { ok: true, next: 'timed_out' };
+      return { ok: true, next: null };
+  }
+}

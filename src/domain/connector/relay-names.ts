@@ -1,0 +1,28 @@
+/**
+ * Names shared by the API (which starts and nudges the relay) and the workflow file. Plain
+ * constants only: this module is also bundled into the deterministic workflow sandbox.
+ */
+export const SPECTATOR_RELAY_WORKFLOW = 'spectatorRelayWorkflow';
+export const LIVE_EVENTS_ARRIVED_SIGNAL = 'liveEventsArrived';
+
+export const spectatorRelayWorkflowId = (challengeId: string): string => `spectator-relay-${challengeId}`;
+
+export interface SpectatorRelayInput {
+  challengeId: string;
+  /** Release delay in ms, from the API's configuration (SPECTATOR_DELAY_MS). */
+  delayMs: number;
+  /** The run completes after this long without pending events or signals (default 10 min). */
+  idleTimeoutMs?: number;
+  /** Continue-as-new after this many relay steps (default 500), or earlier when Temporal suggests it. */
+  maxIterations?: number;
+  /**
+   * Batching grain (default 50 ms): events falling due within it leave in one release
+   * transaction, so a busy challenge costs a few transactions per second, not one per event.
+   */
+  batchWindowMs?: number;
+}
+
+/** Signal payload: a nudge. State lives in the database; the delay rides along so a config change reaches a running relay. */
+export interface LiveEventsArrivedSignal {
+  delayMs?: number;
+}
