@@ -92,11 +92,16 @@ cat <<MSG
 
 Press Ctrl-C to stop.
 MSG
-[ -f "$LOG_DIR/demo-agent.log" ] && grep -m1 "watch" "$LOG_DIR/demo-agent.log" || true
+if [ -f "$RUN_DIR/demo-agent.pid" ]; then
+  for _ in $(seq 1 60); do grep -q "watch live" "$LOG_DIR/demo-agent.log" 2>/dev/null && break; sleep 0.5; done
+  url="$(grep -o 'http://[^"]*/watch' "$LOG_DIR/demo-agent.log" | head -1 || true)"
+  [ -n "$url" ] && echo "  Watch page     $url   (the demo agent streams there now; 30 s delay)" || echo "  (demo agent: see $LOG_DIR/demo-agent.log)"
+fi
 
 # Stop everything when any component dies.
 while true; do
   for name in "${STARTED[@]}"; do
+    [ "$name" = demo-agent ] && continue  # the demo is optional: its failure stops nothing
     if ! kill -0 "$(cat "$RUN_DIR/$name.pid" 2>/dev/null)" 2>/dev/null; then
       echo "$name exited; see $LOG_DIR/$name.log"; tail -5 "$LOG_DIR/$name.log"; exit 1
     fi
