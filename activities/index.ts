@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config';
 import { createChallengeActivities } from './challenges';
+import { createWebhookActivities } from './webhooks';
 import { createSpectatorActivities } from './spectator';
 
 /** What activities may touch; built once in the worker and injected (no globals). */
@@ -19,6 +20,7 @@ export interface ActivityDeps {
  */
 export function createActivities(_deps: ActivityDeps) {
   return {
+    ...createWebhookActivities(_deps),
     ...createChallengeActivities(_deps),
     ...createSpectatorActivities(_deps),
   };

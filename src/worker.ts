@@ -2,6 +2,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { getConfig } from './config';
 import { createPool } from './db/pool';
+import { startOutboxDispatcher } from './domain/webhooks/dispatcher';
 import { createLogger } from './lib/logger';
 import { lazyTemporalClient, temporalConnectionOptions } from './temporal/client';
 
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     // Graceful shutdown lets running activities finish before the process exits.
     shutdownGraceTime: '10s',
   });
+  startOutboxDispatcher({ config, db, logger, temporal: temporal.get, workerConnection: connection }); // outbox → webhook deliveries (stops on SIGINT/SIGTERM)
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker ready');
   // Tests wait for this exact line on stdout.
   console.log('WORKER_READY');

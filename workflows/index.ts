@@ -3,5 +3,7 @@
  * deterministic only: no I/O, clock or randomness; timers via sleep/condition.
  */
 export {};
+export * from './webhook-delivery';
+export * from './subscription-health';
 export * from './challenge-lifecycle';
 export * from './spectator-relay';

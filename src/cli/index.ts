@@ -8,6 +8,7 @@ import { groupCommand, runCli, type CliCommand, type CliModuleLoader } from './f
 
 export const COMMAND_MODULES: CliModuleLoader[] = [
   () => import('./commands/auth'),
+  () => import('./commands/webhooks'),
   // challenges.ts is one function over the whole group, adapted to a single `challenges` command.
   () =>
     import('./commands/challenges').then((m) => ({

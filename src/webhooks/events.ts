@@ -34,22 +34,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { EVENT_TYPES } from '../events/types';
 import { isValidDeliveryId } from './signatures';
 
-export const WEBHOOK_EVENT_TYPES = [
-  'result.finalized',
-  'submission.completed',
-  'submission.received',
-  'submission.queued',
-  'submission.failed',
-  'challenge.started',
-  'challenge.ended',
-  'challenge.published',
-  'challenge.quarantined',
-  'challenge.retired',
-  'session.created',
-  'breakdown.generated',
-] as const;
+/** The one list of event types lives in src/events/types.ts (emitters and subscriptions share it). */
+export const WEBHOOK_EVENT_TYPES = EVENT_TYPES;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

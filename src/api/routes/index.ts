@@ -6,11 +6,12 @@ import { connectorRoutes } from './connector';
 import { spectatorRoutes } from './spectator';
 import { systemRoutes } from './system';
 import { tokenRoutes } from './tokens';
+import { webhookRoutes } from './webhooks';
 
 /**
  * The route table: every HTTP operation of the service, declared once. The router, the OpenAPI
  * document and the scope × route security tests are all generated from it.
  */
 export function allRoutes(): AnyRouteDef[] {
-  return [...systemRoutes(allRoutes), ...tokenRoutes, ...connectorRoutes, ...spectatorRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes];
+  return [...systemRoutes(allRoutes), ...tokenRoutes, ...connectorRoutes, ...spectatorRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes, ...webhookRoutes];
 }

@@ -1,0 +1,239 @@
+import { Counter, Histogram } from 'prom-client';
+import type { ActivityDeps } from '.';
+import {
+  abandonDelivery,
+  findDeliveryTarget,
+  recordAttempt,
+  type DeliveryStatus,
+} from '../src/db/queries/webhook-deliveries';
+import { disableSubscription, findSubscriptionState, setFailureCount } from '../src/db/queries/webhook-subscriptions';
+import { signalSubscriptionHealth } from '../src/domain/webhooks/workflows';
+import {
+  IN_ACTIVITY_WAIT_MAX_MS,
+  TIMER_LEAD_MS,
+  type AttemptOutcomeSignal,
+  type DeliverAttemptInput,
+  type DeliverAttemptResult,
+  type SubscriptionHealthInput,
+} from '../src/domain/webhooks/workflow-contract';
+import { metricsRegistry } from '../src/lib/metrics';
+import { buildDeliveryHeaders } from '../src/webhooks/signatures';
+import { decryptSecret, deriveSecretBoxKey } from '../src/webhooks/secret-box';
+import { sendWebhookAttempt } from '../src/webhooks/attempt';
+import type { HostLookup } from '../src/webhooks/ssrf';
+
+const attemptsTotal = new Counter({
+  name: 'webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+const attemptLatency = new Histogram({
+  name: 'webhook_attempt_latency_seconds',
+  help: 'Receiver response time per attempt',
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+/** A success is signalled to the health workflow while a failure this recent may not be counted in failure_count yet. */
+export const RECENT_FAILURE_WINDOW_MS = 10 * 60_000;
+
+export interface WebhookActivityOptions {
+  /** DNS resolution for the attempt-time SSRF check (tests inject one). */
+  lookup?: HostLookup;
+}
+
+/**
+ * Webhook activities. `deliverWebhookAttempt` never throws for receiver problems (they are
+ * outcomes); it throws only for infrastructure errors (database), which Temporal retries. It is
+ * idempotent: a retried activity whose attempt is already recorded returns the recorded outcome
+ * instead of sending again.
+ */
+export function createWebhookActivities(deps: ActivityDeps, options: WebhookActivityOptions = {}) {
+  const secretKey = deriveSecretBoxKey(deps.config.WEBHOOK_SECRET_KEY);
+  const log = deps.logger.child({ component: 'webhooks' });
+
+  function resultFor(input: DeliverAttemptInput, ok: boolean, gone: boolean): Pick<DeliverAttemptResult, 'final' | 'deliveryStatus'> {
+    if (ok) return { final: true, deliveryStatus: 'delivered' };
+    if (gone || input.attemptNumber >= input.totalAttempts) return { final: true, deliveryStatus: 'dead_letter' };
+    return { final: false, deliveryStatus: 'retrying' };
+  }
+
+  const outcomeKey = (input: DeliverAttemptInput) => `${input.deliveryId}:${input.series}:${input.attemptNumber}`;
+
+  async function deliverWebhookAttempt(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
+    const skipped = (deliveryStatus: DeliverAttemptResult['deliveryStatus']): DeliverAttemptResult => ({
+      attempted: false,
+      ok: false,
+      statusCode: null,
+      gone: false,
+      final: true,
+      deliveryStatus,
+      unreportedOutcome: null,
+      healthStart: null,
+      attemptedAtMs: null,
+    });
+
+    const target = await findDeliveryTarget(deps.db, input.deliveryId, input.series, input.attemptNumber);
+    if (!target) {
+      log.warn({ deliveryId: input.deliveryId }, 'delivery not found; nothing to attempt');
+      return skipped('dead_letter');
+    }
+    if (target.series !== input.series) return skipped('superseded'); // a replay took over
+
+    const recorded = target.recorded;
+    if (recorded) {
+      // Retried after the attempt was made and recorded: do not send twice. The health signal may
+      // not have gone out; the workflow reports it again (the health workflow counts a key once).
+      const gone = recorded.status_code === 410;
+      return {
+        attempted: true,
+        ok: recorded.success,
+        statusCode: recorded.status_code,
+        gone,
+        ...resultFor(input, recorded.success, gone),
+        attemptedAtMs: recorded.attempted_at.getTime(),
+        unreportedOutcome: {
+          key: outcomeKey(input),
+          subscriptionId: target.subscription_id,
+          generation: target.enable_generation,
+          success: recorded.success,
+          gone,
+        },
+        healthStart: { subscriptionId: target.subscription_id, failureCount: target.failure_count, generation: target.enable_generation },
+      };
+    }
+
+    // The schedule's exact moment (see the workflow): at most a timer lead or a short delay. The
+    // delivery is read before waiting (so the request leaves on time), the status again after it
+    // (a disable that landed meanwhile, e.g. by the previous attempt's failure, still counts).
+    const waitMs = input.notBeforeMs ? Math.min(input.notBeforeMs - Date.now(), IN_ACTIVITY_WAIT_MAX_MS + TIMER_LEAD_MS + 1000) : 0;
+    let status = target.subscription_status;
+    let generation = target.enable_generation;
+    if (waitMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const now = await findSubscriptionState(deps.db, target.subscription_id);
+      status = now?.status ?? 'inactive';
+      generation = now?.enable_generation ?? generation;
+    }
+    if (status !== 'active') {
+      await abandonDelivery(deps.db, input.deliveryId, input.series, `subscription is ${status}; not attempted`);
+      return skipped('dead_letter');
+    }
+    target.enable_generation = generation;
+
+    const secret = decryptSecret(target.secret_encrypted, secretKey);
+    const attemptedAt = new Date();
+    const headers = buildDeliveryHeaders({
+      secret,
+      deliveryId: target.id,
+      eventType: target.event_type,
+      rawBody: target.body,
+      timestampSeconds: Math.floor(attemptedAt.getTime() / 1000),
+    });
+    const outcome = await sendWebhookAttempt({
+      url: target.url,
+      headers,
+      rawBody: target.body,
+      timeoutMs: input.timeoutMs,
+      allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE,
+      lookup: options.lookup,
+    });
+    attemptsTotal.inc({ outcome: outcome.ok ? 'success' : outcome.statusCode === null ? 'no_response' : 'http_error' });
+    attemptLatency.observe(outcome.latencyMs / 1000);
+
+    const next = resultFor(input, outcome.ok, outcome.gone);
+    await recordAttempt(deps.db, {
+      deliveryId: target.id,
+      subscriptionId: target.subscription_id,
+      series: input.series,
+      attemptNumber: input.attemptNumber,
+      statusCode: outcome.statusCode,
+      latencyMs: outcome.latencyMs,
+      success: outcome.ok,
+      error: outcome.error,
+      responseExcerpt: outcome.responseBodyExcerpt ? outcome.responseBodyExcerpt.slice(0, 1000) : null,
+      attemptedAt,
+      nextStatus: next.deliveryStatus as DeliveryStatus,
+      nextAttemptAt: next.final || input.nextDelayMs === null ? null : new Date(Math.max(Date.now(), attemptedAt.getTime() + input.nextDelayMs)),
+      disableReason: outcome.gone ? 'the receiver answered 410 Gone' : null,
+      generation: target.enable_generation,
+    });
+
+    const signal: AttemptOutcomeSignal = {
+      key: outcomeKey(input),
+      subscriptionId: target.subscription_id,
+      generation: target.enable_generation,
+      success: outcome.ok,
+      gone: outcome.gone,
+    };
+    const healthStart: SubscriptionHealthInput = {
+      subscriptionId: target.subscription_id,
+      failureCount: target.failure_count,
+      generation: target.enable_generation,
+    };
+    let unreported: AttemptOutcomeSignal | null = null;
+    try {
+      if (mayChangeHealth(outcome.ok, target, attemptedAt)) await signalSubscriptionHealth(await deps.temporal(), deps.config, signal, healthStart);
+    } catch (err) {
+      // The attempt is recorded; the workflow hands the outcome over with a retried activity.
+      log.warn({ err, subscriptionId: target.subscription_id }, 'could not signal the health workflow; the delivery workflow will retry');
+      unreported = signal;
+    }
+    return {
+      attempted: true,
+      ok: outcome.ok,
+      statusCode: outcome.statusCode,
+      gone: outcome.gone,
+      ...next,
+      attemptedAtMs: attemptedAt.getTime(),
+      unreportedOutcome: unreported,
+      healthStart: unreported ? healthStart : null,
+    };
+  }
+
+  /**
+   * Failures always reach the health workflow. A success only matters when a count may be open: the
+   * persisted count is not 0, or a failure happened recently enough that its count may not be
+   * persisted yet. A healthy subscription thus costs the health workflow nothing.
+   */
+  function mayChangeHealth(ok: boolean, target: { failure_count: number; last_failure_at: Date | null }, now: Date): boolean {
+    if (!ok || target.failure_count > 0) return true;
+    return target.last_failure_at !== null && now.getTime() - target.last_failure_at.getTime() < RECENT_FAILURE_WINDOW_MS;
+  }
+
+  async function reportAttemptOutcome(input: { outcome: AttemptOutcomeSignal; start: SubscriptionHealthInput }): Promise<void> {
+    await signalSubscriptionHealth(await deps.temporal(), deps.config, input.outcome, input.start);
+  }
+
+  async function persistSubscriptionFailureCount(input: { subscriptionId: string; generation: number; failureCount: number }): Promise<void> {
+    await setFailureCount(deps.db, input.subscriptionId, input.generation, input.failureCount);
+  }
+
+  async function disableSubscriptionForFailures(input: { subscriptionId: string; generation: number; failureCount: number }): Promise<boolean> {
+    const row = await disableSubscription(
+      deps.db,
+      input.subscriptionId,
+      input.generation,
+      `${input.failureCount} consecutive failed delivery attempts`,
+      input.failureCount,
+    );
+    if (row) log.warn({ subscriptionId: input.subscriptionId, failureCount: input.failureCount }, 'webhook subscription disabled');
+    else await setFailureCount(deps.db, input.subscriptionId, input.generation, input.failureCount);
+    return row !== null;
+  }
+
+  async function abandonWebhookDelivery(input: { deliveryId: string; series: number; reason: string }): Promise<void> {
+    await abandonDelivery(deps.db, input.deliveryId, input.series, input.reason);
+  }
+
+  return {
+    deliverWebhookAttempt,
+    reportAttemptOutcome,
+    persistSubscriptionFailureCount,
+    disableSubscriptionForFailures,
+    abandonWebhookDelivery,
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

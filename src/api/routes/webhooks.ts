@@ -1,0 +1,226 @@
+import { z } from 'zod';
+import { findDelivery, listAttempts, listDeliveries } from '../../db/queries/webhook-deliveries';
+import { deactivateSubscription, listSubscriptionsByOwner } from '../../db/queries/webhook-subscriptions';
+import { replayDeadLetters, replayDelivery } from '../../domain/webhooks/replay';
+import {
+  createSubscription,
+  ownerOf,
+  reactivateSubscription,
+  requireOwnedSubscription,
+} from '../../domain/webhooks/subscriptions';
+import { sendTestEvent } from '../../domain/webhooks/test-event';
+import { notFound } from '../errors';
+import { defineRoute, uuidParam } from '../route';
+import { envelope } from '../schemas/common';
+import {
+  createWebhookBody,
+  listDeliveriesQuery,
+  listWebhooksQuery,
+  patchWebhookBody,
+  replayDeadLettersBody,
+  testEventResultSchema,
+  toWebhookDelivery,
+  toWebhookSubscription,
+  webhookDeliveryParams,
+  webhookDeliverySchema,
+  webhookSubscriptionSchema,
+} from '../schemas/webhooks';
+
+/** The spec's "last 20 deliveries". */
+export const DELIVERIES_LISTED = 20;
+
+/**
+ * Webhook subscriptions (owned by the user behind the API token or JWT). Mutations count against
+ * the 'webhooks' budget (20/hour); listings against 'reads'. Another user's subscription is 404.
+ */
+export const webhookRoutes = [
+  defineRoute({
+    operationId: 'createWebhook',
+    method: 'post',
+    path: '/api/v1/webhooks',
+    summary: 'Create a webhook subscription (the secret is stored encrypted; only secret_prefix is shown)',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'webhooks',
+    body: createWebhookBody,
+    responses: {
+      201: { description: 'created', schema: envelope(webhookSubscriptionSchema) },
+      400: { description: 'VALIDATION_ERROR (url, secret), INVALID_EVENT, WEBHOOK_LIMIT_REACHED' },
+    },
+    async handler({ body, principal, deps }) {
+      const row = await createSubscription(deps.db, deps.config, ownerOf(principal), body);
+      return { status: 201, data: toWebhookSubscription(row) };
+    },
+  }),
+  defineRoute({
+    operationId: 'listWebhooks',
+    method: 'get',
+    path: '/api/v1/webhooks',
+    summary: "List the caller's webhook subscriptions (all statuses; ?status= filters)",
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'reads',
+    query: listWebhooksQuery,
+    responses: { 200: { description: 'subscriptions', schema: envelope(z.array(webhookSubscriptionSchema)) } },
+    async handler({ query, principal, deps }) {
+      const rows = await listSubscriptionsByOwner(deps.db, ownerOf(principal), query.status);
+      return { data: rows.map(toWebhookSubscription) };
+    },
+  }),
+  defineRoute({
+    operationId: 'getWebhook',
+    method: 'get',
+    path: '/api/v1/webhooks/:id',
+    summary: 'Get one of your webhook subscriptions',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'reads',
+    params: uuidParam,
+    responses: { 200: { description: 'subscription', schema: envelope(webhookSubscriptionSchema) } },
+    async handler({ params, principal, deps }) {
+      return { data: toWebhookSubscription(await requireOwnedSubscription(deps.db, principal, params.id)) };
+    },
+  }),
+  defineRoute({
+    operationId: 'deleteWebhook',
+    method: 'delete',
+    path: '/api/v1/webhooks/:id',
+    summary: 'Deactivate a subscription (status inactive; no further deliveries). Repeating it is a no-op.',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'webhooks',
+    params: uuidParam,
+    responses: { 200: { description: 'deactivated', schema: envelope(webhookSubscriptionSchema) } },
+    async handler({ params, principal, deps }) {
+      await requireOwnedSubscription(deps.db, principal, params.id);
+      const row = await deactivateSubscription(deps.db, params.id);
+      if (!row) throw notFound('webhook subscription');
+      return { data: toWebhookSubscription(row) };
+    },
+  }),
+  defineRoute({
+    operationId: 'updateWebhook',
+    method: 'patch',
+    path: '/api/v1/webhooks/:id',
+    summary: 'Re-enable a disabled subscription with {"active": true} (failure_count is reset)',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'webhooks',
+    params: uuidParam,
+    body: patchWebhookBody,
+    responses: {
+      200: { description: 'updated', schema: envelope(webhookSubscriptionSchema) },
+      400: { description: 'WEBHOOK_INACTIVE (deleted), WEBHOOK_LIMIT_REACHED' },
+    },
+    async handler({ params, principal, deps }) {
+      const sub = await requireOwnedSubscription(deps.db, principal, params.id);
+      return { data: toWebhookSubscription(await reactivateSubscription(deps.db, sub)) };
+    },
+  }),
+  defineRoute({
+    operationId: 'testWebhook',
+    method: 'post',
+    path: '/api/v1/webhooks/:id/test',
+    summary: 'Send one signed webhook.test event now and report the outcome (not stored, not retried)',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'webhooks',
+    params: uuidParam,
+    responses: {
+      200: { description: 'attempt outcome', schema: envelope(testEventResultSchema) },
+      400: { description: 'WEBHOOK_INACTIVE' },
+    },
+    async handler({ params, principal, deps }) {
+      const sub = await requireOwnedSubscription(deps.db, principal, params.id);
+      return { data: await sendTestEvent(deps.config, sub) };
+    },
+  }),
+  defineRoute({
+    operationId: 'listWebhookDeliveries',
+    method: 'get',
+    path: '/api/v1/webhooks/:id/deliveries',
+    summary: 'The last 20 deliveries, newest first, each with its attempts (?status= filters)',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'reads',
+    params: uuidParam,
+    query: listDeliveriesQuery,
+    responses: { 200: { description: 'deliveries', schema: envelope(z.array(webhookDeliverySchema)) } },
+    async handler({ params, query, principal, deps }) {
+      await requireOwnedSubscription(deps.db, principal, params.id, { allowAdmin: true });
+      const rows = await listDeliveries(deps.db, params.id, { status: query.status, limit: DELIVERIES_LISTED });
+      const attempts = await listAttempts(deps.db, rows.map((r) => r.id));
+      return { data: rows.map((r) => toWebhookDelivery(r, attempts)) };
+    },
+  }),
+  defineRoute({
+    operationId: 'replayWebhookDelivery',
+    method: 'post',
+    path: '/api/v1/webhooks/:id/deliveries/:deliveryId/replay',
+    summary: 'Re-send a delivery: same delivery id and body bytes, a new attempt series (owner or operator)',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'webhooks',
+    params: webhookDeliveryParams,
+    responses: {
+      202: { description: 'replay started', schema: envelope(webhookDeliverySchema) },
+      400: { description: 'WEBHOOK_INACTIVE' },
+    },
+    async handler({ params, principal, deps }) {
+      const sub = await requireOwnedSubscription(deps.db, principal, params.id, { allowAdmin: true });
+      const row = await replayDelivery(deps, sub, params.deliveryId);
+      return { status: 202, data: toWebhookDelivery(row, await listAttempts(deps.db, [row.id])) };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminReplayWebhookDelivery',
+    method: 'post',
+    path: '/api/v1/admin/webhooks/deliveries/:deliveryId/replay',
+    summary: 'Operators: replay one delivery by its id alone (same id and body, a new attempt series)',
+    tags: ['webhooks', 'admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    params: webhookDeliveryParams.pick({ deliveryId: true }),
+    responses: {
+      202: { description: 'replay started', schema: envelope(webhookDeliverySchema) },
+      400: { description: 'WEBHOOK_INACTIVE' },
+    },
+    async handler({ params, principal, deps }) {
+      const delivery = await findDelivery(deps.db, params.deliveryId);
+      if (!delivery) throw notFound('delivery');
+      const sub = await requireOwnedSubscription(deps.db, principal, delivery.subscription_id, { allowAdmin: true });
+      const row = await replayDelivery(deps, sub, delivery.id);
+      return { status: 202, data: toWebhookDelivery(row, await listAttempts(deps.db, [row.id])) };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminReplayDeadLetters',
+    method: 'post',
+    path: '/api/v1/admin/webhooks/:id/replay-dead-letters',
+    summary: 'Operators: replay every dead-lettered delivery of a subscription created since a time (max 500 per call)',
+    tags: ['webhooks', 'admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    params: uuidParam,
+    body: replayDeadLettersBody,
+    responses: {
+      202: {
+        description: 'replays started',
+        schema: envelope(z.object({ replayed: z.number().int(), delivery_ids: z.array(z.string()), truncated: z.boolean() })),
+      },
+      400: { description: 'WEBHOOK_INACTIVE' },
+    },
+    async handler({ params, body, deps }) {
+      const { replayed, truncated } = await replayDeadLetters(deps, params.id, new Date(body.since));
+      return { status: 202, data: { replayed: replayed.length, delivery_ids: replayed.map((d) => d.id), truncated } };
+    },
+  }),
+];

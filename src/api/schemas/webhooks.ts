@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { DELIVERY_STATUSES, type WebhookAttemptRow, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
+import type { WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../webhooks/ssrf';
+import { iso, safeText } from './common';
+
+/**
+ * Request bodies. `url` is checked for SSRF in the handler (it depends on WEBHOOK_ALLOW_PRIVATE) and
+ * event types in the handler too, so an unknown type gets INVALID_EVENT rather than VALIDATION_ERROR.
+ */
+export const createWebhookBody = z
+  .object({
+    url: z.string().max(MAX_WEBHOOK_URL_LENGTH).url(),
+    events: z.array(z.string().max(100)).min(1).max(50),
+    secret: safeText(256, 8),
+  })
+  .strict();
+
+export const patchWebhookBody = z
+  .object({ active: z.literal(true, { errorMap: () => ({ message: 'only {"active": true} (re-enable) is supported' }) }) })
+  .strict();
+
+export const subscriptionStatusSchema = z.enum(['active', 'inactive', 'disabled']);
+export const listWebhooksQuery = z.object({ status: subscriptionStatusSchema.optional() }).strict();
+
+export const deliveryStatusSchema = z.enum(DELIVERY_STATUSES);
+export const listDeliveriesQuery = z.object({ status: deliveryStatusSchema.optional() }).strict();
+
+export const webhookDeliveryParams = z.object({ id: z.string().uuid(), deliveryId: z.string().regex(/^whd_[0-9a-f]{32}$/, 'not a delivery id') });
+
+export const replayDeadLettersBody = z.object({ since: z.string().datetime({ offset: true }) }).strict();
+
+export const webhookSubscriptionSchema = z.object({
+  id: z.string().uuid(),
+  url: z.string(),
+  events: z.array(z.string()),
+  secret_prefix: z.string(),
+  active: z.boolean(),
+  status: subscriptionStatusSchema,
+  failure_count: z.number().int(),
+  last_delivery_at: z.string().nullable(),
+  created_at: z.string(),
+  disabled_at: z.string().nullable(),
+  disabled_reason: z.string().nullable(),
+});
+
+export function toWebhookSubscription(row: WebhookSubscriptionRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    secret_prefix: row.secret_prefix,
+    active: row.status === 'active',
+    status: row.status,
+    failure_count: row.failure_count,
+    last_delivery_at: iso(row.last_delivery_at),
+    created_at: row.created_at.toISOString(),
+    disabled_at: iso(row.disabled_at),
+    disabled_reason: row.disabled_reason,
+  };
+}
+
+export const webhookAttemptSchema = z.object({
+  /** 0 for the original series, n for the n-th replay. */
+  replay: z.number().int(),
+  attempt_number: z.number().int(),
+  success: z.boolean(),
+  status_code: z.number().int().nullable(),
+  latency_ms: z.number().int(),
+  error: z.string().nullable(),
+  attempted_at: z.string(),
+});
+
+export const webhookDeliverySchema = z.object({
+  id: z.string(),
+  subscription_id: z.string().uuid(),
+  event_id: z.string().uuid().nullable(),
+  event_type: z.string(),
+  status: deliveryStatusSchema,
+  replay_count: z.number().int(),
+  attempt_count: z.number().int(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  next_attempt_at: z.string().nullable(),
+  delivered_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  attempts: z.array(webhookAttemptSchema),
+});
+
+export function toWebhookDelivery(row: WebhookDeliveryRow, attempts: WebhookAttemptRow[]) {
+  return {
+    id: row.id,
+    subscription_id: row.subscription_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    status: row.status,
+    replay_count: row.series,
+    attempt_count: row.attempt_count,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    next_attempt_at: iso(row.next_attempt_at),
+    delivered_at: iso(row.delivered_at),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    attempts: attempts
+      .filter((a) => a.delivery_id === row.id)
+      .map((a) => ({
+        replay: a.series,
+        attempt_number: a.attempt_number,
+        success: a.success,
+        status_code: a.status_code,
+        latency_ms: a.latency_ms,
+        error: a.error,
+        attempted_at: a.attempted_at.toISOString(),
+      })),
+  };
+}
+
+export const testEventResultSchema = z.object({
+  delivered: z.boolean(),
+  status_code: z.number().int(),
+  latency_ms: z.number().int(),
+  error: z.string().nullable(),
+  delivery_id: z.string(),
+});

@@ -1,0 +1,259 @@
+import { Client as TemporalClient, type ConnectionLike } from '@temporalio/client';
+import { Client as PgClient, type Pool } from 'pg';
+import type { Logger } from 'pino';
+import { Counter, Histogram } from 'prom-client';
+import type { Config } from '../../config';
+import { withTransaction } from '../../db/pool';
+import { findUnstartedDeliveries, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
+import { OUTBOX_CHANNEL } from '../../events/outbox';
+import { metricsRegistry } from '../../lib/metrics';
+import { fanOutEvents, type OutboxEventRow } from './fan-out';
+import { startDeliveryWorkflows } from './workflows';
+
+/**
+ * The outbox dispatcher: drains `outbox_events` into webhook deliveries and starts one delivery
+ * workflow per delivery.
+ *
+ * It runs inside every worker process (started by src/worker.ts), not as a Temporal workflow:
+ * - LISTEN needs one long-lived database connection, which neither workflow code (no I/O) nor an
+ *   activity (bounded, retried, heartbeated) is made for;
+ * - the latency budget (event → receiver p50 ≤ 150 ms) leaves no room for a polling workflow's
+ *   timer plus an extra activity round trip per batch.
+ * Correctness does not depend on it being the only one: events are claimed with
+ * `FOR UPDATE SKIP LOCKED`, deliveries are unique per (event, subscription), and workflow ids are
+ * deterministic with REJECT_DUPLICATE. Durability comes from the outbox (an event stays undispatched
+ * until its deliveries are committed) and from the sweeper (a delivery whose workflow did not start
+ * is started later). NOTIFY wakes it at once; a 1 s poll covers missed notifications.
+ */
+
+const eventsDispatched = new Counter({
+  name: 'webhook_outbox_events_dispatched_total',
+  help: 'Outbox events fanned out to webhook deliveries',
+  registers: [metricsRegistry],
+});
+const deliveriesCreated = new Counter({
+  name: 'webhook_deliveries_created_total',
+  help: 'Webhook deliveries created by the fan-out',
+  registers: [metricsRegistry],
+});
+const invalidEvents = new Counter({
+  name: 'webhook_outbox_invalid_events_total',
+  help: 'Outbox events whose payload could not be turned into a delivery body (emitter bug)',
+  registers: [metricsRegistry],
+});
+const dispatchLag = new Histogram({
+  name: 'webhook_outbox_dispatch_lag_seconds',
+  help: 'Time from an event being written to its deliveries being created',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+export interface DispatcherDeps {
+  config: Config;
+  db: Pool;
+  logger: Logger;
+  temporal: () => Promise<TemporalClient>;
+  /**
+   * The worker's own connection (src/worker.ts). Workflows started through it use eager start: the
+   * server hands the first workflow task straight to this worker (no task-queue round trip).
+   */
+  workerConnection?: ConnectionLike;
+}
+
+const eagerClients = new WeakMap<ConnectionLike, TemporalClient>();
+/** The client to start delivery workflows with, and whether eager start applies. */
+async function startingClient(deps: DispatcherDeps): Promise<{ client: TemporalClient; eager: boolean }> {
+  if (!deps.workerConnection) return { client: await deps.temporal(), eager: false };
+  let client = eagerClients.get(deps.workerConnection);
+  if (!client) {
+    client = new TemporalClient({ connection: deps.workerConnection, namespace: deps.config.TEMPORAL_NAMESPACE });
+    eagerClients.set(deps.workerConnection, client);
+  }
+  return { client, eager: true };
+}
+
+export const DISPATCH_BATCH_SIZE = 100;
+
+export interface DispatchPassResult {
+  events: number;
+  deliveries: WebhookDeliveryRow[];
+  started: number;
+}
+
+/**
+ * One pass: claim up to `batchSize` undispatched events, create their deliveries and mark them
+ * dispatched in one transaction, then start the workflows.
+ */
+export async function dispatchPendingEvents(deps: DispatcherDeps, batchSize = DISPATCH_BATCH_SIZE): Promise<DispatchPassResult> {
+  const { events, deliveries } = await withTransaction(deps.db, async (tx) => {
+    const claimed = await tx.query<OutboxEventRow>(
+      `SELECT id, event_type, payload, owner_user_id, challenge_id, sandbox, created_at
+         FROM outbox_events
+        WHERE dispatched_at IS NULL
+        ORDER BY created_at
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED`,
+      [batchSize],
+    );
+    const { created, invalid } = await fanOutEvents(tx, claimed.rows);
+    for (const bad of invalid) {
+      invalidEvents.inc();
+      deps.logger.error({ eventId: bad.eventId, problem: bad.problem }, 'outbox event not deliverable');
+    }
+    if (claimed.rows.length > 0) {
+      await tx.query('UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1::uuid[])', [claimed.rows.map((e) => e.id)]);
+    }
+    return { events: claimed.rows, deliveries: created };
+  });
+  const now = Date.now();
+  for (const e of events) dispatchLag.observe(Math.max(0, now - e.created_at.getTime()) / 1000);
+  eventsDispatched.inc(events.length);
+  deliveriesCreated.inc(deliveries.length);
+  let started = 0;
+  if (deliveries.length > 0) {
+    const { client, eager } = await startingClient(deps);
+    started = await startDeliveryWorkflows(
+      client,
+      deps.db,
+      deps.config,
+      deliveries,
+      (err, deliveryId) => deps.logger.warn({ err, deliveryId }, 'delivery workflow not started; the sweeper will retry'),
+      { eager },
+    );
+  }
+  return { events: events.length, deliveries, started };
+}
+
+/** Starts workflows of deliveries that were committed but never started (crash, Temporal down). */
+export async function sweepUnstartedDeliveries(deps: DispatcherDeps, olderThanMs = 5000, limit = 200): Promise<number> {
+  const stuck = await findUnstartedDeliveries(deps.db, olderThanMs, limit);
+  if (stuck.length === 0) return 0;
+  const client = await deps.temporal();
+  return startDeliveryWorkflows(client, deps.db, deps.config, stuck, (err, deliveryId) =>
+    deps.logger.warn({ err, deliveryId }, 'sweeper could not start a delivery workflow'),
+  );
+}
+
+export interface OutboxDispatcher {
+  /** Runs a pass now (or right after the current one). */
+  kick(): void;
+  stop(): Promise<void>;
+}
+
+export interface DispatcherOptions {
+  pollIntervalMs?: number;
+  sweepIntervalMs?: number;
+  /** Stop on SIGINT/SIGTERM by itself (the worker's one-line start). Default true. */
+  stopOnSignals?: boolean;
+}
+
+export function startOutboxDispatcher(deps: DispatcherDeps, options: DispatcherOptions = {}): OutboxDispatcher {
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
+  const log = deps.logger.child({ component: 'outbox-dispatcher' });
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let listener: PgClient | null = null;
+  let reconnectTimer: NodeJS.Timeout | null = null;
+
+  const runPasses = async () => {
+    do {
+      again = false;
+      try {
+        const pass = await dispatchPendingEvents(deps);
+        if (pass.events === DISPATCH_BATCH_SIZE) again = true; // more waiting
+      } catch (err) {
+        if (!stopped) log.error({ err }, 'dispatch pass failed; retrying on the next tick');
+        again = false; // no tight loop while the database is down: the poll retries
+        return;
+      }
+    } while (again && !stopped);
+  };
+
+  const kick = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = runPasses().finally(() => {
+      running = null;
+      if (again && !stopped) kick();
+    });
+  };
+
+  const listen = async () => {
+    if (stopped) return;
+    const client = new PgClient({ connectionString: deps.config.DATABASE_URL, application_name: 'outbox-dispatcher' });
+    const retry = () => {
+      if (stopped || reconnectTimer) return;
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      client.end().catch(() => undefined);
+      if (listener === client) listener = null;
+      reconnectTimer = setTimeout(() => {
+        reconnectTimer = null;
+        void listen();
+      }, 1000);
+      reconnectTimer.unref();
+    };
+    client.on('error', (err) => {
+      log.warn({ err }, 'LISTEN connection lost; reconnecting');
+      retry();
+    });
+    client.on('end', retry);
+    client.on('notification', (msg) => {
+      if (msg.channel === OUTBOX_CHANNEL) kick();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (stopped) {
+        await client.end().catch(() => undefined);
+        return;
+      }
+      listener = client;
+      kick(); // anything written while we were not listening
+    } catch (err) {
+      log.warn({ err }, 'could not LISTEN for outbox events; retrying');
+      retry();
+    }
+  };
+
+  const sweep = async () => {
+    try {
+      await sweepUnstartedDeliveries(deps);
+    } catch (err) {
+      if (!stopped) log.error({ err }, 'delivery sweep failed');
+    }
+  };
+
+  void listen();
+  const poll = setInterval(kick, pollIntervalMs);
+  poll.unref();
+  const sweeper = setInterval(() => void sweep(), sweepIntervalMs);
+  sweeper.unref();
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(poll);
+    clearInterval(sweeper);
+    if (reconnectTimer) clearTimeout(reconnectTimer);
+    const client = listener;
+    listener = null;
+    if (client) {
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+    }
+    await running?.catch(() => undefined);
+  };
+
+  if (options.stopOnSignals ?? true) {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());
+  }
+  kick();
+  return { kick, stop };
+}

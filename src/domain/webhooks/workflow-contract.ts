@@ -1,0 +1,97 @@
+/**
+ * Names and payloads shared by the webhook workflows, their activities and the code that starts or
+ * signals them. No imports on purpose: the workflow bundle imports this file.
+ */
+
+export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
+export const SUBSCRIPTION_HEALTH_WORKFLOW = 'subscriptionHealthWorkflow';
+export const ATTEMPT_OUTCOME_SIGNAL = 'attemptOutcome';
+export const HEALTH_STATE_QUERY = 'healthState';
+
+export function healthWorkflowId(subscriptionId: string): string {
+  return `subscription-health-${subscriptionId}`;
+}
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  /** 0 = the original attempt series, n = the n-th replay. */
+  series: number;
+  /** Waits before attempts 2..n (default: the spec's 1 s, 5 s, 30 s). */
+  retryDelaysMs?: number[];
+  /** Per-attempt timeout (default 10 s). */
+  timeoutMs?: number;
+}
+
+export interface WebhookDeliveryResult {
+  status: 'delivered' | 'dead_letter' | 'superseded';
+  attempts: number;
+}
+
+/** One finished attempt, as the subscription-health workflow receives it. */
+export interface AttemptOutcomeSignal {
+  /** `<deliveryId>:<series>:<attempt>`: a repeated signal (activity retried) is counted once. */
+  key: string;
+  subscriptionId: string;
+  /** The subscription's enable_generation when the attempt was made. */
+  generation: number;
+  success: boolean;
+  /** The receiver answered 410 Gone (the attempt activity has already disabled the subscription). */
+  gone: boolean;
+}
+
+export interface SubscriptionHealthInput {
+  subscriptionId: string;
+  /** Consecutive failed attempts so far (the persisted failure_count when starting). */
+  failureCount: number;
+  generation: number;
+  /** Carried across continue-as-new: recently counted outcome keys. */
+  recentKeys?: string[];
+  /** Generation already disabled by this workflow (no second disable call). */
+  disabledGeneration?: number | null;
+  persistedCount?: number;
+  /** Continue-as-new after this many signals (default 1000; tests use a small number). */
+  maxSignalsPerRun?: number;
+}
+
+export interface SubscriptionHealthState {
+  failureCount: number;
+  generation: number;
+  signalsThisRun: number;
+  disabledGeneration: number | null;
+}
+
+export interface DeliverAttemptInput {
+  deliveryId: string;
+  series: number;
+  attemptNumber: number;
+  totalAttempts: number;
+  timeoutMs: number;
+  /** Wait before the next attempt, null after the last one. */
+  nextDelayMs: number | null;
+  /**
+   * Do not send before this time (epoch ms, worker clock): the schedule's exact moment. The workflow
+   * sleeps on a Temporal timer until shortly before it and the activity waits the rest in-process.
+   */
+  notBeforeMs?: number | null;
+}
+
+/** Waits up to this long happen inside the attempt activity instead of on a Temporal timer. */
+export const IN_ACTIVITY_WAIT_MAX_MS = 1000;
+/** A Temporal timer ends this long before the attempt is due; the activity waits the rest. */
+export const TIMER_LEAD_MS = 300;
+
+export interface DeliverAttemptResult {
+  /** The attempt was made (false: skipped because the subscription is not active or the series was superseded). */
+  attempted: boolean;
+  ok: boolean;
+  statusCode: number | null;
+  gone: boolean;
+  /** Nothing more to do for this series. */
+  final: boolean;
+  deliveryStatus: 'pending' | 'retrying' | 'delivered' | 'dead_letter' | 'superseded';
+  /** When the attempt started (epoch ms); null when not attempted. The next delay counts from here. */
+  attemptedAtMs: number | null;
+  /** Set when the outcome still has to reach the health workflow (the activity could not signal it). */
+  unreportedOutcome: AttemptOutcomeSignal | null;
+  healthStart: SubscriptionHealthInput | null;
+}

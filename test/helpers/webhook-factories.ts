@@ -1,0 +1,182 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Pool } from 'pg';
+import { withTransaction } from '../../src/db/pool';
+import { fanOutEvent, type OutboxEventRow } from '../../src/domain/webhooks/fan-out';
+import { emitEvent, type DomainEvent } from '../../src/events/outbox';
+import type { TestServer } from './server';
+
+/** How the receiver answers one request. */
+export type ReceiverMode =
+  | { status: number; body?: string }
+  | { hang: true }
+  | { redirect: string; status?: 301 | 302 | 307 | 308 };
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** The exact bytes received, as UTF-8 text (what signatures are computed over). */
+  rawBody: string;
+  /** Date.now() when the body was complete. */
+  receivedAt: number;
+  /** What it was answered with. */
+  answered: ReceiverMode;
+}
+
+export interface TestReceiver {
+  url: string;
+  /** Every request, in arrival order. */
+  requests: ReceivedRequest[];
+  /** Answer used when the queue is empty (default 200). */
+  setDefault(mode: ReceiverMode): void;
+  /** Answers for the next requests, in order. */
+  enqueue(...modes: ReceiverMode[]): void;
+  /** Resolves when at least `n` requests arrived (or throws after timeoutMs). */
+  waitForRequests(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  onRequest?: (req: ReceivedRequest) => void;
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback webhook receiver (http on 127.0.0.1, ephemeral port) recording raw bodies and headers.
+ * Answers 200 by default; `enqueue` / `setDefault` make it answer 500, 410, redirect or hang.
+ */
+export async function startReceiver(path = '/hook'): Promise<TestReceiver> {
+  const requests: ReceivedRequest[] = [];
+  const queue: ReceiverMode[] = [];
+  let defaultMode: ReceiverMode = { status: 200, body: 'ok' };
+  const sockets = new Set<Socket>();
+  const waiters: { n: number; resolve: () => void }[] = [];
+
+  const receiver: TestReceiver = {
+    url: '',
+    requests,
+    setDefault(mode) {
+      defaultMode = mode;
+    },
+    enqueue(...modes) {
+      queue.push(...modes);
+    },
+    async waitForRequests(n, timeoutMs = 20_000) {
+      if (requests.length >= n) return requests;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${n} requests within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+      });
+      return requests;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const mode = queue.shift() ?? defaultMode;
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+      const record: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers,
+        rawBody: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now(),
+        answered: mode,
+      };
+      requests.push(record);
+      receiver.onRequest?.(record);
+      for (const w of [...waiters]) {
+        if (requests.length >= w.n) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+      if ('hang' in mode) return; // never answer
+      if ('redirect' in mode) {
+        res.writeHead(mode.status ?? 302, { location: mode.redirect });
+        res.end();
+        return;
+      }
+      res.writeHead(mode.status, { 'content-type': 'text/plain' });
+      res.end(mode.body ?? '');
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  return receiver;
+}
+
+export const TEST_SECRET = 'whsec-test-secret-0123456789';
+
+/** POST /api/v1/webhooks; throws unless 201. */
+export async function createWebhook(
+  server: TestServer,
+  auth: string,
+  input: { url: string; events: string[]; secret?: string },
+): Promise<any> {
+  const res = await server.request('POST', '/api/v1/webhooks', { auth, body: { secret: TEST_SECRET, ...input } });
+  if (res.status !== 201) throw new Error(`create webhook failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+/** The users.id behind a JWT subject (the row is created on the JWT's first use). */
+export async function userIdOf(db: Pool, subject: string): Promise<string> {
+  const res = await db.query<{ id: string }>('SELECT id FROM users WHERE subject = $1', [subject]);
+  if (!res.rows[0]) throw new Error(`no user row for ${subject} (make one authenticated request first)`);
+  return res.rows[0].id;
+}
+
+/** A real outbox row (emitEvent in its own transaction): the worker's dispatcher fans it out. */
+export async function emit(db: Pool, event: DomainEvent): Promise<string> {
+  return withTransaction(db, (tx) => emitEvent(tx, event));
+}
+
+/**
+ * An outbox event that the dispatcher will not pick up (already marked dispatched), fanned out here:
+ * the deliveries exist but no workflow runs, so a test can start one with its own schedule.
+ */
+export async function manualDeliveries(db: Pool, event: DomainEvent): Promise<{ eventId: string; deliveryIds: string[] }> {
+  return withTransaction(db, async (tx) => {
+    const res = await tx.query<OutboxEventRow>(
+      `INSERT INTO outbox_events (event_type, payload, owner_user_id, challenge_id, sandbox, dispatched_at)
+       VALUES ($1, $2, $3, $4, $5, now())
+       RETURNING id, event_type, payload, owner_user_id, challenge_id, sandbox, created_at`,
+      [event.type, JSON.stringify(event.payload), event.ownerUserId ?? null, event.challengeId ?? null, event.sandbox ?? false],
+    );
+    const { created } = await fanOutEvent(tx, res.rows[0]!);
+    // Mark them started so the sweeper leaves them to the test.
+    await tx.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1::text[])', [created.map((d) => d.id)]);
+    return { eventId: res.rows[0]!.id, deliveryIds: created.map((d) => d.id) };
+  });
+}
+
+export async function deliveriesOfEvent(db: Pool, eventId: string): Promise<any[]> {
+  return (await db.query('SELECT * FROM webhook_deliveries WHERE event_id = $1 ORDER BY created_at', [eventId])).rows;
+}
+
+export async function deliveryRow(db: Pool, id: string): Promise<any> {
+  return (await db.query('SELECT * FROM webhook_deliveries WHERE id = $1', [id])).rows[0];
+}
+
+export async function attemptRows(db: Pool, deliveryId: string): Promise<any[]> {
+  return (await db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY series, attempt_number', [deliveryId])).rows;
+}
+
+export async function subscriptionRow(db: Pool, id: string): Promise<any> {
+  return (await db.query('SELECT * FROM webhook_subscriptions WHERE id = $1', [id])).rows[0];
+}
