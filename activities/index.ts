@@ -2,6 +2,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config';
+import { createSubmissionActivities } from './submissions';
 import { createChallengeActivities } from './challenges';
 import { createWebhookActivities } from './webhooks';
 import { createSpectatorActivities } from './spectator';
@@ -22,6 +23,7 @@ export function createActivities(_deps: ActivityDeps) {
   return {
     ...createWebhookActivities(_deps),
     ...createChallengeActivities(_deps),
+    ...createSubmissionActivities(_deps),
     ...createSpectatorActivities(_deps),
   };
 }

@@ -3,6 +3,8 @@
  * deterministic only: no I/O, clock or randomness; timers via sleep/condition.
  */
 export {};
+export * from './submission';
+export * from './submission-sweeper';
 export * from './webhook-delivery';
 export * from './subscription-health';
 export * from './challenge-lifecycle';

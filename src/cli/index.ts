@@ -9,6 +9,7 @@ import { groupCommand, runCli, type CliCommand, type CliModuleLoader } from './f
 export const COMMAND_MODULES: CliModuleLoader[] = [
   () => import('./commands/auth'),
   () => import('./commands/webhooks'),
+  () => import('./commands/submissions'),
   // challenges.ts is one function over the whole group, adapted to a single `challenges` command.
   () =>
     import('./commands/challenges').then((m) => ({

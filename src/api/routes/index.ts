@@ -6,6 +6,11 @@ import { connectorRoutes } from './connector';
 import { spectatorRoutes } from './spectator';
 import { systemRoutes } from './system';
 import { tokenRoutes } from './tokens';
+import { sessionRoutes } from './sessions';
+import { submissionRoutes } from './submissions';
+import { resultRoutes } from './results';
+import { leaderboardRoutes } from './leaderboards';
+import { adminSubmissionRoutes } from './admin-submissions';
 import { webhookRoutes } from './webhooks';
 
 /**
@@ -13,5 +18,5 @@ import { webhookRoutes } from './webhooks';
  * document and the scope × route security tests are all generated from it.
  */
 export function allRoutes(): AnyRouteDef[] {
-  return [...systemRoutes(allRoutes), ...tokenRoutes, ...connectorRoutes, ...spectatorRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes, ...webhookRoutes];
+  return [...systemRoutes(allRoutes), ...tokenRoutes, ...connectorRoutes, ...spectatorRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes, ...webhookRoutes, ...sessionRoutes, ...submissionRoutes, ...resultRoutes, ...leaderboardRoutes, ...adminSubmissionRoutes];
 }

@@ -1,0 +1,214 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { findResultForRun } from '../src/db/queries/results';
+import { findChallengeJudge } from '../src/db/queries/sessions';
+import { findSubmissionById } from '../src/db/queries/submissions';
+import {
+  markSubmissionFailed,
+  markSubmissionStep,
+  recordJudgement,
+  sweepOnce,
+  type RecordedJudgement,
+  type RunRef,
+} from '../src/domain/submissions';
+import {
+  GraderRejectedError,
+  GraderUnavailableError,
+  InvalidJudgeConfigError,
+  JudgeInfrastructureError,
+  runJudge,
+  type JudgeConfigInput,
+} from '../src/judging';
+import type { ActivityDeps } from './index';
+
+/** Longest wait a grader's Retry-After may impose between attempts. */
+const MAX_GRADER_RETRY_AFTER_MS = 30_000;
+const JUDGE_HEARTBEAT_EVERY_MS = 5_000;
+/** Sweeper passes between two checks for runs whose workflow ended without finishing them. */
+const STALL_CHECK_EVERY = 10;
+
+/** runJudge's infrastructure errors → Temporal failures: retryable or not, as each error says. */
+export function toActivityFailure(err: unknown): unknown {
+  if (err instanceof GraderUnavailableError) {
+    return ApplicationFailure.create({
+      message: err.message,
+      type: err.name,
+      nonRetryable: false,
+      nextRetryDelay:
+        err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, MAX_GRADER_RETRY_AFTER_MS) : undefined,
+    });
+  }
+  if (err instanceof GraderRejectedError || err instanceof InvalidJudgeConfigError) {
+    return ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: true });
+  }
+  if (err instanceof JudgeInfrastructureError) {
+    return ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: !err.retryable });
+  }
+  return err;
+}
+
+/** Sweep interval: half the sweep delay, between 250 ms and 5 s. */
+export function sweepIntervalMs(sweepAfterMs: number): number {
+  return Math.max(250, Math.min(5_000, Math.floor(sweepAfterMs / 2)));
+}
+
+/** Aborted when the worker process is asked to stop (SIGINT/SIGTERM). */
+const workerStopping = new AbortController();
+
+/** One sweeper per task queue. */
+export function sweeperWorkflowId(taskQueue: string): string {
+  return `submission-sweeper-${taskQueue}`;
+}
+
+/** How long one sweeper activity loops before the workflow continues as new. */
+const SWEEPER_RUN_FOR_MS = 5 * 60_000;
+/** An abandoned sweeper (no worker left on its queue) closes itself after this. */
+const SWEEPER_RUN_TIMEOUT = '15 minutes';
+const SWEEPER_ENSURE_EVERY_MS = 60_000;
+
+/** Starts the sweeper workflow unless it already runs ("use existing": idempotent, one RPC). */
+export async function ensureSubmissionSweeper(deps: ActivityDeps): Promise<void> {
+  const client = await deps.temporal();
+  await client.workflow.start('submissionSweeperWorkflow', {
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    workflowId: sweeperWorkflowId(deps.config.TEMPORAL_TASK_QUEUE),
+    args: [{ runForMs: SWEEPER_RUN_FOR_MS }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowRunTimeout: SWEEPER_RUN_TIMEOUT,
+  });
+}
+
+/**
+ * Called once by the worker (through createActivities): ensures the sweeper at start and every
+ * minute after, so it comes back whatever closed it. Timers are unref'd: they never hold the process.
+ */
+function keepSubmissionSweeperRunning(deps: ActivityDeps): void {
+  // The sweeper loop ends at once when the worker is asked to stop, instead of holding the
+  // worker's graceful shutdown for its whole grace time (the next worker resumes it).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => workerStopping.abort());
+  const tick = () => {
+    ensureSubmissionSweeper(deps).catch((err) =>
+      deps.logger.warn({ err }, 'could not ensure the submission sweeper workflow'),
+    );
+  };
+  setTimeout(tick, 0).unref();
+  setInterval(tick, SWEEPER_ENSURE_EVERY_MS).unref();
+}
+
+export function createSubmissionActivities(deps: ActivityDeps) {
+  keepSubmissionSweeperRunning(deps);
+  return {
+    async markSubmissionQueued(ref: RunRef): Promise<boolean> {
+      return markSubmissionStep(deps.db, ref, 'queued');
+    },
+
+    /** Also tells the workflow which judge the challenge uses (rubric judging runs as a local activity). */
+    async markSubmissionJudging(ref: RunRef): Promise<{ moved: boolean; judgeKind: string | null }> {
+      const moved = await markSubmissionStep(deps.db, ref, 'judging');
+      const res = await deps.db.query<{ kind: string | null }>(
+        `SELECT c.judge->>'kind' AS kind FROM submissions s JOIN challenges c ON c.id = s.challenge_id WHERE s.id = $1`,
+        [ref.submissionId],
+      );
+      return { moved, judgeKind: res.rows[0]?.kind ?? null };
+    },
+
+    async markSubmissionFailed(input: RunRef & { reason: string }): Promise<boolean> {
+      return markSubmissionFailed(deps.db, input, input.reason);
+    },
+
+    /**
+     * Runs the challenge's judge over the submission and records the outcome (result, leaderboard,
+     * `complete`, events) in one transaction. Idempotent: a run that already has its result returns it.
+     */
+    async judgeSubmission(ref: RunRef): Promise<RecordedJudgement> {
+      const existing = await findResultForRun(deps.db, ref.submissionId, ref.run);
+      if (existing)
+        return {
+          resultId: existing.id,
+          finalScore: existing.final_score,
+          resultState: existing.result_state,
+          stale: false,
+        };
+      const submission = await findSubmissionById(deps.db, ref.submissionId);
+      if (!submission)
+        throw ApplicationFailure.create({
+          message: `submission ${ref.submissionId} not found`,
+          type: 'SubmissionNotFound',
+          nonRetryable: true,
+        });
+      if (
+        submission.judge_run !== ref.run ||
+        submission.status === 'complete' ||
+        submission.status === 'failed'
+      ) {
+        return { resultId: null, finalScore: null, resultState: null, stale: true };
+      }
+      const judgeConfig = await findChallengeJudge(deps.db, submission.challenge_id);
+      if (judgeConfig === null)
+        throw ApplicationFailure.create({
+          message: 'challenge not found',
+          type: 'ChallengeNotFound',
+          nonRetryable: true,
+        });
+      const judgeKind =
+        typeof (judgeConfig as { kind?: unknown })?.kind === 'string'
+          ? (judgeConfig as { kind: string }).kind
+          : 'unknown';
+
+      const ctx = Context.current();
+      // Local activities (rubric judging) cannot heartbeat; regular ones do, so a dead worker is noticed.
+      const heartbeat = ctx.info.isLocal ? () => undefined : (details: unknown) => ctx.heartbeat(details);
+      const beat = setInterval(() => heartbeat({ phase: 'judging' }), JUDGE_HEARTBEAT_EVERY_MS);
+      let outcome;
+      try {
+        outcome = await runJudge(
+          judgeConfig as JudgeConfigInput,
+          { content: submission.content, files: submission.files },
+          { signal: ctx.cancellationSignal, onProgress: (progress) => heartbeat(progress) },
+        );
+      } catch (err) {
+        throw toActivityFailure(err);
+      } finally {
+        clearInterval(beat);
+      }
+      return recordJudgement(deps.db, ref, outcome, judgeKind);
+    },
+
+    /**
+     * The sweeper's body: sweeps every interval for `runForMs`, then returns so that the workflow
+     * continues as new (bounded history). Heartbeats each pass, so a dead worker is noticed and the
+     * loop resumes on another; worker shutdown cancels it cleanly.
+     */
+    async runSubmissionSweeper(input: {
+      runForMs: number;
+    }): Promise<{ passes: number; workflowsStarted: number; sessionsClosed: number; stalledFailed: number }> {
+      const ctx = Context.current();
+      const interval = sweepIntervalMs(deps.config.SUBMISSION_SWEEP_AFTER_MS);
+      const until = Date.now() + input.runForMs;
+      const totals = { passes: 0, workflowsStarted: 0, sessionsClosed: 0, stalledFailed: 0 };
+      const stopping = new Promise((resolve) =>
+        workerStopping.signal.addEventListener('abort', resolve, { once: true }),
+      );
+      while (Date.now() < until && !workerStopping.signal.aborted) {
+        try {
+          // The stalled-run check describes workflows: every STALL_CHECK_EVERY passes is plenty.
+          const report = await sweepOnce(deps, 100, {
+            checkStalled: totals.passes % STALL_CHECK_EVERY === 0,
+          });
+          totals.workflowsStarted += report.workflowsStarted;
+          totals.sessionsClosed += report.sessionsClosed;
+          totals.stalledFailed += report.stalledFailed;
+        } catch (err) {
+          deps.logger.warn({ err }, 'submission sweep failed; retrying next pass');
+        }
+        totals.passes += 1;
+        ctx.heartbeat(totals);
+        // Wakes early when the worker stops; rejects with CancelledFailure when the activity is cancelled.
+        await Promise.race([ctx.sleep(interval), stopping]);
+      }
+      return totals;
+    },
+  };
+}
+
+export type SubmissionActivities = ReturnType<typeof createSubmissionActivities>;

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { getLeaderboard, leaderboardCsvStream, requireLeaderboardChallenge } from '../../domain/leaderboard';
+import { defineRoute } from '../route';
+import { pagedEnvelope } from '../schemas/common';
+import { leaderboardEntrySchema, leaderboardParams, leaderboardQuery } from '../schemas/leaderboards';
+
+export const leaderboardRoutes = [
+  defineRoute({
+    operationId: 'getLeaderboard',
+    method: 'get',
+    path: '/api/v1/leaderboards/:challengeId',
+    summary:
+      "A challenge's leaderboard: one row per agent, ranked by best score (ties: who reached it first). Keyset pages: pass next_cursor as cursor. Sandbox activity is excluded.",
+    tags: ['leaderboards'],
+    auth: 'public',
+    scope: 'leaderboard:read',
+    rateLimit: 'reads',
+    params: leaderboardParams,
+    query: leaderboardQuery,
+    responses: {
+      200: { description: 'a page of ranked entries', schema: pagedEnvelope(leaderboardEntrySchema) },
+    },
+    async handler({ params, query, principal, deps }) {
+      const { entries, pagination } = await getLeaderboard(deps.db, principal, params.challengeId, query);
+      return { data: entries, pagination };
+    },
+  }),
+  defineRoute({
+    operationId: 'exportLeaderboardCsv',
+    method: 'get',
+    path: '/api/v1/leaderboards/:challengeId/export.csv',
+    summary: 'The whole leaderboard as CSV (streamed; RFC 4180 quoting)',
+    tags: ['leaderboards'],
+    auth: 'public',
+    scope: 'leaderboard:read',
+    rateLimit: 'reads',
+    params: leaderboardParams,
+    responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
+    async handler({ params, principal, deps }) {
+      await requireLeaderboardChallenge(deps.db, principal, params.challengeId);
+      return {
+        raw: leaderboardCsvStream(deps.db, params.challengeId),
+        contentType: 'text/csv; charset=utf-8',
+        headers: {
+          'Content-Disposition': `attachment; filename="leaderboard-${params.challengeId}.csv"`,
+          'Cache-Control': 'no-store',
+        },
+      };
+    },
+  }),
+];

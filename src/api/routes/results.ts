@@ -1,0 +1,32 @@
+import { isAdmin } from '../../auth/principal';
+import { findCurrentResultForSubmission, findResultById } from '../../db/queries/results';
+import { ownsAgentResource } from '../../domain/sessions';
+import { forbidden, notFound } from '../errors';
+import { defineRoute, uuidParam } from '../route';
+import { envelope } from '../schemas/common';
+import { resultSchema, toResult } from '../schemas/results';
+
+export const resultRoutes = [
+  defineRoute({
+    operationId: 'getResult',
+    method: 'get',
+    path: '/api/v1/results/:id',
+    summary:
+      "A result, by result id or by submission id (its current result). The owning agent and operators only; another agent's result is 403.",
+    tags: ['results'],
+    auth: 'bearer',
+    scope: 'result:read',
+    rateLimit: 'reads',
+    params: uuidParam,
+    responses: { 200: { description: 'the result', schema: envelope(resultSchema) } },
+    async handler({ params, principal, deps }) {
+      const result =
+        (await findResultById(deps.db, params.id)) ??
+        (await findCurrentResultForSubmission(deps.db, params.id));
+      if (!result) throw notFound('result');
+      if (!ownsAgentResource(principal, result) && !isAdmin(principal))
+        throw forbidden('this result belongs to another agent');
+      return { data: toResult(result) };
+    },
+  }),
+];

@@ -1,0 +1,111 @@
+import { isAdmin } from '../../auth/principal';
+import { findCurrentResultForSubmission } from '../../db/queries/results';
+import { findSubmissionSummary, listSubmissionEvents } from '../../db/queries/submissions';
+import { breakdownView, type BreakdownAudience } from '../../judging';
+import { ownsAgentResource } from '../../domain/sessions';
+import { createSubmission, loadSubmissionFor } from '../../domain/submissions';
+import { ApiError, notFound } from '../errors';
+import { defineRoute, uuidParam } from '../route';
+import { envelope } from '../schemas/common';
+import { breakdownSchema } from '../schemas/results';
+import {
+  createSubmissionBody,
+  submissionDetailSchema,
+  submissionSchema,
+  toSubmission,
+  toSubmissionDetail,
+} from '../schemas/submissions';
+
+export const submissionRoutes = [
+  defineRoute({
+    operationId: 'createSubmission',
+    method: 'post',
+    path: '/api/v1/sessions/:id/submissions',
+    summary:
+      'Submit content (and optional files) to an open session; judging starts at once. With an Idempotency-Key a repeat returns the same submission (200).',
+    tags: ['submissions'],
+    auth: 'bearer',
+    scope: 'submission:create',
+    rateLimit: 'submissions',
+    idempotent: true,
+    params: uuidParam,
+    body: createSubmissionBody,
+    responses: {
+      201: { description: 'accepted (submission_status received)', schema: envelope(submissionSchema) },
+      200: {
+        description: 'the existing submission for this Idempotency-Key',
+        schema: envelope(submissionSchema),
+      },
+    },
+    async handler({ params, body, principal, deps, idempotencyKey }) {
+      const { submission, created } = await createSubmission(
+        deps,
+        principal,
+        params.id,
+        body,
+        idempotencyKey,
+      );
+      return { status: created ? 201 : 200, data: toSubmission(submission) };
+    },
+  }),
+  defineRoute({
+    operationId: 'getSubmission',
+    method: 'get',
+    path: '/api/v1/submissions/:id',
+    summary: 'A submission with its status transitions (events); the owning agent and operators only',
+    tags: ['submissions'],
+    auth: 'bearer',
+    scope: 'submission:read',
+    rateLimit: 'reads',
+    params: uuidParam,
+    responses: { 200: { description: 'the submission', schema: envelope(submissionDetailSchema) } },
+    async handler({ params, principal, deps }) {
+      const submission = await loadSubmissionFor(deps.db, principal, params.id);
+      const [events, result] = await Promise.all([
+        listSubmissionEvents(deps.db, submission.id),
+        findCurrentResultForSubmission(deps.db, submission.id),
+      ]);
+      return { data: toSubmissionDetail(submission, events, result) };
+    },
+  }),
+  defineRoute({
+    operationId: 'getSubmissionBreakdown',
+    method: 'get',
+    path: '/api/v1/submissions/:id/breakdown',
+    summary:
+      "The judge's breakdown for the caller's audience: the owning agent → competitor view, an operator → admin view, " +
+      'any other caller with submission:read → spectator view. 404 BREAKDOWN_NOT_AVAILABLE until judged.',
+    tags: ['submissions'],
+    auth: 'bearer',
+    scope: 'submission:read',
+    rateLimit: 'reads',
+    params: uuidParam,
+    responses: { 200: { description: 'the breakdown', schema: envelope(breakdownSchema) } },
+    async handler({ params, principal, deps }) {
+      const submission = await findSubmissionSummary(deps.db, params.id);
+      if (!submission) throw notFound('submission');
+      const audience: BreakdownAudience = isAdmin(principal)
+        ? 'admin'
+        : ownsAgentResource(principal, submission)
+          ? 'competitor'
+          : 'spectator';
+      // Sandbox activity stays out of public views.
+      if (audience === 'spectator' && submission.sandbox) throw notFound('submission');
+      const result = await findCurrentResultForSubmission(deps.db, submission.id);
+      if (!result)
+        throw new ApiError(
+          'BREAKDOWN_NOT_AVAILABLE',
+          `no breakdown yet: the submission is ${submission.status}`,
+        );
+      return {
+        data: {
+          submission_id: submission.id,
+          result_id: result.id,
+          judge: result.judge,
+          judged_at: result.judged_at.toISOString(),
+          ...breakdownView(result.breakdown, audience),
+        },
+      };
+    },
+  }),
+];

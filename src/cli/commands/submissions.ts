@@ -1,0 +1,161 @@
+/**
+ * Operator commands for submissions, results and leaderboards.
+ *
+ *   submissions get <submissionId> [--json]          status, result and status transitions (admin view)
+ *   submissions breakdown <submissionId> [--json]    the admin breakdown (hidden criteria included)
+ *   submissions rejudge <submissionId>               start a new judge run (result superseded, leaderboard follows)
+ *   submissions sweep                                one sweeper pass now: start missing workflows, close lapsed sessions
+ *   leaderboard show <challengeId> [--limit N] [--csv]
+ *
+ * All but `sweep` go through the HTTP API with an operator JWT; `sweep` talks to PostgreSQL and
+ * Temporal directly with the service configuration (the same code the sweeper workflow runs).
+ */
+import { usageError, type CliArgs, type CliCommand } from '../framework';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function uuidArg(args: CliArgs, what: string): string {
+  const value = args.positionals[0];
+  if (!value) throw usageError(`${what} is required`);
+  if (!UUID.test(value)) throw usageError(`"${value}" is not a ${what}`);
+  return value;
+}
+
+interface SubmissionDetail {
+  id: string;
+  challenge_id: string;
+  agent_id: string;
+  submission_status: string;
+  failure_reason: string | null;
+  rejudge_count: number;
+  result: { id: string; final_score: number; result_state: string } | null;
+  events: { run: number; status: string; message: string; created_at: string }[];
+}
+
+export const commands: CliCommand[] = [
+  {
+    name: 'submissions get',
+    summary: 'Show a submission: status, current result and every status transition',
+    usage: 'submissions get <submissionId> [--json]',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
+      const id = uuidArg(args, 'submission id');
+      const { data } = await ctx.api<{ data: SubmissionDetail }>('GET', `/api/v1/submissions/${id}`);
+      if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
+      ctx.out(
+        [
+          `${data.id}  ${data.submission_status}${data.failure_reason ? ` (${data.failure_reason})` : ''}`,
+          `challenge ${data.challenge_id}  agent ${data.agent_id}  rejudges ${data.rejudge_count}`,
+          data.result
+            ? `result ${data.result.id}: ${data.result.final_score} (${data.result.result_state})`
+            : 'no result',
+          ...data.events.map((e) => `  ${e.created_at}  run ${e.run}  ${e.status.padEnd(8)}  ${e.message}`),
+        ].join('\n'),
+      );
+    },
+  },
+  {
+    name: 'submissions breakdown',
+    summary: "Show a submission's breakdown as operators see it (hidden criteria and tests included)",
+    usage: 'submissions breakdown <submissionId> [--json]',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
+      const id = uuidArg(args, 'submission id');
+      const { data } = await ctx.api<{
+        data: {
+          final_score: number;
+          result_state: string;
+          summary?: string;
+          criteria: { name: string; score: number; passed?: boolean; hidden?: boolean; feedback?: string }[];
+        };
+      }>('GET', `/api/v1/submissions/${id}/breakdown`);
+      if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
+      ctx.out(
+        [
+          `${data.final_score} (${data.result_state})${data.summary ? `: ${data.summary}` : ''}`,
+          ...data.criteria.map(
+            (c) =>
+              `  ${c.passed ? 'pass' : 'fail'}  ${String(c.score).padStart(6)}  ${c.name}${c.hidden ? ' [hidden]' : ''}${c.feedback ? ` - ${c.feedback}` : ''}`,
+          ),
+        ].join('\n'),
+      );
+    },
+  },
+  {
+    name: 'submissions rejudge',
+    summary: 'Judge a complete or failed submission again (the new result supersedes the old)',
+    usage: 'submissions rejudge <submissionId>',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
+      const id = uuidArg(args, 'submission id');
+      const { data } = await ctx.api<{
+        data: { run: number; workflow_id: string; workflow_started: boolean };
+      }>('POST', `/api/v1/admin/submissions/${id}/rejudge`);
+      ctx.out(
+        args.values.json
+          ? JSON.stringify(data, null, 2)
+          : `rejudge run ${data.run} queued (workflow ${data.workflow_id}${data.workflow_started ? '' : ', started by the sweeper shortly'})`,
+      );
+    },
+  },
+  {
+    name: 'submissions sweep',
+    summary:
+      'Run one sweeper pass now: start missing workflows, close lapsed sessions, fail runs whose workflow ended unfinished',
+    usage: 'submissions sweep',
+    options: {},
+    async run(_args, ctx) {
+      const [{ createPool }, { lazyTemporalClient }, { createLogger }, { sweepOnce }] = await Promise.all([
+        import('../../db/pool'),
+        import('../../temporal/client'),
+        import('../../lib/logger'),
+        import('../../domain/submissions'),
+      ]);
+      const config = ctx.config;
+      const db = createPool(config.DATABASE_URL, 2);
+      const temporal = lazyTemporalClient(config);
+      try {
+        const report = await sweepOnce(
+          { db, config, temporal: temporal.get, logger: createLogger('warn', 'cli') },
+          1000,
+          { checkStalled: true },
+        );
+        ctx.out(
+          `workflows started: ${report.workflowsStarted}; sessions closed: ${report.sessionsClosed}; stalled runs failed: ${report.stalledFailed}`,
+        );
+      } finally {
+        await temporal.close();
+        await db.end();
+      }
+    },
+  },
+  {
+    name: 'leaderboard show',
+    summary: "Print a challenge's leaderboard (first page, or the whole board as CSV)",
+    usage: 'leaderboard show <challengeId> [--limit N] [--csv]',
+    options: { limit: { type: 'string' }, csv: { type: 'boolean' } },
+    async run(args, ctx) {
+      const id = uuidArg(args, 'challenge id');
+      if (args.values.csv) {
+        const res = await fetch(`${ctx.baseUrl}/api/v1/leaderboards/${id}/export.csv`);
+        if (!res.ok) throw usageError(`GET export.csv failed: ${res.status}`);
+        return ctx.out(await res.text());
+      }
+      const limit = typeof args.values.limit === 'string' ? args.values.limit : '50';
+      if (!/^\d+$/.test(limit)) throw usageError('--limit must be a number (1..100)');
+      const { data } = await ctx.api<{
+        data: { rank: number; agent_name: string; best_score: number; submission_count: number }[];
+      }>('GET', `/api/v1/leaderboards/${id}?limit=${limit}`);
+      ctx.out(
+        data.length
+          ? data
+              .map(
+                (e) =>
+                  `${String(e.rank).padStart(5)}  ${String(e.best_score).padStart(6)}  ${e.agent_name} (${e.submission_count})`,
+              )
+              .join('\n')
+          : 'no ranked agents yet',
+      );
+    },
+  },
+];

@@ -1,0 +1,166 @@
+import type { Queryable } from '../pool';
+import { queryOne } from '../pool';
+import type { EntryRow } from './entries';
+
+/** What submitting needs of a challenge (hot path: no judge config, no entry count). */
+export interface ChallengeRules {
+  id: string;
+  status: string;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  max_submissions_per_session: number;
+  max_submissions_per_day: number | null;
+}
+
+export function findChallengeRules(db: Queryable, id: string): Promise<ChallengeRules | null> {
+  return queryOne<ChallengeRules>(
+    db,
+    'SELECT id, status, starts_at, ends_at, max_submissions_per_session, max_submissions_per_day FROM challenges WHERE id = $1',
+    [id],
+  );
+}
+
+/** The judge config a submission is judged with (the challenge's current one). */
+export async function findChallengeJudge(db: Queryable, id: string): Promise<unknown | null> {
+  const row = await queryOne<{ judge: unknown }>(db, 'SELECT judge FROM challenges WHERE id = $1', [id]);
+  return row ? row.judge : null;
+}
+
+/** Locks the (challenge, agent) entry: serialises quota checks and leaderboard refreshes of that pair. */
+export function lockEntry(db: Queryable, challengeId: string, agentId: string): Promise<EntryRow | null> {
+  return queryOne<EntryRow>(
+    db,
+    'SELECT * FROM entries WHERE challenge_id = $1 AND agent_id = $2 FOR UPDATE',
+    [challengeId, agentId],
+  );
+}
+
+/** A session opened by the API is active participation: a freshly created entry skips `assigned`. */
+export async function markEntryActive(db: Queryable, entryId: string): Promise<void> {
+  await db.query(
+    "UPDATE entries SET status = 'active', updated_at = now() WHERE id = $1 AND status = 'assigned'",
+    [entryId],
+  );
+}
+
+/** Entry status only moves forward: assigned → active → submitted → judged. */
+export async function advanceEntryStatus(
+  db: Queryable,
+  challengeId: string,
+  agentId: string,
+  to: 'submitted' | 'judged',
+): Promise<void> {
+  const from = to === 'submitted' ? ['assigned', 'active'] : ['assigned', 'active', 'submitted'];
+  await db.query(
+    'UPDATE entries SET status = $3, updated_at = now() WHERE challenge_id = $1 AND agent_id = $2 AND status = ANY($4::text[])',
+    [challengeId, agentId, to, from],
+  );
+}
+
+export interface SessionRow {
+  id: string;
+  challenge_id: string;
+  agent_id: string;
+  entry_id: string;
+  status: 'open' | 'closed';
+  sandbox: boolean;
+  expires_at: Date | null;
+  version_snapshot: Record<string, unknown> | null;
+  close_reason: string | null;
+  closed_at: Date | null;
+  created_at: Date;
+  /** The agent's owner (joined), for ownership checks and event routing. */
+  owner_user_id: string;
+}
+
+const SESSION_SELECT = `SELECT s.*, a.owner_user_id FROM sessions s JOIN agents a ON a.id = s.agent_id`;
+
+export function findSessionById(db: Queryable, id: string, forUpdate = false): Promise<SessionRow | null> {
+  return queryOne<SessionRow>(db, `${SESSION_SELECT} WHERE s.id = $1${forUpdate ? ' FOR UPDATE OF s' : ''}`, [
+    id,
+  ]);
+}
+
+export function findOpenSession(
+  db: Queryable,
+  challengeId: string,
+  agentId: string,
+): Promise<SessionRow | null> {
+  return queryOne<SessionRow>(
+    db,
+    `${SESSION_SELECT} WHERE s.challenge_id = $1 AND s.agent_id = $2 AND s.status = 'open'`,
+    [challengeId, agentId],
+  );
+}
+
+export interface NewSession {
+  challengeId: string;
+  agentId: string;
+  entryId: string;
+  sandbox: boolean;
+  /** expires_at = opened + time limit, capped by ends_at; null when neither (computed on the database clock). */
+  timeLimitMinutes: number | null;
+  endsAt: Date | null;
+  versionSnapshot: Record<string, unknown>;
+}
+
+/** Throws a 23505 unique violation (sessions_one_open_idx) when an open session already exists. */
+export async function insertSession(
+  db: Queryable,
+  s: NewSession,
+): Promise<Omit<SessionRow, 'owner_user_id'>> {
+  // LEAST ignores NULLs: no time limit → ends_at; no ends_at → the time limit; neither → NULL.
+  const row = await queryOne<Omit<SessionRow, 'owner_user_id'>>(
+    db,
+    `INSERT INTO sessions (challenge_id, agent_id, entry_id, sandbox, expires_at, version_snapshot)
+     VALUES ($1, $2, $3, $4, LEAST(now() + make_interval(mins => $5::int), $6::timestamptz), $7) RETURNING *`,
+    [
+      s.challengeId,
+      s.agentId,
+      s.entryId,
+      s.sandbox,
+      s.timeLimitMinutes,
+      s.endsAt,
+      JSON.stringify(s.versionSnapshot),
+    ],
+  );
+  return row!;
+}
+
+export type CloseReason = 'expired' | 'challenge_inactive' | 'closed_by_caller';
+
+/** Closes an open session; null when it was already closed. */
+export function closeSession(
+  db: Queryable,
+  id: string,
+  reason: CloseReason,
+): Promise<Omit<SessionRow, 'owner_user_id'> | null> {
+  return queryOne(
+    db,
+    `UPDATE sessions SET status = 'closed', close_reason = $2, closed_at = now() WHERE id = $1 AND status = 'open' RETURNING *`,
+    [id, reason],
+  );
+}
+
+/** Sweeper: closes open sessions past their expiry, in batches. Returns how many were closed. */
+export async function closeExpiredSessions(db: Queryable, limit = 500): Promise<number> {
+  const res = await db.query(
+    `UPDATE sessions SET status = 'closed', close_reason = 'expired', closed_at = now()
+     WHERE id IN (SELECT id FROM sessions WHERE status = 'open' AND expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+    [limit],
+  );
+  return res.rowCount ?? 0;
+}
+
+/** Sweeper: closes open sessions whose challenge is no longer active (completed, quarantined, retired). */
+export async function closeSessionsOfInactiveChallenges(db: Queryable, limit = 500): Promise<number> {
+  const res = await db.query(
+    `UPDATE sessions SET status = 'closed', close_reason = 'challenge_inactive', closed_at = now()
+     WHERE id IN (
+       SELECT s.id FROM sessions s JOIN challenges c ON c.id = s.challenge_id
+       WHERE s.status = 'open' AND (c.status <> 'active' OR c.ends_at <= now())
+       LIMIT $1 FOR UPDATE OF s SKIP LOCKED)`,
+    [limit],
+  );
+  return res.rowCount ?? 0;
+}

@@ -1,0 +1,297 @@
+import type { Queryable } from '../pool';
+import { queryOne } from '../pool';
+
+export type SubmissionStatus = 'received' | 'queued' | 'judging' | 'complete' | 'failed';
+export const SUBMISSION_STATUSES: readonly SubmissionStatus[] = [
+  'received',
+  'queued',
+  'judging',
+  'complete',
+  'failed',
+];
+
+export interface SubmissionFile {
+  path: string;
+  content: string;
+  language?: string;
+}
+
+export interface SubmissionRow {
+  id: string;
+  session_id: string;
+  challenge_id: string;
+  agent_id: string;
+  status: SubmissionStatus;
+  content: string;
+  files: SubmissionFile[];
+  artifact_hash: string | null;
+  idempotency_key: string | null;
+  sandbox: boolean;
+  failure_reason: string | null;
+  workflow_started_at: Date | null;
+  judge_run: number;
+  submitted_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  /** The agent's owner (joined), for ownership checks and event routing. */
+  owner_user_id: string;
+}
+
+/** Everything but the (possibly large) content and files. */
+const LIGHT_COLUMNS = `s.id, s.session_id, s.challenge_id, s.agent_id, s.status, s.artifact_hash, s.idempotency_key, s.sandbox,
+  s.failure_reason, s.workflow_started_at, s.judge_run, s.submitted_at, s.created_at, s.updated_at, a.owner_user_id`;
+
+export type SubmissionSummaryRow = Omit<SubmissionRow, 'content' | 'files'>;
+
+export function findSubmissionById(
+  db: Queryable,
+  id: string,
+  forUpdate = false,
+): Promise<SubmissionRow | null> {
+  return queryOne<SubmissionRow>(
+    db,
+    `SELECT s.*, a.owner_user_id FROM submissions s JOIN agents a ON a.id = s.agent_id WHERE s.id = $1${forUpdate ? ' FOR UPDATE OF s' : ''}`,
+    [id],
+  );
+}
+
+export function findSubmissionSummary(db: Queryable, id: string): Promise<SubmissionSummaryRow | null> {
+  return queryOne<SubmissionSummaryRow>(
+    db,
+    `SELECT ${LIGHT_COLUMNS} FROM submissions s JOIN agents a ON a.id = s.agent_id WHERE s.id = $1`,
+    [id],
+  );
+}
+
+export function findSubmissionByIdempotencyKey(
+  db: Queryable,
+  agentId: string,
+  key: string,
+): Promise<SubmissionRow | null> {
+  return queryOne<SubmissionRow>(
+    db,
+    `SELECT s.*, a.owner_user_id FROM submissions s JOIN agents a ON a.id = s.agent_id WHERE s.agent_id = $1 AND s.idempotency_key = $2`,
+    [agentId, key],
+  );
+}
+
+export async function listSessionSubmissions(
+  db: Queryable,
+  sessionId: string,
+): Promise<SubmissionSummaryRow[]> {
+  const res = await db.query<SubmissionSummaryRow>(
+    `SELECT ${LIGHT_COLUMNS} FROM submissions s JOIN agents a ON a.id = s.agent_id WHERE s.session_id = $1 ORDER BY s.created_at, s.id`,
+    [sessionId],
+  );
+  return res.rows;
+}
+
+/** Submissions that count against the per-session limit (failed judgings do not). */
+export async function countCountingSessionSubmissions(db: Queryable, sessionId: string): Promise<number> {
+  const res = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM submissions WHERE session_id = $1 AND status <> 'failed'`,
+    [sessionId],
+  );
+  return res.rows[0].n;
+}
+
+/** Submissions of the agent to the challenge in the last 24 hours that count against the daily limit. */
+export async function countCountingDaySubmissions(
+  db: Queryable,
+  agentId: string,
+  challengeId: string,
+): Promise<number> {
+  const res = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM submissions
+     WHERE agent_id = $1 AND challenge_id = $2 AND created_at > now() - interval '24 hours' AND status <> 'failed'`,
+    [agentId, challengeId],
+  );
+  return res.rows[0].n;
+}
+
+export interface NewSubmission {
+  sessionId: string;
+  challengeId: string;
+  agentId: string;
+  content: string;
+  files: SubmissionFile[];
+  artifactHash: string;
+  idempotencyKey: string | null;
+  sandbox: boolean;
+}
+
+export async function insertSubmission(
+  db: Queryable,
+  s: NewSubmission,
+): Promise<Omit<SubmissionRow, 'owner_user_id'>> {
+  const row = await queryOne<Omit<SubmissionRow, 'owner_user_id'>>(
+    db,
+    `INSERT INTO submissions (session_id, challenge_id, agent_id, content, files, artifact_hash, idempotency_key, sandbox)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [
+      s.sessionId,
+      s.challengeId,
+      s.agentId,
+      s.content,
+      JSON.stringify(s.files),
+      s.artifactHash,
+      s.idempotencyKey,
+      s.sandbox,
+    ],
+  );
+  return row!;
+}
+
+export interface SubmissionEventRow {
+  id: string;
+  submission_id: string;
+  run: number;
+  status: SubmissionStatus;
+  message: string;
+  data: Record<string, unknown> | null;
+  created_at: Date;
+}
+
+/** Records a transition once per (submission, run, status); a repeat is a no-op. */
+export async function insertSubmissionEvent(
+  db: Queryable,
+  e: {
+    submissionId: string;
+    run: number;
+    status: SubmissionStatus;
+    message: string;
+    data?: Record<string, unknown> | null;
+  },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO submission_events (submission_id, run, status, message, data) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (submission_id, run, status) DO NOTHING`,
+    [e.submissionId, e.run, e.status, e.message, e.data ? JSON.stringify(e.data) : null],
+  );
+}
+
+export async function listSubmissionEvents(
+  db: Queryable,
+  submissionId: string,
+): Promise<SubmissionEventRow[]> {
+  const res = await db.query<SubmissionEventRow>(
+    'SELECT * FROM submission_events WHERE submission_id = $1 ORDER BY id',
+    [submissionId],
+  );
+  return res.rows;
+}
+
+/** Earlier states each status may be reached from: a status only ever moves forward. */
+export const FORWARD_FROM: Record<Exclude<SubmissionStatus, 'received'>, SubmissionStatus[]> = {
+  queued: ['received'],
+  judging: ['received', 'queued'],
+  complete: ['received', 'queued', 'judging'],
+  failed: ['received', 'queued', 'judging'],
+};
+
+/**
+ * Moves a submission forward within one judge run. Returns the updated row, or null when the
+ * submission is already at or past `to` (a retried activity) or the run is stale.
+ */
+export function advanceSubmissionStatus(
+  db: Queryable,
+  id: string,
+  run: number,
+  to: Exclude<SubmissionStatus, 'received'>,
+  failureReason: string | null = null,
+): Promise<Pick<
+  SubmissionRow,
+  | 'id'
+  | 'session_id'
+  | 'challenge_id'
+  | 'agent_id'
+  | 'status'
+  | 'sandbox'
+  | 'judge_run'
+  | 'submitted_at'
+  | 'owner_user_id'
+> | null> {
+  return queryOne(
+    db,
+    `UPDATE submissions SET status = $3, failure_reason = $5, updated_at = now()
+     WHERE id = $1 AND judge_run = $2 AND status = ANY($4::text[])
+     RETURNING id, session_id, challenge_id, agent_id, status, sandbox, judge_run, submitted_at,
+       (SELECT owner_user_id FROM agents WHERE agents.id = submissions.agent_id) AS owner_user_id`,
+    [id, run, to, FORWARD_FROM[to], failureReason],
+  );
+}
+
+export async function markWorkflowStarted(db: Queryable, id: string, run: number): Promise<void> {
+  await db.query(
+    'UPDATE submissions SET workflow_started_at = now() WHERE id = $1 AND judge_run = $2 AND workflow_started_at IS NULL',
+    [id, run],
+  );
+}
+
+export interface UnstartedSubmission {
+  id: string;
+  challenge_id: string;
+  agent_id: string;
+  judge_run: number;
+}
+
+/**
+ * Accepted submissions (or rejudge runs) whose workflow never started: the API died between its
+ * commit and the start, or Temporal was unreachable. `updated_at` is when the run was accepted.
+ */
+export async function listUnstartedSubmissions(
+  db: Queryable,
+  olderThanMs: number,
+  limit: number,
+): Promise<UnstartedSubmission[]> {
+  const res = await db.query<UnstartedSubmission>(
+    `SELECT id, challenge_id, agent_id, judge_run FROM submissions
+     WHERE workflow_started_at IS NULL AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+     ORDER BY created_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return res.rows;
+}
+
+/**
+ * Starts a new judge run of a finished submission (rejudge): the run number goes up, the status
+ * goes back to queued and the workflow is started anew. Null when the submission is still being judged.
+ */
+export function beginRejudge(
+  db: Queryable,
+  id: string,
+): Promise<{
+  id: string;
+  judge_run: number;
+  challenge_id: string;
+  agent_id: string;
+  sandbox: boolean;
+} | null> {
+  return queryOne(
+    db,
+    `UPDATE submissions SET judge_run = judge_run + 1, status = 'queued', failure_reason = NULL, workflow_started_at = NULL,
+       updated_at = now()
+     WHERE id = $1 AND status IN ('complete', 'failed')
+     RETURNING id, judge_run, challenge_id, agent_id, sandbox`,
+    [id],
+  );
+}
+
+/**
+ * Runs whose workflow started but that are still not complete/failed after `olderThanMs` without
+ * any progress: candidates for the sweeper's "is the workflow still alive?" check.
+ */
+export async function listStalledSubmissions(
+  db: Queryable,
+  olderThanMs: number,
+  limit: number,
+): Promise<UnstartedSubmission[]> {
+  const res = await db.query<UnstartedSubmission>(
+    `SELECT id, challenge_id, agent_id, judge_run FROM submissions
+     WHERE status IN ('received', 'queued', 'judging') AND workflow_started_at IS NOT NULL
+       AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+     ORDER BY updated_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return res.rows;
+}

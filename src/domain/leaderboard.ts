@@ -1,0 +1,169 @@
+import { Readable } from 'node:stream';
+import type { Pool } from 'pg';
+import { notFound, validationError } from '../api/errors';
+import type { Pagination } from '../api/route';
+import type { Principal } from '../auth/principal';
+import type { Queryable } from '../db/pool';
+import {
+  findChallengeStatus,
+  leaderboardPage,
+  type LeaderboardRow,
+  type LeaderboardSortKey,
+} from '../db/queries/leaderboard';
+import { canSeeChallenge } from './challenges';
+
+export const LEADERBOARD_DEFAULT_LIMIT = 50;
+export const LEADERBOARD_MAX_LIMIT = 100;
+
+/** 404 for an unknown challenge, or a draft one the caller may not see (operators may). */
+export async function requireLeaderboardChallenge(
+  db: Queryable,
+  principal: Principal,
+  challengeId: string,
+): Promise<void> {
+  const challenge = await findChallengeStatus(db, challengeId);
+  if (!challenge || !canSeeChallenge(principal, challenge)) throw notFound('challenge');
+}
+
+export interface LeaderboardEntry {
+  rank: number;
+  agent_id: string;
+  agent_name: string;
+  best_score: number;
+  best_submission_id: string;
+  submission_count: number;
+  last_submitted_at: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SCORE = /^\d{1,3}(\.\d{1,2})?$/;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Opaque cursor: base64url of the last row's sort key `[score, reached_at ISO, agent_id]`. */
+export function encodeCursor(key: LeaderboardSortKey): string {
+  return Buffer.from(JSON.stringify([key.score, key.reachedAt.toISOString(), key.agentId])).toString(
+    'base64url',
+  );
+}
+
+/** Decodes a cursor from a previous page; anything else is 400 VALIDATION_ERROR. */
+export function decodeCursor(cursor: string): LeaderboardSortKey {
+  const invalid = () =>
+    validationError('query.cursor: invalid cursor (use next_cursor from the previous page)');
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw invalid();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid();
+  const [score, reachedAt, agentId] = parsed as unknown[];
+  if (typeof score !== 'string' || !SCORE.test(score) || Number(score) > 100) throw invalid();
+  // Exactly what encodeCursor writes (toISOString of a stored time): other strings Date.parse accepts
+  // can lie outside PostgreSQL's timestamp range.
+  if (typeof reachedAt !== 'string' || !ISO_UTC.test(reachedAt) || Number.isNaN(Date.parse(reachedAt)))
+    throw invalid();
+  if (typeof agentId !== 'string' || !UUID.test(agentId)) throw invalid();
+  return { score, reachedAt: new Date(reachedAt), agentId };
+}
+
+function sortKeyOf(row: LeaderboardRow): LeaderboardSortKey {
+  return { score: row.best_score, reachedAt: row.best_reached_at, agentId: row.agent_id };
+}
+
+function toEntry(row: LeaderboardRow, rank: number): LeaderboardEntry {
+  return {
+    rank,
+    agent_id: row.agent_id,
+    agent_name: row.agent_name,
+    best_score: Number(row.best_score),
+    best_submission_id: row.best_submission_id,
+    submission_count: row.submission_count,
+    last_submitted_at: row.last_submitted_at.toISOString(),
+  };
+}
+
+/**
+ * One page of a challenge's leaderboard: rank by best score (desc), ties by who reached it
+ * first, then agent id. Ranks are positions in that total order: the first row of a page is
+ * 1 + the rows at or above the cursor (an index-only count), the others follow.
+ */
+export async function getLeaderboard(
+  db: Pool,
+  principal: Principal,
+  challengeId: string,
+  query: { cursor?: string; limit: number },
+): Promise<{ entries: LeaderboardEntry[]; pagination: Pagination }> {
+  const after = query.cursor ? decodeCursor(query.cursor) : null;
+  // Both at once (two pooled connections): the page is discarded when the challenge is not visible.
+  const [, page] = await Promise.all([
+    requireLeaderboardChallenge(db, principal, challengeId),
+    leaderboardPage(db, challengeId, after, query.limit + 1, true),
+  ]);
+  const hasMore = page.rows.length > query.limit;
+  const rows = hasMore ? page.rows.slice(0, query.limit) : page.rows;
+  const entries = rows.map((row, i) => toEntry(row, page.before + i + 1));
+  return {
+    entries,
+    pagination: {
+      total: page.total ?? undefined,
+      limit: query.limit,
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(sortKeyOf(rows[rows.length - 1])) : null,
+    },
+  };
+}
+
+export const CSV_COLUMNS = [
+  'rank',
+  'agent_id',
+  'agent_name',
+  'best_score',
+  'best_submission_id',
+  'submission_count',
+  'last_submitted_at',
+] as const;
+
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled. Text
+ * starting with = + - @ (or a tab/CR) is prefixed with ' so spreadsheets do not run it as a formula.
+ */
+export function csvField(value: string | number): string {
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function csvLine(values: (string | number)[]): string {
+  return `${values.map(csvField).join(',')}\r\n`;
+}
+
+/** The whole leaderboard as CSV, produced page by page (keyset) while it is being sent. */
+export function leaderboardCsvStream(db: Queryable, challengeId: string, pageSize = 1000): Readable {
+  async function* lines(): AsyncGenerator<string> {
+    yield csvLine([...CSV_COLUMNS]);
+    let after: LeaderboardSortKey | null = null;
+    let rank = 0;
+    for (;;) {
+      const page = await leaderboardPage(db, challengeId, after, pageSize, false);
+      let chunk = '';
+      for (const row of page.rows) {
+        const e = toEntry(row, ++rank);
+        chunk += csvLine([
+          e.rank,
+          e.agent_id,
+          e.agent_name,
+          e.best_score,
+          e.best_submission_id,
+          e.submission_count,
+          e.last_submitted_at,
+        ]);
+      }
+      if (chunk) yield chunk;
+      if (page.rows.length < pageSize) return;
+      after = sortKeyOf(page.rows[page.rows.length - 1]);
+    }
+  }
+  return Readable.from(lines());
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import type { JudgeConfigInput } from '../../src/judging';
+import { eventually, type TestAgent } from './factories';
+import type { ApiResponse, TestServer } from './server';
+
+/** Score 60 for content containing "42" (weight 3 of 5), +20 when ≤ 200 chars, +20 (hidden) when it starts with "The". */
+export const RUBRIC_JUDGE: JudgeConfigInput = {
+  kind: 'rubric',
+  criteria: [
+    { name: 'answer', weight: 3, check: { type: 'contains', value: '42' } },
+    { name: 'concise', weight: 1, check: { type: 'length', max: 200 } },
+    { name: 'style', weight: 1, hidden: true, check: { type: 'regex', pattern: '^The' } },
+  ],
+};
+
+export interface ChallengeOptions {
+  judge?: JudgeConfigInput;
+  status?: 'draft' | 'active' | 'complete' | 'archived';
+  title?: string;
+  time_limit_minutes?: number | null;
+  starts_at?: Date | null;
+  ends_at?: Date | null;
+  max_submissions_per_session?: number;
+  max_submissions_per_day?: number | null;
+}
+
+/** Inserts a challenge row directly (active, rubric judge unless told). */
+export async function newChallenge(server: TestServer, options: ChallengeOptions = {}): Promise<string> {
+  const res = await server.deps.db.query<{ id: string }>(
+    `INSERT INTO challenges (title, description, category, format, weight_class_id, status, time_limit_minutes, starts_at, ends_at,
+                             judge, max_submissions_per_session, max_submissions_per_day)
+     VALUES ($1, 'test challenge', 'coding', 'solo', 'open', $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+    [
+      options.title ?? `challenge ${randomBytes(3).toString('hex')}`,
+      options.status ?? 'active',
+      options.time_limit_minutes ?? null,
+      options.starts_at ?? null,
+      options.ends_at ?? null,
+      JSON.stringify(options.judge ?? RUBRIC_JUDGE),
+      options.max_submissions_per_session ?? 10,
+      options.max_submissions_per_day ?? null,
+    ],
+  );
+  return res.rows[0].id;
+}
+
+export const newIdempotencyKey = () => randomBytes(32).toString('hex');
+
+export async function openSession(
+  server: TestServer,
+  auth: string,
+  challengeId: string,
+  query = '',
+): Promise<ApiResponse> {
+  return server.request('POST', `/api/v1/challenges/${challengeId}/sessions${query}`, { auth });
+}
+
+/** Opens a session and returns its id (throws unless 200/201). */
+export async function sessionFor(server: TestServer, agent: TestAgent, challengeId: string): Promise<string> {
+  const res = await openSession(server, agent.token, challengeId);
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`open session failed: ${res.status} ${res.text}`);
+  return res.body.data.session_id;
+}
+
+export async function submit(
+  server: TestServer,
+  auth: string,
+  sessionId: string,
+  body: unknown,
+  idempotencyKey?: string,
+): Promise<ApiResponse> {
+  return server.request('POST', `/api/v1/sessions/${sessionId}/submissions`, {
+    auth,
+    body,
+    headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+  });
+}
+
+/** Polls GET /submissions/{id} until it is complete or failed (or `statuses`). */
+export async function waitForSubmission(
+  server: TestServer,
+  auth: string,
+  submissionId: string,
+  statuses: string[] = ['complete', 'failed'],
+  timeoutMs = 30_000,
+): Promise<any> {
+  return eventually(async () => {
+    const res = await server.request('GET', `/api/v1/submissions/${submissionId}`, { auth });
+    return res.status === 200 && statuses.includes(res.body.data.submission_status)
+      ? res.body.data
+      : undefined;
+  }, timeoutMs);
+}
+
+/** Outbox events about one submission, oldest first. */
+export async function outboxEventsFor(
+  server: TestServer,
+  submissionId: string,
+): Promise<{ event_type: string; payload: any }[]> {
+  const res = await server.deps.db.query(
+    `SELECT event_type, payload FROM outbox_events WHERE payload->>'submission_id' = $1 ORDER BY created_at`,
+    [submissionId],
+  );
+  return res.rows;
+}

@@ -1,0 +1,120 @@
+import type { RetryPolicy } from '@temporalio/common';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { SubmissionActivities } from '../activities/submissions';
+import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../temporal/search-attributes';
+
+export interface SubmissionWorkflowInput {
+  submissionId: string;
+  challengeId: string;
+  agentId: string;
+  /** Judge run: 0 for the first judging, n for rejudge n. */
+  run: number;
+}
+
+export interface SubmissionWorkflowResult {
+  status: 'complete' | 'failed' | 'stale';
+  resultId?: string | null;
+  finalScore?: number | null;
+  resultState?: string | null;
+  reason?: string;
+}
+
+/** Judge attempts: 1 + 4 retries (0.5 s, 1 s, 2 s, 4 s apart) on retryable failures, then `failed`. */
+export const JUDGE_MAX_ATTEMPTS = 5;
+
+// Short, idempotent database steps run as local activities (no extra server round trips).
+const steps = proxyLocalActivities<SubmissionActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 30 },
+});
+
+const judgeRetry: RetryPolicy = {
+  initialInterval: '500ms',
+  backoffCoefficient: 2,
+  maximumInterval: '30s',
+  maximumAttempts: JUDGE_MAX_ATTEMPTS,
+  nonRetryableErrorTypes: [
+    'GraderRejectedError',
+    'InvalidJudgeConfigError',
+    'SubmissionNotFound',
+    'ChallengeNotFound',
+  ],
+};
+
+// `tests` (sandboxed processes, up to 200 tests) and `http` (an external grader) judges run as
+// regular activities: heartbeats detect a dead worker long before the start-to-close timeout.
+const judge = proxyActivities<SubmissionActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30s',
+  retry: judgeRetry,
+});
+
+// The rubric judge is pure in-memory work of a few milliseconds (its regexes are vetted against
+// catastrophic backtracking): as a local activity the whole pipeline runs in one workflow task.
+const localJudge = proxyLocalActivities<SubmissionActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: judgeRetry,
+});
+
+function describeFailure(err: unknown): string {
+  if (err instanceof ActivityFailure) {
+    const cause = err.cause instanceof Error ? err.cause.message : 'unknown error';
+    switch (err.retryState) {
+      case 'MAXIMUM_ATTEMPTS_REACHED':
+        return `judging failed after ${JUDGE_MAX_ATTEMPTS} attempts: ${cause}`;
+      case 'TIMEOUT':
+        return `judging timed out: ${cause}`;
+      default:
+        return `judging failed: ${cause}`;
+    }
+  }
+  if (err instanceof ApplicationFailure) return `judging failed: ${err.message}`;
+  return `judging failed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/**
+ * received → queued → judging → complete | failed. Every step is persisted by an idempotent
+ * activity (status only moves forward, within the run) that also records the submission event
+ * and the outbox event; search attributes follow so operators can filter runs in the Web UI.
+ */
+export async function submissionWorkflow(input: SubmissionWorkflowInput): Promise<SubmissionWorkflowResult> {
+  const ref = { submissionId: input.submissionId, run: input.run };
+  const mark = (status: string) =>
+    upsertSearchAttributes([
+      { key: ChallengeIdKey, value: input.challengeId },
+      { key: AgentIdKey, value: input.agentId },
+      { key: SubmissionStatusKey, value: status },
+    ]);
+
+  await steps.markSubmissionQueued(ref);
+  const { judgeKind } = await steps.markSubmissionJudging(ref);
+  const local = judgeKind === 'rubric';
+  // Search attributes reach visibility when a workflow task completes. queued → judging are two
+  // consecutive local activities of one workflow task, so `queued` is never observable; with the
+  // rubric judge (also local) the whole run is one workflow task and only the outcome is.
+  if (!local) mark('judging');
+
+  let failure: string;
+  try {
+    const recorded = await (local ? localJudge : judge).judgeSubmission(ref);
+    if (recorded.stale) return { status: 'stale' };
+    mark('complete');
+    return {
+      status: 'complete',
+      resultId: recorded.resultId,
+      finalScore: recorded.finalScore,
+      resultState: recorded.resultState,
+    };
+  } catch (err) {
+    failure = describeFailure(err);
+  }
+  await steps.markSubmissionFailed({ ...ref, reason: failure });
+  mark('failed');
+  return { status: 'failed', reason: failure };
+}
