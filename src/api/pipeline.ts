@@ -9,6 +9,7 @@ import { ApiError, describeZodIssues, forbidden, unauthorized } from './errors';
 import { IDEMPOTENCY_KEY_PATTERN, requestHash, runIdempotent } from './middleware/idempotency';
 import type { RateLimitCategory } from './rate-limits';
 import type { AnyRouteDef, HandlerResult } from './route';
+import { unstorableString } from './schemas/common';
 
 /** 2 MiB covers 100,000 characters of content plus files; larger bodies get 413. */
 export const JSON_BODY_LIMIT = '2mb';
@@ -143,6 +144,9 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
 
     const params = parseOrThrow(def.params, ctx.params, 'path');
     const query = parseOrThrow(def.query, ctx.query, 'query');
+    // Before the schema: PostgreSQL can store neither NUL nor unpaired surrogates (text or jsonb).
+    const unstorable = def.body ? unstorableString(rawBody) : null;
+    if (unstorable) throw new ApiError('VALIDATION_ERROR', describeZodIssues([unstorable], 'body'));
     const body = def.body ? parseOrThrow(def.body, rawBody ?? {}, 'body') : undefined;
 
     let idempotencyKey: string | null = null;
