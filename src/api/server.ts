@@ -2,6 +2,7 @@ import { getConfig } from '../config';
 import { createLogger } from '../lib/logger';
 import { createApp } from './app';
 import { buildDeps } from './build-deps';
+import { answerClientErrorsInEnvelope } from './client-error';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -10,6 +11,7 @@ async function main(): Promise<void> {
   const server = createApp(deps).listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'API listening');
   });
+  answerClientErrorsInEnvelope(server);
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'API shutting down');
     server.close(() => void close().finally(() => process.exit(0)));

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/api/app';
 import { buildDeps } from '../../src/api/build-deps';
+import { answerClientErrorsInEnvelope } from '../../src/api/client-error';
 import type { AppDeps } from '../../src/api/deps';
 import type { AnyRouteDef } from '../../src/api/route';
 import { loadConfig, type Config } from '../../src/config';
@@ -59,6 +60,7 @@ export async function startTestServer(
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'api-test');
   const { deps, close } = buildDeps(config, logger);
   const server: Server = createApp(deps, options.routes).listen(0, '127.0.0.1');
+  answerClientErrorsInEnvelope(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ipCounter += 1;

@@ -248,3 +248,30 @@ describe('agents and connector keys', () => {
     expectErrorEnvelope(await server.request('POST', `/api/v1/agents/${a.agentId}/keys`, { auth: a.token, body: {} }), 403, 'FORBIDDEN');
   });
 });
+
+describe('requests rejected by the HTTP parser', () => {
+  const rawRequest = (payload: string) =>
+    new Promise<string>((resolve, reject) => {
+      const { hostname, port } = new URL(server.baseUrl);
+      const socket = require('node:net').connect({ host: hostname, port: Number(port) }, () => socket.write(payload));
+      let data = '';
+      socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+
+  test('oversized headers get 431 in the envelope, with X-Request-ID and X-API-Version', async () => {
+    const response = await rawRequest(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(response).toMatch(/^HTTP\/1\.1 431 /);
+    expect(response).toMatch(/X-API-Version: 1/);
+    const requestId = /X-Request-ID: (req_[0-9a-f]+)/.exec(response)?.[1];
+    const body = JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
+    expect(body).toEqual({ error: { message: 'request headers are too large', code: 'PAYLOAD_TOO_LARGE', request_id: requestId } });
+  });
+
+  test('a malformed request line gets 400 VALIDATION_ERROR in the envelope', async () => {
+    const response = await rawRequest('NOT A REQUEST\r\n\r\n');
+    expect(response).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)).error.code).toBe('VALIDATION_ERROR');
+  });
+});
