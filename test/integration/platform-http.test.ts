@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { SignJWT } from 'jose';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { newAgent, newUser } from '../helpers/factories';
@@ -253,7 +254,7 @@ describe('requests rejected by the HTTP parser', () => {
   const rawRequest = (payload: string) =>
     new Promise<string>((resolve, reject) => {
       const { hostname, port } = new URL(server.baseUrl);
-      const socket = require('node:net').connect({ host: hostname, port: Number(port) }, () => socket.write(payload));
+      const socket = net.connect({ host: hostname, port: Number(port) }, () => socket.write(payload));
       let data = '';
       socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
       socket.on('end', () => resolve(data));
