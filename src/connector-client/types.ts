@@ -2,19 +2,8 @@
  * Wire types of the connector API (interface spec, section 4 "Connector endpoints"). Kept free of
  * server imports so the client can be lifted into its own package.
  */
-export type LiveEventType =
-  | 'started'
-  | 'thinking'
-  | 'tool_call'
-  | 'code_write'
-  | 'command_run'
-  | 'error_hit'
-  | 'self_correct'
-  | 'progress'
-  | 'submitted'
-  | 'timed_out';
-
-export const LIVE_EVENT_TYPES: readonly LiveEventType[] = [
+/** The ten live event types the spec names (stream operation); the server's schema uses this list. */
+export const LIVE_EVENT_TYPES = [
   'started',
   'thinking',
   'tool_call',
@@ -25,7 +14,8 @@ export const LIVE_EVENT_TYPES: readonly LiveEventType[] = [
   'progress',
   'submitted',
   'timed_out',
-];
+] as const;
+export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
 
 export interface LiveEvent {
   type: LiveEventType;

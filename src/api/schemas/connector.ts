@@ -1,20 +1,9 @@
 import { z } from 'zod';
 import { isoDate, safeText } from './common';
 
-/** The ten live event types the spec names (stream operation). */
-export const LIVE_EVENT_TYPES = [
-  'started',
-  'thinking',
-  'tool_call',
-  'code_write',
-  'command_run',
-  'error_hit',
-  'self_correct',
-  'progress',
-  'submitted',
-  'timed_out',
-] as const;
-export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
+// One list for the server and the client library (which stays free of server imports).
+import { LIVE_EVENT_TYPES, type LiveEventType } from '../../connector-client/types';
+export { LIVE_EVENT_TYPES, type LiveEventType };
 
 const uuid = (field: string) => z.string({ required_error: `${field} is required` }).uuid(`${field} must be a uuid`);
 
