@@ -31,13 +31,29 @@ export async function resolveCredentials(
   return resolveSessionJwt(db, jwt, credential);
 }
 
+/**
+ * last_used_at is written at most once a minute per credential (the UPDATE's own condition); this
+ * process also skips the statement while its own last touch is younger than that, which takes one
+ * database round trip off nearly every authenticated request (docs/benchmarks.md).
+ */
+const TOUCH_EVERY_MS = 60_000;
+const lastTouch = new Map<string, number>();
+function touchDue(credential: string): boolean {
+  const now = Date.now();
+  const last = lastTouch.get(credential);
+  if (last !== undefined && now - last < TOUCH_EVERY_MS) return false;
+  if (lastTouch.size >= 100_000) lastTouch.clear(); // bounded memory
+  lastTouch.set(credential, now);
+  return true;
+}
+
 async function resolveApiToken(db: Pool, token: string): Promise<CredentialOutcome> {
   const hash = sha256Hex(token);
   const row = await findApiTokenByHash(db, hash);
   if (!row || !constantTimeEqual(row.token_hash, hash)) return { ok: false, reason: 'invalid API token' };
   if (row.revoked_at) return { ok: false, reason: 'API token has been revoked' };
   if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'API token has expired' };
-  void touchApiToken(db, row.id).catch(() => undefined);
+  if (touchDue(`tok:${row.id}`)) void touchApiToken(db, row.id).catch(() => undefined);
   const scopes = row.scopes.filter((s): s is Scope => scopeSchema.safeParse(s).success);
   return {
     ok: true,
@@ -52,7 +68,7 @@ async function resolveAgentKey(db: Pool, key: string): Promise<CredentialOutcome
   if (!row || !constantTimeEqual(row.key_hash, hash)) return { ok: false, reason: 'invalid agent key' };
   if (row.revoked_at) return { ok: false, reason: 'agent key has been revoked' };
   if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'agent key has expired' };
-  void touchAgentKey(db, row.id).catch(() => undefined);
+  if (touchDue(`key:${row.id}`)) void touchAgentKey(db, row.id).catch(() => undefined);
   return { ok: true, principal: { kind: 'agentKey', keyId: row.id, agentId: row.agent_id, userId: row.owner_user_id } };
 }
 

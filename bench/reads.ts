@@ -1,0 +1,271 @@
+/**
+ * Read throughput of the real API process, against the bare Koa baseline measured the same way:
+ *
+ *  - authenticated `GET /api/v1/challenges` (26 active challenges with 40 to 10,000 entries, default page of 20):
+ *    peak req/s (target ≥ 0.35 × bare Koa);
+ *  - `GET /api/v1/leaderboards/{id}` of a challenge with 10,000 ranked agents (seeded set-based
+ *    in SQL), first pages and pages deep in the board through real cursors, 50 rows each:
+ *    peak req/s (target ≥ 0.25 × bare Koa) and p99 at 70 % of that peak, open loop (< 50 ms).
+ *
+ * Each figure is taken twice: on the real path (rate limiter on, with enough API tokens that none
+ * passes 200 requests/min) and on a second API process started with RATE_LIMIT_DISABLED=1; the
+ * difference is the limiter's cost. The API reaches PostgreSQL over its Unix socket; a third API
+ * process over loopback TCP shows that transport's cost. Load comes from bench/lib/loadgen (its own
+ * process).
+ *
+ *   npx tsx bench/reads.ts            (starts its own stack: database challenges_bench, Temporal :7266)
+ */
+import { Client } from 'pg';
+import { measureBaselineKoa, READ_LOAD } from './baseline-koa';
+import { manyTokens, newActiveChallenge, newUser } from './lib/fixtures';
+import { runLoad, type LoadReport } from './lib/loadgen';
+import { loadAverage } from './lib/machine';
+import { apiProcess, freePort, type ManagedProcess } from './lib/processes';
+import { fmt, renderTable, type BenchRow } from './lib/report';
+import { pgUrl, startStack, type Stack } from './lib/stack';
+
+export const LEADERBOARD_AGENTS = Number(process.env.BENCH_LEADERBOARD_AGENTS ?? 10_000);
+/** Requests one token may make per minute in the reads category, with a margin. */
+const PER_TOKEN_BUDGET = 170;
+
+export interface ReadsInput {
+  stack: Stack;
+  baselineRps: number;
+  log?: (msg: string) => void;
+}
+
+interface Measured {
+  report: LoadReport;
+  load: number;
+}
+
+async function seedLeaderboard(databaseUrl: string, challengeId: string, agents: number, listedIds: string[]): Promise<void> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query(`INSERT INTO users (subject, name) VALUES ('bench|leaderboard-owner', 'bench') ON CONFLICT DO NOTHING`);
+    const owner = (await db.query<{ id: string }>(`SELECT id FROM users WHERE subject = 'bench|leaderboard-owner'`)).rows[0].id;
+    await db.query(
+      `INSERT INTO agents (owner_user_id, name) SELECT $1, 'lb-agent-' || g FROM generate_series(1, $2) g`,
+      [owner, agents],
+    );
+    await db.query(`INSERT INTO entries (challenge_id, agent_id, status) SELECT $1, id, 'judged' FROM agents WHERE owner_user_id = $2`, [challengeId, owner]);
+    await db.query(
+      `INSERT INTO sessions (challenge_id, agent_id, entry_id, status) SELECT challenge_id, agent_id, id, 'closed' FROM entries WHERE challenge_id = $1`,
+      [challengeId],
+    );
+    await db.query(
+      `INSERT INTO submissions (session_id, challenge_id, agent_id, content, status, submitted_at, workflow_started_at)
+       SELECT s.id, s.challenge_id, s.agent_id, 'bench', 'complete', now() - random() * interval '7 days', now()
+         FROM sessions s, generate_series(1, 2) WHERE s.challenge_id = $1`,
+      [challengeId],
+    );
+    await db.query(
+      `INSERT INTO results (submission_id, challenge_id, agent_id, run, final_score, result_state, judge, breakdown, submitted_at)
+       SELECT id, challenge_id, agent_id, 0, round((random() * 40)::numeric) * 2.5, 'scored', 'rubric', '{}', submitted_at
+         FROM submissions WHERE challenge_id = $1`,
+      [challengeId],
+    );
+    // What the judge's per-agent refresh computes, for all agents at once.
+    await db.query(
+      `INSERT INTO leaderboard_entries (challenge_id, agent_id, best_score, best_submission_id, best_result_id, best_reached_at, submission_count, last_submitted_at)
+       SELECT DISTINCT ON (r.agent_id) r.challenge_id, r.agent_id, r.final_score, r.submission_id, r.id, date_trunc('milliseconds', r.submitted_at), 2,
+              (SELECT max(submitted_at) FROM submissions x WHERE x.agent_id = r.agent_id AND x.challenge_id = r.challenge_id)
+         FROM results r WHERE r.challenge_id = $1 AND r.result_state = 'scored' AND r.superseded_at IS NULL
+        ORDER BY r.agent_id, r.final_score DESC, r.submitted_at, r.id`,
+      [challengeId],
+    );
+    // The listed challenges get 40 entries each too (entry_count is counted per listed row): with
+    // every entry in one challenge, the planner's statistics (one distinct challenge_id) make it
+    // seq-scan all entries once per listed challenge, which is not what a live service looks like.
+    await db.query(
+      `INSERT INTO entries (challenge_id, agent_id, status)
+       SELECT c.id, a.id, 'judged' FROM unnest($1::uuid[]) AS c(id)
+       CROSS JOIN LATERAL (SELECT id FROM agents WHERE owner_user_id = $2 ORDER BY random() LIMIT 40) a`,
+      [listedIds, owner],
+    );
+    await db.query('VACUUM ANALYZE');
+  } finally {
+    await db.end();
+  }
+}
+
+/** Walks the whole board (limit 100) and returns cursors spread over it (for deep pages). */
+async function collectCursors(stack: Stack, token: string, challengeId: string): Promise<{ cursors: string[]; rows: number }> {
+  const cursors: string[] = [];
+  let cursor: string | null = null;
+  let rows = 0;
+  do {
+    const query: string = `?limit=100${cursor ? `&cursor=${cursor}` : ''}`;
+    const body = await stack.client.expect(200, 'GET', `/api/v1/leaderboards/${challengeId}${query}`, { auth: token });
+    rows += body.data.length;
+    cursor = body.pagination.next_cursor;
+    if (cursor) cursors.push(cursor);
+  } while (cursor);
+  return { cursors, rows };
+}
+
+async function tokensFor(stack: Stack, expectedRps: number, durationMs: number): Promise<string[]> {
+  const requests = expectedRps * (durationMs + READ_LOAD.warmupMs) / 1000;
+  const count = Math.max(8, Math.ceil(requests / PER_TOKEN_BUDGET));
+  return manyTokens(stack.client, count);
+}
+
+const authHeaders = (tokens: string[]) => tokens.map((t) => ({ authorization: `Bearer ${t}` }));
+
+/** "CPU/request: API 0.70 ms, PostgreSQL 0.52 ms, load generator 0.09 ms". */
+export const cpuNote = (r: LoadReport, server = 'API'): string =>
+  `CPU/request: ${server} ${r.cpuPerRequestMs.server.toFixed(2)} ms, PostgreSQL ${r.cpuPerRequestMs.postgres.toFixed(2)} ms, load generator ${r.cpuPerRequestMs.loadgen.toFixed(2)} ms`;
+
+export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
+  const { stack, baselineRps } = input;
+  const log = input.log ?? ((m: string) => console.log(m));
+  const rows: BenchRow[] = [];
+
+  // ---- fixtures: 25 active challenges; a challenge with LEADERBOARD_AGENTS ranked agents
+  const admin = await newUser('admin');
+  const listedIds: string[] = [];
+  for (let i = 0; i < 25; i++) listedIds.push(await newActiveChallenge(stack.client, admin, { title: `Read bench ${i}` }));
+  const boardId = await newActiveChallenge(stack.client, admin, { title: 'Leaderboard bench' });
+  const seedStart = Date.now();
+  await seedLeaderboard(stack.databaseUrl, boardId, LEADERBOARD_AGENTS, listedIds);
+  log(`seeded ${LEADERBOARD_AGENTS} ranked agents in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+
+  // A second API process on the same database with the rate limiter off.
+  const port = await freePort();
+  const unlimited: ManagedProcess = apiProcess({
+    env: { ...process.env, ...stack.env, PORT: String(port), RATE_LIMIT_DISABLED: '1' },
+    logDir: stack.logDir,
+    name: 'api-ratelimit-off',
+  });
+  // A third one (limiter on) reaching PostgreSQL over loopback TCP instead of its Unix socket.
+  const tcpPort = await freePort();
+  const overTcp: ManagedProcess = apiProcess({
+    env: { ...process.env, ...stack.env, PORT: String(tcpPort), DATABASE_URL: pgUrl(new URL(stack.databaseUrl).pathname.slice(1), true) },
+    logDir: stack.logDir,
+    name: 'api-pg-tcp',
+  });
+  await Promise.all([unlimited.start(), overTcp.start()]);
+  const unlimitedUrl = `http://127.0.0.1:${port}`;
+  const tcpUrl = `http://127.0.0.1:${tcpPort}`;
+  try {
+    const [probeToken] = await manyTokens(stack.client, 1);
+    const { cursors, rows: boardRows } = await collectCursors(stack, probeToken, boardId);
+    if (boardRows !== LEADERBOARD_AGENTS) throw new Error(`leaderboard has ${boardRows} rows, expected ${LEADERBOARD_AGENTS}`);
+    // Half first pages, half pages anywhere in the board (through real cursors), 50 rows each.
+    const boardPaths = Array.from({ length: 200 }, (_, i) =>
+      i % 2 === 0 ? `/api/v1/leaderboards/${boardId}` : `/api/v1/leaderboards/${boardId}?cursor=${cursors[(i * 7919) % cursors.length]}`,
+    );
+
+    const measure = async (base: string, paths: string[], tokens: string[], rate?: number): Promise<Measured> => {
+      const serverPid = base === unlimitedUrl ? unlimited.pid : base === tcpUrl ? overTcp.pid : stack.api.pid;
+      const report = await runLoad(
+        { url: `${base}${paths[0]}`, paths, headerSets: authHeaders(tokens), ...READ_LOAD, ...(rate ? { rate, connections: 64 } : {}) },
+        serverPid,
+      );
+      if (report.errors > 0) log(`  ${report.errors} non-2xx/errors: ${JSON.stringify(report.statuses)} ${report.firstError ?? ''}`);
+      return { report, load: loadAverage() };
+    };
+
+    // ---- GET /api/v1/challenges
+    const listPaths = ['/api/v1/challenges'];
+    const listOff = await measure(unlimitedUrl, listPaths, await manyTokens(stack.client, 8));
+    log(`challenges, limiter off: ${fmt(listOff.report.rps)} req/s`);
+    const listOn = await measure(stack.apiUrl, listPaths, await tokensFor(stack, listOff.report.rps * 1.2, READ_LOAD.durationMs));
+    log(`challenges, limiter on: ${fmt(listOn.report.rps)} req/s`);
+    const listTarget = 0.35 * baselineRps;
+    rows.push({
+      figure: 'Authenticated GET /api/v1/challenges (rate limiter on, real path)',
+      value: `${fmt(listOn.report.rps)} req/s (${(listOn.report.rps / baselineRps).toFixed(2)} × Koa; p50 ${listOn.report.latency.p50.toFixed(1)} ms, p99 ${listOn.report.latency.p99.toFixed(1)} ms)`,
+      target: `≥ 0.35 × bare Koa = ${fmt(listTarget)} req/s`,
+      baseline: `bare Koa ${fmt(baselineRps)} req/s`,
+      ok: listOn.report.rps >= listTarget,
+      load: listOn.load,
+      note: `${READ_LOAD.connections} connections, ${READ_LOAD.durationMs / 1000} s; tokens rotated to stay < 200/min each; ${cpuNote(listOn.report)}`,
+    });
+    rows.push({
+      figure: '… same with RATE_LIMIT_DISABLED=1',
+      value: `${fmt(listOff.report.rps)} req/s (${(listOff.report.rps / baselineRps).toFixed(2)} × Koa; p99 ${listOff.report.latency.p99.toFixed(1)} ms)`,
+      target: '(limiter cost)',
+      ok: null,
+      load: listOff.load,
+      note: `limiter costs ${fmt(100 * (1 - listOn.report.rps / listOff.report.rps))} % of throughput; ${cpuNote(listOff.report)}`,
+    });
+
+    const listTcp = await measure(tcpUrl, listPaths, await tokensFor(stack, listOff.report.rps * 1.2, READ_LOAD.durationMs));
+    log(`challenges, limiter on, PostgreSQL over TCP: ${fmt(listTcp.report.rps)} req/s`);
+    rows.push({
+      figure: '… same with PostgreSQL over loopback TCP (not its Unix socket)',
+      value: `${fmt(listTcp.report.rps)} req/s (${(listTcp.report.rps / baselineRps).toFixed(2)} × Koa; p99 ${listTcp.report.latency.p99.toFixed(1)} ms)`,
+      target: '(transport cost)',
+      ok: null,
+      load: listTcp.load,
+      note: cpuNote(listTcp.report),
+    });
+
+    // ---- GET /api/v1/leaderboards/{id}, 10,000 agents
+    const boardOff = await measure(unlimitedUrl, boardPaths, await manyTokens(stack.client, 8));
+    log(`leaderboard, limiter off: ${fmt(boardOff.report.rps)} req/s`);
+    const boardOn = await measure(stack.apiUrl, boardPaths, await tokensFor(stack, boardOff.report.rps * 1.2, READ_LOAD.durationMs));
+    log(`leaderboard, limiter on: ${fmt(boardOn.report.rps)} req/s`);
+    const rate70 = Math.max(1, Math.round(0.7 * boardOn.report.rps));
+    const board70 = await measure(stack.apiUrl, boardPaths, await tokensFor(stack, rate70, READ_LOAD.durationMs), rate70);
+    log(`leaderboard at 70 % of peak (${rate70}/s): p99 ${board70.report.latency.p99.toFixed(1)} ms`);
+    const boardTarget = 0.25 * baselineRps;
+    rows.push({
+      figure: `Leaderboard page, ${fmt(LEADERBOARD_AGENTS)} agents (limiter on)`,
+      value: `${fmt(boardOn.report.rps)} req/s (${(boardOn.report.rps / baselineRps).toFixed(2)} × Koa; p50 ${boardOn.report.latency.p50.toFixed(1)} ms)`,
+      target: `≥ 0.25 × bare Koa = ${fmt(boardTarget)} req/s`,
+      baseline: `bare Koa ${fmt(baselineRps)} req/s`,
+      ok: boardOn.report.rps >= boardTarget,
+      load: boardOn.load,
+      note: `half first pages, half deep pages via real cursors; 50 rows; ${cpuNote(boardOn.report)}`,
+    });
+    rows.push({
+      figure: `Leaderboard p99 at 70 % of peak (${fmt(rate70)} req/s, open loop)`,
+      value: `p99 ${board70.report.latency.p99.toFixed(1)} ms (p50 ${board70.report.latency.p50.toFixed(1)} ms; ${fmt(board70.report.rps)} req/s served)`,
+      target: 'p99 < 50 ms',
+      ok: board70.report.latency.p99 < 50 && board70.report.errors === 0,
+      load: board70.load,
+      note: 'latency from the scheduled send time (no coordinated omission)',
+    });
+    rows.push({
+      figure: '… leaderboard with RATE_LIMIT_DISABLED=1',
+      value: `${fmt(boardOff.report.rps)} req/s (${(boardOff.report.rps / baselineRps).toFixed(2)} × Koa; p99 ${boardOff.report.latency.p99.toFixed(1)} ms)`,
+      target: '(limiter cost)',
+      ok: null,
+      load: boardOff.load,
+      note: `limiter costs ${fmt(100 * (1 - boardOn.report.rps / boardOff.report.rps))} % of throughput; ${cpuNote(boardOff.report)}`,
+    });
+    const boardTcp = await measure(tcpUrl, boardPaths, await tokensFor(stack, boardOff.report.rps * 1.2, READ_LOAD.durationMs));
+    log(`leaderboard, limiter on, PostgreSQL over TCP: ${fmt(boardTcp.report.rps)} req/s`);
+    rows.push({
+      figure: '… leaderboard with PostgreSQL over loopback TCP',
+      value: `${fmt(boardTcp.report.rps)} req/s (${(boardTcp.report.rps / baselineRps).toFixed(2)} × Koa; p99 ${boardTcp.report.latency.p99.toFixed(1)} ms)`,
+      target: '(transport cost)',
+      ok: null,
+      load: boardTcp.load,
+      note: cpuNote(boardTcp.report),
+    });
+  } finally {
+    await Promise.all([unlimited.stop(), overTcp.stop()]);
+  }
+  return rows;
+}
+
+if (require.main === module) {
+  (async () => {
+    const baseline = await measureBaselineKoa();
+    const stack = await startStack({ label: 'bench', database: 'challenges_bench', temporalPort: Number(process.env.BENCH_TEMPORAL_PORT ?? 7266) });
+    try {
+      const rows = await benchReads({ stack, baselineRps: baseline.report.rps });
+      console.log(renderTable(rows));
+    } finally {
+      await stack.stop();
+    }
+  })().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
+
