@@ -31,6 +31,8 @@ port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 ensure_node_modules() {
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     echo "installing npm dependencies" >&2
-    npm ci --no-audit --no-fund >&2
+    # npm 11 on this machine writes a lockfile without the other platforms' optional @swc/core
+    # entries, which its own `npm ci` then refuses; `npm install` honours the same lockfile.
+    npm ci --no-audit --no-fund >&2 2>/dev/null || npm install --no-audit --no-fund >&2
   fi
 }
