@@ -159,8 +159,10 @@ describe('a rubric submission from session to leaderboard', () => {
 
   test('search attributes follow the status, so operators can filter in the Web UI', async () => {
     const client = await server.deps.temporal();
-    const description = await client.workflow.getHandle(`submission-${submission.id}`).describe();
-    expect(description.typedSearchAttributes.get(SubmissionStatusKey)).toBe('complete');
+    const handle = client.workflow.getHandle(`submission-${submission.id}`);
+    // Upserted just after the status is stored, so poll rather than read once.
+    await eventually(async () => (await handle.describe()).typedSearchAttributes.get(SubmissionStatusKey) === 'complete');
+    expect((await handle.describe()).typedSearchAttributes.get(SubmissionStatusKey)).toBe('complete');
   });
 
   test('breakdown views: competitor (owner), spectator (another agent), admin', async () => {
@@ -336,9 +338,10 @@ describe('judges', () => {
       expect(done.failure_reason).toMatch(/grader answered 400/);
       expect(done.events.map((e: any) => e.status)).toEqual(['received', 'queued', 'judging', 'failed']);
       expect(grader.calls()).toBe(1);
+      // The workflow upserts the search attribute just after the activity stores the status.
       const client = await server.deps.temporal();
-      const description = await client.workflow.getHandle(`submission-${res.body.data.id}`).describe();
-      expect(description.typedSearchAttributes.get(SubmissionStatusKey)).toBe('failed');
+      const handle = client.workflow.getHandle(`submission-${res.body.data.id}`);
+      await eventually(async () => (await handle.describe()).typedSearchAttributes.get(SubmissionStatusKey) === 'failed');
       const failed = (await outboxEventsFor(server, res.body.data.id)).find(
         (e) => e.event_type === 'submission.failed',
       );
