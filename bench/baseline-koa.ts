@@ -56,7 +56,9 @@ if (require.main === module) {
   } else {
     measureBaselineKoa()
       .then(({ report, load }) => {
-        console.log(`bare Koa hello-world: ${report.rps.toFixed(0)} req/s, p50 ${report.latency.p50.toFixed(2)} ms, p99 ${report.latency.p99.toFixed(2)} ms (load ${load})`);
+        console.log(
+          `bare Koa hello-world: ${report.rps.toFixed(0)} req/s, p50 ${report.latency.p50.toFixed(2)} ms, p99 ${report.latency.p99.toFixed(2)} ms (load ${load})`,
+        );
       })
       .catch((err) => {
         console.error(err);

@@ -6,17 +6,14 @@
  * Needs only PostgreSQL (DATABASE_URL's server; Temporal is not used). Recreates its own database
  * (BENCH_DATABASE_NAME, default challenges_bench_leaderboard), seeds one active challenge with
  * BENCH_AGENTS (default 10,000) agents, each with scored results, straight into the tables, builds
- * the leaderboard rows with the same refresh the judge uses, starts the API in-process (rate
- * limits off) and times GET /api/v1/leaderboards/{id} over real HTTP: first pages, pages deep in
+ * the leaderboard rows with the same refresh the judge uses, starts the API as its own process
+ * (bench/lib/processes.ts; rate limits off) and times GET /api/v1/leaderboards/{id} over real HTTP: first pages, pages deep in
  * the board (through real cursors), both page sizes, then the CSV export of the whole board.
  */
-import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { Client } from 'pg';
-import { createApp } from '../src/api/app';
-import { buildDeps } from '../src/api/build-deps';
-import { loadConfig } from '../src/config';
 import { migrate } from '../src/db/migrate';
-import { createLogger } from '../src/lib/logger';
+import { apiProcess, freePort, ROOT } from './lib/processes';
 
 const DB_NAME = process.env.BENCH_DATABASE_NAME ?? 'challenges_bench_leaderboard';
 const SERVER_URL = (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/challenges').replace(
@@ -97,17 +94,15 @@ async function main(): Promise<void> {
   await seedClient.connect();
   const challengeId = await seed(seedClient);
 
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL,
-    RATE_LIMIT_DISABLED: '1',
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'development',
+  // The API runs as its own process (bench/lib): the requests below never share its event loop.
+  const port = await freePort();
+  const api = apiProcess({
+    env: { ...process.env, DATABASE_URL, PORT: String(port), RATE_LIMIT_DISABLED: '1', LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+    logDir: path.join(ROOT, '.data/bench/logs'),
+    name: 'api-leaderboard',
   });
-  const { deps, close } = buildDeps(config, createLogger('warn', 'bench-api'));
-  const server = createApp(deps).listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/leaderboards/${challengeId}`;
+  await api.start();
+  const base = `http://127.0.0.1:${port}/api/v1/leaderboards/${challengeId}`;
 
   const get = async (query: string) => {
     const t0 = performance.now();
@@ -193,8 +188,7 @@ async function main(): Promise<void> {
       `  CSV export: ${text.split('\r\n').length - 2} rows, ${(text.length / 1024).toFixed(0)} KiB in ${(performance.now() - csvStart).toFixed(0)} ms`,
     );
   } finally {
-    await new Promise((r) => server.close(r));
-    await close();
+    await api.stop();
     await seedClient.end();
   }
 }

@@ -39,17 +39,29 @@ interface Measured {
   load: number;
 }
 
-async function seedLeaderboard(databaseUrl: string, challengeId: string, agents: number, listedIds: string[]): Promise<void> {
+async function seedLeaderboard(
+  databaseUrl: string,
+  challengeId: string,
+  agents: number,
+  listedIds: string[],
+): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    await db.query(`INSERT INTO users (subject, name) VALUES ('bench|leaderboard-owner', 'bench') ON CONFLICT DO NOTHING`);
-    const owner = (await db.query<{ id: string }>(`SELECT id FROM users WHERE subject = 'bench|leaderboard-owner'`)).rows[0].id;
+    await db.query(
+      `INSERT INTO users (subject, name) VALUES ('bench|leaderboard-owner', 'bench') ON CONFLICT DO NOTHING`,
+    );
+    const owner = (
+      await db.query<{ id: string }>(`SELECT id FROM users WHERE subject = 'bench|leaderboard-owner'`)
+    ).rows[0].id;
     await db.query(
       `INSERT INTO agents (owner_user_id, name) SELECT $1, 'lb-agent-' || g FROM generate_series(1, $2) g`,
       [owner, agents],
     );
-    await db.query(`INSERT INTO entries (challenge_id, agent_id, status) SELECT $1, id, 'judged' FROM agents WHERE owner_user_id = $2`, [challengeId, owner]);
+    await db.query(
+      `INSERT INTO entries (challenge_id, agent_id, status) SELECT $1, id, 'judged' FROM agents WHERE owner_user_id = $2`,
+      [challengeId, owner],
+    );
     await db.query(
       `INSERT INTO sessions (challenge_id, agent_id, entry_id, status) SELECT challenge_id, agent_id, id, 'closed' FROM entries WHERE challenge_id = $1`,
       [challengeId],
@@ -91,13 +103,19 @@ async function seedLeaderboard(databaseUrl: string, challengeId: string, agents:
 }
 
 /** Walks the whole board (limit 100) and returns cursors spread over it (for deep pages). */
-async function collectCursors(stack: Stack, token: string, challengeId: string): Promise<{ cursors: string[]; rows: number }> {
+async function collectCursors(
+  stack: Stack,
+  token: string,
+  challengeId: string,
+): Promise<{ cursors: string[]; rows: number }> {
   const cursors: string[] = [];
   let cursor: string | null = null;
   let rows = 0;
   do {
     const query: string = `?limit=100${cursor ? `&cursor=${cursor}` : ''}`;
-    const body = await stack.client.expect(200, 'GET', `/api/v1/leaderboards/${challengeId}${query}`, { auth: token });
+    const body = await stack.client.expect(200, 'GET', `/api/v1/leaderboards/${challengeId}${query}`, {
+      auth: token,
+    });
     rows += body.data.length;
     cursor = body.pagination.next_cursor;
     if (cursor) cursors.push(cursor);
@@ -106,7 +124,7 @@ async function collectCursors(stack: Stack, token: string, challengeId: string):
 }
 
 async function tokensFor(stack: Stack, expectedRps: number, durationMs: number): Promise<string[]> {
-  const requests = expectedRps * (durationMs + READ_LOAD.warmupMs) / 1000;
+  const requests = (expectedRps * (durationMs + READ_LOAD.warmupMs)) / 1000;
   const count = Math.max(8, Math.ceil(requests / PER_TOKEN_BUDGET));
   return manyTokens(stack.client, count);
 }
@@ -125,7 +143,8 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
   // ---- fixtures: 25 active challenges; a challenge with LEADERBOARD_AGENTS ranked agents
   const admin = await newUser('admin');
   const listedIds: string[] = [];
-  for (let i = 0; i < 25; i++) listedIds.push(await newActiveChallenge(stack.client, admin, { title: `Read bench ${i}` }));
+  for (let i = 0; i < 25; i++)
+    listedIds.push(await newActiveChallenge(stack.client, admin, { title: `Read bench ${i}` }));
   const boardId = await newActiveChallenge(stack.client, admin, { title: 'Leaderboard bench' });
   const seedStart = Date.now();
   await seedLeaderboard(stack.databaseUrl, boardId, LEADERBOARD_AGENTS, listedIds);
@@ -141,7 +160,12 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
   // A third one (limiter on) reaching PostgreSQL over loopback TCP instead of its Unix socket.
   const tcpPort = await freePort();
   const overTcp: ManagedProcess = apiProcess({
-    env: { ...process.env, ...stack.env, PORT: String(tcpPort), DATABASE_URL: pgUrl(new URL(stack.databaseUrl).pathname.slice(1), true) },
+    env: {
+      ...process.env,
+      ...stack.env,
+      PORT: String(tcpPort),
+      DATABASE_URL: pgUrl(new URL(stack.databaseUrl).pathname.slice(1), true),
+    },
     logDir: stack.logDir,
     name: 'api-pg-tcp',
   });
@@ -151,19 +175,36 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
   try {
     const [probeToken] = await manyTokens(stack.client, 1);
     const { cursors, rows: boardRows } = await collectCursors(stack, probeToken, boardId);
-    if (boardRows !== LEADERBOARD_AGENTS) throw new Error(`leaderboard has ${boardRows} rows, expected ${LEADERBOARD_AGENTS}`);
+    if (boardRows !== LEADERBOARD_AGENTS)
+      throw new Error(`leaderboard has ${boardRows} rows, expected ${LEADERBOARD_AGENTS}`);
     // Half first pages, half pages anywhere in the board (through real cursors), 50 rows each.
     const boardPaths = Array.from({ length: 200 }, (_, i) =>
-      i % 2 === 0 ? `/api/v1/leaderboards/${boardId}` : `/api/v1/leaderboards/${boardId}?cursor=${cursors[(i * 7919) % cursors.length]}`,
+      i % 2 === 0
+        ? `/api/v1/leaderboards/${boardId}`
+        : `/api/v1/leaderboards/${boardId}?cursor=${cursors[(i * 7919) % cursors.length]}`,
     );
 
-    const measure = async (base: string, paths: string[], tokens: string[], rate?: number): Promise<Measured> => {
+    const measure = async (
+      base: string,
+      paths: string[],
+      tokens: string[],
+      rate?: number,
+    ): Promise<Measured> => {
       const serverPid = base === unlimitedUrl ? unlimited.pid : base === tcpUrl ? overTcp.pid : stack.api.pid;
       const report = await runLoad(
-        { url: `${base}${paths[0]}`, paths, headerSets: authHeaders(tokens), ...READ_LOAD, ...(rate ? { rate, connections: 64 } : {}) },
+        {
+          url: `${base}${paths[0]}`,
+          paths,
+          headerSets: authHeaders(tokens),
+          ...READ_LOAD,
+          ...(rate ? { rate, connections: 64 } : {}),
+        },
         serverPid,
       );
-      if (report.errors > 0) log(`  ${report.errors} non-2xx/errors: ${JSON.stringify(report.statuses)} ${report.firstError ?? ''}`);
+      if (report.errors > 0)
+        log(
+          `  ${report.errors} non-2xx/errors: ${JSON.stringify(report.statuses)} ${report.firstError ?? ''}`,
+        );
       return { report, load: loadAverage() };
     };
 
@@ -171,7 +212,11 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
     const listPaths = ['/api/v1/challenges'];
     const listOff = await measure(unlimitedUrl, listPaths, await manyTokens(stack.client, 8));
     log(`challenges, limiter off: ${fmt(listOff.report.rps)} req/s`);
-    const listOn = await measure(stack.apiUrl, listPaths, await tokensFor(stack, listOff.report.rps * 1.2, READ_LOAD.durationMs));
+    const listOn = await measure(
+      stack.apiUrl,
+      listPaths,
+      await tokensFor(stack, listOff.report.rps * 1.2, READ_LOAD.durationMs),
+    );
     log(`challenges, limiter on: ${fmt(listOn.report.rps)} req/s`);
     const listTarget = 0.35 * baselineRps;
     rows.push({
@@ -192,7 +237,11 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
       note: `limiter costs ${fmt(100 * (1 - listOn.report.rps / listOff.report.rps))} % of throughput; ${cpuNote(listOff.report)}`,
     });
 
-    const listTcp = await measure(tcpUrl, listPaths, await tokensFor(stack, listOff.report.rps * 1.2, READ_LOAD.durationMs));
+    const listTcp = await measure(
+      tcpUrl,
+      listPaths,
+      await tokensFor(stack, listOff.report.rps * 1.2, READ_LOAD.durationMs),
+    );
     log(`challenges, limiter on, PostgreSQL over TCP: ${fmt(listTcp.report.rps)} req/s`);
     rows.push({
       figure: '… same with PostgreSQL over loopback TCP (not its Unix socket)',
@@ -206,10 +255,19 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
     // ---- GET /api/v1/leaderboards/{id}, 10,000 agents
     const boardOff = await measure(unlimitedUrl, boardPaths, await manyTokens(stack.client, 8));
     log(`leaderboard, limiter off: ${fmt(boardOff.report.rps)} req/s`);
-    const boardOn = await measure(stack.apiUrl, boardPaths, await tokensFor(stack, boardOff.report.rps * 1.2, READ_LOAD.durationMs));
+    const boardOn = await measure(
+      stack.apiUrl,
+      boardPaths,
+      await tokensFor(stack, boardOff.report.rps * 1.2, READ_LOAD.durationMs),
+    );
     log(`leaderboard, limiter on: ${fmt(boardOn.report.rps)} req/s`);
     const rate70 = Math.max(1, Math.round(0.7 * boardOn.report.rps));
-    const board70 = await measure(stack.apiUrl, boardPaths, await tokensFor(stack, rate70, READ_LOAD.durationMs), rate70);
+    const board70 = await measure(
+      stack.apiUrl,
+      boardPaths,
+      await tokensFor(stack, rate70, READ_LOAD.durationMs),
+      rate70,
+    );
     log(`leaderboard at 70 % of peak (${rate70}/s): p99 ${board70.report.latency.p99.toFixed(1)} ms`);
     const boardTarget = 0.25 * baselineRps;
     rows.push({
@@ -237,7 +295,11 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
       load: boardOff.load,
       note: `limiter costs ${fmt(100 * (1 - boardOn.report.rps / boardOff.report.rps))} % of throughput; ${cpuNote(boardOff.report)}`,
     });
-    const boardTcp = await measure(tcpUrl, boardPaths, await tokensFor(stack, boardOff.report.rps * 1.2, READ_LOAD.durationMs));
+    const boardTcp = await measure(
+      tcpUrl,
+      boardPaths,
+      await tokensFor(stack, boardOff.report.rps * 1.2, READ_LOAD.durationMs),
+    );
     log(`leaderboard, limiter on, PostgreSQL over TCP: ${fmt(boardTcp.report.rps)} req/s`);
     rows.push({
       figure: '… leaderboard with PostgreSQL over loopback TCP',
@@ -256,7 +318,11 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
 if (require.main === module) {
   (async () => {
     const baseline = await measureBaselineKoa();
-    const stack = await startStack({ label: 'bench', database: 'challenges_bench', temporalPort: Number(process.env.BENCH_TEMPORAL_PORT ?? 7266) });
+    const stack = await startStack({
+      label: 'bench',
+      database: 'challenges_bench',
+      temporalPort: Number(process.env.BENCH_TEMPORAL_PORT ?? 7266),
+    });
     try {
       const rows = await benchReads({ stack, baselineRps: baseline.report.rps });
       console.log(renderTable(rows));
@@ -268,4 +334,3 @@ if (require.main === module) {
     process.exit(1);
   });
 }
-

@@ -8,12 +8,12 @@
  * Load generators run in their own processes; everything is loopback and bounded in time.
  *
  * Parts: bench/baseline-koa.ts and bench/reads.ts (here, in-process orchestration of separate
- * server processes), then the feature benchmarks bench/submissions.ts, bench/webhooks.ts,
- * bench/stream.ts and bench/leaderboard.ts, each run as its own process and its figures read from
- * its output. Results: .data/bench/results.json and .data/bench/table.md.
+ * server processes), then bench/leaderboard.ts (detail) and the feature benchmarks
+ * bench/submissions.ts, bench/webhooks.ts and bench/stream.ts, each run as its own process and its
+ * figures read from its output. Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 10 minutes)
- *   BENCH_ONLY=reads,stream npm run bench
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, leaderboard, submissions, webhooks, stream)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -31,16 +31,28 @@ const OUT_DIR = path.join(ROOT, '.data/bench');
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const wanted = (part: string) => !ONLY || ONLY.has(part);
 
-const log = (msg: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)} load ${loadAverage().toFixed(2)}] ${msg}\n`);
+const log = (msg: string) =>
+  process.stdout.write(
+    `[bench ${new Date().toISOString().slice(11, 19)} load ${loadAverage().toFixed(2)}] ${msg}\n`,
+  );
 
 /** Runs one feature benchmark file as its own process; returns its output (also logged to a file). */
-async function runBenchFile(file: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; output: string; loadBefore: number; loadAfter: number }> {
+async function runBenchFile(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number | null; output: string; loadBefore: number; loadAfter: number }> {
   const loadBefore = loadAverage();
   const { command, args: nodeArgs } = tsxCommand(file);
   const logFile = path.join(OUT_DIR, 'logs', `${path.basename(file, '.ts')}.log`);
   mkdirSync(path.dirname(logFile), { recursive: true });
   const sink = createWriteStream(logFile);
-  const child = spawn(command, [...nodeArgs, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [...nodeArgs, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const onData = (c: Buffer) => {
     output += c.toString();
@@ -83,12 +95,16 @@ function failedRow(figure: string, target: string, why: string, load: number | n
 
 async function submissionsPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/submissions.ts';
-  if (!existsSync(path.join(ROOT, file))) return [failedRow('Submission pipeline', '≥ 20 judged/s; p50 ≤ 300 ms', `${file} missing`, null)];
+  if (!existsSync(path.join(ROOT, file)))
+    return [failedRow('Submission pipeline', '≥ 20 judged/s; p50 ≤ 300 ms', `${file} missing`, null)];
   const run = await runBenchFile(file, [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 10 * 60_000);
   const text = run.output;
   const latencySection = text.slice(text.indexOf('[latency]'));
   const p50 = num(/POST → result stored:\s+n=\d+ p50=([\d.]+) ms/, latencySection);
-  const p99 = num(/POST → result stored:\s+n=\d+ p50=[\d.]+ ms p90=[\d.]+ ms p99=([\d.]+) ms/, latencySection);
+  const p99 = num(
+    /POST → result stored:\s+n=\d+ p50=[\d.]+ ms p90=[\d.]+ ms p99=([\d.]+) ms/,
+    latencySection,
+  );
   const sustained = num(/([\d.]+) judged\/s sustained/, text);
   const inWindow = num(/judged within the \d+ s window: \d+ \(([\d.]+)\/s\)/, text);
   const offered = num(/offered ([\d.]+)\/s/, text);
@@ -97,7 +113,9 @@ async function submissionsPart(env: Record<string, string>): Promise<BenchRow[]>
   return [
     {
       figure: 'Submission pipeline throughput (rubric judge)',
-      value: Number.isFinite(sustained) ? `${fmt(sustained, 1)} judged/s sustained (${fmt(inWindow, 1)}/s within the window; offered ${fmt(offered)}/s; lost ${lost})` : 'not parsed',
+      value: Number.isFinite(sustained)
+        ? `${fmt(sustained, 1)} judged/s sustained (${fmt(inWindow, 1)}/s within the window; offered ${fmt(offered)}/s; lost ${lost})`
+        : 'not parsed',
       target: '≥ 20 judged/s',
       ok: Number.isFinite(sustained) ? sustained >= 20 && lost === 0 : false,
       load: run.loadAfter,
@@ -117,7 +135,8 @@ async function submissionsPart(env: Record<string, string>): Promise<BenchRow[]>
 async function webhooksPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/webhooks.ts';
   const target = 'p50/p99 ≤ 150 ms; ≥ 100 deliveries/s';
-  if (!existsSync(path.join(ROOT, file))) return [failedRow('Webhook event → receiver', target, `${file} missing`, null)];
+  if (!existsSync(path.join(ROOT, file)))
+    return [failedRow('Webhook event → receiver', target, `${file} missing`, null)];
   const run = await runBenchFile(file, [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 10 * 60_000);
   const why = run.code !== 0 ? `exit ${run.code}; see .data/bench/logs/webhooks.log` : undefined;
   const latencyLine = run.output.split('\n').find((l) => l.startsWith('latency (')) ?? '';
@@ -139,14 +158,17 @@ async function webhooksPart(env: Record<string, string>): Promise<BenchRow[]> {
       target: '≥ 100 deliveries/s',
       ok: Number.isFinite(rate) ? rate >= 100 : false,
       load: run.loadAfter,
-      note: why ?? `a burst of ${fmt(Number(process.env.BENCH_BURST_EVENTS ?? 1000))} events, first commit → last receipt`,
+      note:
+        why ??
+        `a burst of ${fmt(Number(process.env.BENCH_BURST_EVENTS ?? 1000))} events, first commit → last receipt`,
     },
   ];
 }
 
 async function streamPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/stream.ts';
-  if (!existsSync(path.join(ROOT, file))) return [failedRow('Stream ingest', '≥ 300 events/s', `${file} missing`, null)];
+  if (!existsSync(path.join(ROOT, file)))
+    return [failedRow('Stream ingest', '≥ 300 events/s', `${file} missing`, null)];
   const args = ['--agents', '50', '--temporal', env.TEMPORAL_ADDRESS, '--database', DATABASE];
   // Shorter runs for trying the harness out (the defaults are the benchmark's own: 40 events, 30 s).
   if (process.env.BENCH_STREAM_EVENTS) args.push('--events', process.env.BENCH_STREAM_EVENTS);
@@ -161,7 +183,9 @@ async function streamPart(env: Record<string, string>): Promise<BenchRow[]> {
   return [
     {
       figure: `Stream ingest across ${json?.agents ?? 50} agents`,
-      value: Number.isFinite(eps) ? `${fmt(eps)} events/s (request p50 ${json.ingest.latency_ms.p50} ms, p99 ${json.ingest.latency_ms.p99} ms)` : 'not parsed',
+      value: Number.isFinite(eps)
+        ? `${fmt(eps)} events/s (request p50 ${json.ingest.latency_ms.p50} ms, p99 ${json.ingest.latency_ms.p99} ms)`
+        : 'not parsed',
       target: '≥ 300 events/s',
       ok: Number.isFinite(eps) ? eps >= 300 : false,
       load: run.loadBefore,
@@ -169,11 +193,35 @@ async function streamPart(env: Record<string, string>): Promise<BenchRow[]> {
     },
     {
       figure: `Relay release delay (${fmt(delay / 1000)} s)`,
-      value: lag ? `p50 ${fmt(lag.p50)} ms, p99 ${fmt(lag.p99)} ms (min ${fmt(lag.min)}, max ${fmt(lag.max)}; early ${json.relay.early})` : 'not parsed',
+      value: lag
+        ? `p50 ${fmt(lag.p50)} ms, p99 ${fmt(lag.p99)} ms (min ${fmt(lag.min)}, max ${fmt(lag.max)}; early ${json.relay.early})`
+        : 'not parsed',
       target: `${fmt(delay)} ms, p99 deviation ≤ 500 ms`,
       ok: lag ? dev99 <= 500 && json.relay.early === 0 : false,
       load: run.loadAfter,
       note: why ?? `p99 deviation ${fmt(dev99)} ms`,
+    },
+  ];
+}
+
+async function leaderboardDetailPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const file = 'bench/leaderboard.ts';
+  if (!existsSync(path.join(ROOT, file))) return [];
+  const run = await runBenchFile(file, [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 10 * 60_000);
+  const text = run.output;
+  const all = /all requests:\s+n=(\d+) p50=([\d.]+) ms p90=[\d.]+ ms p99=([\d.]+) ms/.exec(text);
+  const csv = /CSV export: (\d+) rows, (\d+) KiB in (\d+) ms/.exec(text);
+  const why = run.code !== 0 ? `exit ${run.code}; see .data/bench/logs/leaderboard.log` : undefined;
+  return [
+    {
+      figure: 'Leaderboard, one client at a time (bench/leaderboard.ts, 10,000 agents)',
+      value: all
+        ? `p50 ${all[2]} ms, p99 ${all[3]} ms over ${all[1]} pages (first and deep, 50/100 rows)`
+        : 'not parsed',
+      target: '(detail)',
+      ok: null,
+      load: run.loadBefore,
+      note: why ?? (csv ? `CSV export of all ${csv[1]} rows (${csv[2]} KiB): ${csv[3]} ms` : undefined),
     },
   ];
 }
@@ -183,7 +231,9 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const machine = machineInfo();
   const others = foreignJestProcesses();
-  log(`machine: ${machine.nproc} cores (${machine.cpuModel}), memory ${machine.memory}, node ${machine.node}, PostgreSQL ${machine.postgres}`);
+  log(
+    `machine: ${machine.nproc} cores (${machine.cpuModel}), memory ${machine.memory}, node ${machine.node}, PostgreSQL ${machine.postgres}`,
+  );
   if (others.length) log(`WARNING: ${others.length} other jest process(es) running: figures will be noisy`);
 
   let temporal: ManagedProcess | null = null;
@@ -191,7 +241,11 @@ async function main(): Promise<void> {
     temporal = temporalProcess({ port: TEMPORAL_PORT, logDir: path.join(OUT_DIR, 'logs') });
     await temporal.start();
   }
-  const featureEnv = { TEMPORAL_ADDRESS: `127.0.0.1:${TEMPORAL_PORT}`, BENCH_TEMPORAL_PORT: String(TEMPORAL_PORT), DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}` };
+  const featureEnv = {
+    TEMPORAL_ADDRESS: `127.0.0.1:${TEMPORAL_PORT}`,
+    BENCH_TEMPORAL_PORT: String(TEMPORAL_PORT),
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
+  };
   const rows: BenchRow[] = [];
   let baselineRps = NaN;
   try {
@@ -209,13 +263,25 @@ async function main(): Promise<void> {
       });
       log(`bare Koa: ${fmt(baselineRps)} req/s`);
       // BENCH_CPU_PROF=1: the API writes a V8 CPU profile to .data/bench/profiles/ when it stops.
-      const apiNodeArgs = process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', '--cpu-prof-dir', path.join(OUT_DIR, 'profiles')] : [];
-      const stack = await startStack({ label: 'bench', database: DATABASE, temporalPort: TEMPORAL_PORT, apiNodeArgs });
+      const apiNodeArgs =
+        process.env.BENCH_CPU_PROF === '1'
+          ? ['--cpu-prof', '--cpu-prof-dir', path.join(OUT_DIR, 'profiles')]
+          : [];
+      const stack = await startStack({
+        label: 'bench',
+        database: DATABASE,
+        temporalPort: TEMPORAL_PORT,
+        apiNodeArgs,
+      });
       try {
         rows.push(...(await benchReads({ stack, baselineRps, log })));
       } finally {
         await stack.stop();
       }
+    }
+    if (wanted('leaderboard')) {
+      log('leaderboard detail (bench/leaderboard.ts)');
+      rows.push(...(await leaderboardDetailPart(featureEnv)));
     }
     if (wanted('submissions')) {
       log('submission pipeline (bench/submissions.ts)');
@@ -238,11 +304,16 @@ async function main(): Promise<void> {
     `Benchmarks ${new Date(startedAt).toISOString()} — ${machine.nproc} cores ${machine.cpuModel}, ${machine.memory}, node ${machine.node}, ` +
     `PostgreSQL ${machine.postgres}; took ${((Date.now() - startedAt) / 60_000).toFixed(1)} min` +
     (others.length ? `; ${others.length} other test processes were running at the start (noisy)` : '');
-  writeFileSync(path.join(OUT_DIR, 'results.json'), JSON.stringify({ startedAt: new Date(startedAt).toISOString(), machine, rows }, null, 2));
+  writeFileSync(
+    path.join(OUT_DIR, 'results.json'),
+    JSON.stringify({ startedAt: new Date(startedAt).toISOString(), machine, rows }, null, 2),
+  );
   writeFileSync(path.join(OUT_DIR, 'table.md'), `${header}\n\n${table}\n`);
   process.stdout.write(`\n${header}\n\n${table}\n\n`);
   const missed = rows.filter((r) => r.ok === false).length;
-  process.stdout.write(`${rows.filter((r) => r.ok === true).length} targets met, ${missed} missed (details: .data/bench/)\n`);
+  process.stdout.write(
+    `${rows.filter((r) => r.ok === true).length} targets met, ${missed} missed (details: .data/bench/)\n`,
+  );
 }
 
 main().catch((err) => {

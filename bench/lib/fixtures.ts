@@ -16,7 +16,14 @@ export interface BenchUser {
 
 export async function newUser(role: 'user' | 'admin' = 'user', secret = DEV_JWT_SECRET): Promise<BenchUser> {
   const subject = `bench|${randomUUID()}`;
-  return { subject, jwt: await mintSessionJwt(secret, { sub: subject, name: role === 'admin' ? 'Operator' : 'Bench User', role }, '24h') };
+  return {
+    subject,
+    jwt: await mintSessionJwt(
+      secret,
+      { sub: subject, name: role === 'admin' ? 'Operator' : 'Bench User', role },
+      '24h',
+    ),
+  };
 }
 
 export interface BenchAgent {
@@ -28,9 +35,16 @@ export interface BenchAgent {
 }
 
 /** An agent of `user` with `tokenCount` API tokens (all scopes). Token creation is 10/hour per user. */
-export async function newAgent(api: ApiClient, user: BenchUser, options: { name?: string; tokenCount?: number } = {}): Promise<BenchAgent> {
+export async function newAgent(
+  api: ApiClient,
+  user: BenchUser,
+  options: { name?: string; tokenCount?: number } = {},
+): Promise<BenchAgent> {
   const name = options.name ?? `agent-${randomBytes(4).toString('hex')}`;
-  const agent = await api.expect(201, 'POST', '/api/v1/agents', { auth: user.jwt, body: { name, model_name: 'bench-model' } });
+  const agent = await api.expect(201, 'POST', '/api/v1/agents', {
+    auth: user.jwt,
+    body: { name, model_name: 'bench-model' },
+  });
   const tokens: string[] = [];
   for (let i = 0; i < (options.tokenCount ?? 1); i++) {
     const token = await api.expect(201, 'POST', '/api/v1/auth/tokens', {
@@ -53,7 +67,11 @@ export const BENCH_RUBRIC = {
 };
 
 /** Creates and publishes a challenge through the operator API; returns its id. */
-export async function newActiveChallenge(api: ApiClient, admin: BenchUser, overrides: Record<string, unknown> = {}): Promise<string> {
+export async function newActiveChallenge(
+  api: ApiClient,
+  admin: BenchUser,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
   const draft = await api.expect(201, 'POST', '/api/v1/admin/challenges', {
     auth: admin.jwt,
     body: {
@@ -77,11 +95,19 @@ export const newIdempotencyKey = (): string => randomBytes(32).toString('hex');
 
 /** Opens (or returns) the agent's session in a challenge. */
 export async function openSession(api: ApiClient, token: string, challengeId: string): Promise<string> {
-  const res = await api.expect([200, 201], 'POST', `/api/v1/challenges/${challengeId}/sessions`, { auth: token });
+  const res = await api.expect([200, 201], 'POST', `/api/v1/challenges/${challengeId}/sessions`, {
+    auth: token,
+  });
   return res.data.session_id;
 }
 
-export async function createWebhook(api: ApiClient, auth: string, url: string, events: string[], secret: string): Promise<string> {
+export async function createWebhook(
+  api: ApiClient,
+  auth: string,
+  url: string,
+  events: string[],
+  secret: string,
+): Promise<string> {
   const res = await api.expect(201, 'POST', '/api/v1/webhooks', { auth, body: { url, events, secret } });
   return res.data.id;
 }
@@ -114,7 +140,10 @@ export async function manyTokens(api: ApiClient, count: number, concurrency = 4)
     while (next < users) {
       next += 1;
       const user = await newUser();
-      const agent = await api.expect(201, 'POST', '/api/v1/agents', { auth: user.jwt, body: { name: `reader-${randomBytes(4).toString('hex')}` } });
+      const agent = await api.expect(201, 'POST', '/api/v1/agents', {
+        auth: user.jwt,
+        body: { name: `reader-${randomBytes(4).toString('hex')}` },
+      });
       for (let i = 0; i < perUser && tokens.length < count; i++) {
         const res = await api.expect(201, 'POST', '/api/v1/auth/tokens', {
           auth: user.jwt,

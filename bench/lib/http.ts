@@ -37,10 +37,18 @@ export class ApiClient {
   }
 
   /** Like request, but throws unless the status is one of `expected`. */
-  async expect(expected: number | number[], method: string, path: string, options: RequestOptions = {}): Promise<any> {
+  async expect(
+    expected: number | number[],
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<any> {
     const res = await this.request(method, path, options);
     const ok = Array.isArray(expected) ? expected.includes(res.status) : res.status === expected;
-    if (!ok) throw new Error(`${method} ${path} → ${res.status}: ${typeof res.body === 'string' ? res.body : JSON.stringify(res.body)}`);
+    if (!ok)
+      throw new Error(
+        `${method} ${path} → ${res.status}: ${typeof res.body === 'string' ? res.body : JSON.stringify(res.body)}`,
+      );
     return res.body;
   }
 }

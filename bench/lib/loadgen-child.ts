@@ -12,9 +12,16 @@ import type { LoadResult, LoadSpec } from './loadgen';
 
 const spec: LoadSpec = JSON.parse(process.argv[2] ?? '{}');
 const target = new URL(spec.url);
-const agent = new http.Agent({ keepAlive: true, maxSockets: spec.connections, maxFreeSockets: spec.connections });
+const agent = new http.Agent({
+  keepAlive: true,
+  maxSockets: spec.connections,
+  maxFreeSockets: spec.connections,
+});
 const headerSets = spec.headerSets && spec.headerSets.length > 0 ? spec.headerSets : [{}];
-const body = spec.body === undefined ? undefined : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
+const body =
+  spec.body === undefined
+    ? undefined
+    : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
 
 const latencies: number[] = [];
 const statuses: Record<string, number> = {};
@@ -30,15 +37,27 @@ function once(i: number, startedAt: number): Promise<void> {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(body.length);
     }
-    const path = spec.paths && spec.paths.length > 0 ? spec.paths[i % spec.paths.length] : target.pathname + target.search;
+    const path =
+      spec.paths && spec.paths.length > 0
+        ? spec.paths[i % spec.paths.length]
+        : target.pathname + target.search;
     const req = http.request(
-      { host: target.hostname, port: target.port, method: spec.method ?? 'GET', path, headers, agent, timeout: spec.timeoutMs ?? 10_000 },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: spec.method ?? 'GET',
+        path,
+        headers,
+        agent,
+        timeout: spec.timeoutMs ?? 10_000,
+      },
       (res) => {
         res.on('data', () => undefined);
         res.on('end', () => {
           const key = String(res.statusCode);
           statuses[key] = (statuses[key] ?? 0) + 1;
-          if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) latencies.push(performance.now() - startedAt);
+          if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300)
+            latencies.push(performance.now() - startedAt);
           else errors += 1;
           resolve();
         });
@@ -77,7 +96,11 @@ async function openLoop(deadline: number, rate: number): Promise<void> {
     const wait = scheduled - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     // Issue every request whose time has come (catching up after a timer delay).
-    while (start + n * intervalMs <= performance.now() && sent < spec.maxRequests && start + n * intervalMs < deadline) {
+    while (
+      start + n * intervalMs <= performance.now() &&
+      sent < spec.maxRequests &&
+      start + n * intervalMs < deadline
+    ) {
       const i = sent++;
       const p = once(i, start + n * intervalMs).finally(() => inFlight.delete(p));
       inFlight.add(p);

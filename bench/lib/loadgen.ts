@@ -49,11 +49,17 @@ export interface LoadReport extends Omit<LoadResult, 'latenciesMs'> {
 
 export async function runLoad(spec: LoadSpec, serverPid?: number): Promise<LoadReport> {
   const url = new URL(spec.url);
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname)) throw new Error('load is generated against loopback only');
-  if (!(spec.durationMs > 0 && spec.durationMs <= 5 * 60_000)) throw new Error('durationMs must be within (0, 300000]');
-  if (!(spec.maxRequests > 0 && spec.maxRequests <= 2_000_000)) throw new Error('maxRequests must be within (0, 2000000]');
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname))
+    throw new Error('load is generated against loopback only');
+  if (!(spec.durationMs > 0 && spec.durationMs <= 5 * 60_000))
+    throw new Error('durationMs must be within (0, 300000]');
+  if (!(spec.maxRequests > 0 && spec.maxRequests <= 2_000_000))
+    throw new Error('maxRequests must be within (0, 2000000]');
   const { command, args } = tsxCommand('bench/lib/loadgen-child.ts');
-  const child = spawn(command, [...args, JSON.stringify(spec)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command, [...args, JSON.stringify(spec)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   // CPU counters over the whole run (warm-up included: the per-request figures divide by all requests).
   const serverCpu0 = processCpuMs(serverPid);
   const pgCpu0 = postgresCpuMs();

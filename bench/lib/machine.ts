@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 
 /** What the figures were measured on (docs/benchmarks.md records it beside every table). */
@@ -18,7 +19,10 @@ export function machineInfo(): MachineInfo {
       return 'unknown';
     }
   };
-  const memLine = sh('free', ['-h']).split('\n').find((l) => l.startsWith('Mem:')) ?? '';
+  const memLine =
+    sh('free', ['-h'])
+      .split('\n')
+      .find((l) => l.startsWith('Mem:')) ?? '';
   const [, total = '?', used = '?'] = memLine.split(/\s+/);
   return {
     nproc: Number(sh('nproc', [])) || os.cpus().length,
@@ -39,7 +43,7 @@ export function foreignJestProcesses(): string[] {
   for (let i = 0; i < 20 && pid > 1; i++) {
     mine.add(pid);
     try {
-      const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     } catch {
       break;
@@ -64,7 +68,6 @@ export function foreignJestProcesses(): string[] {
 }
 
 function descendsFrom(pid: number, ancestors: Set<number>): boolean {
-  const fs = require('node:fs') as typeof import('node:fs');
   for (let i = 0; i < 20 && pid > 1; i++) {
     if (ancestors.has(pid)) return true;
     try {
@@ -89,7 +92,7 @@ const CLK_TCK = (() => {
 export function processCpuMs(pid: number | undefined): number {
   if (!pid) return NaN;
   try {
-    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK; // utime, stime
   } catch {
@@ -99,7 +102,6 @@ export function processCpuMs(pid: number | undefined): number {
 
 /** CPU time (ms) used so far by every PostgreSQL process of the machine (server, backends, exited backends). */
 export function postgresCpuMs(): number {
-  const fs = require('node:fs') as typeof import('node:fs');
   let total = 0;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -109,7 +111,9 @@ export function postgresCpuMs(): number {
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // utime + stime, plus cutime + cstime: the postmaster inherits the CPU time of backends that
       // exited (reaped children), so the total never goes down when connections close.
-      total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
+      total +=
+        ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) /
+        CLK_TCK;
     } catch {
       /* exited meanwhile */
     }

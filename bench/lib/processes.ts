@@ -22,7 +22,12 @@ export function portOpen(host: string, port: number, timeoutMs = 1000): Promise<
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs = 100): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
@@ -123,7 +128,9 @@ export class ManagedProcess {
   private note(what: ProcessEvent['what'], detail?: string): void {
     const event = { at: Date.now(), process: this.name, what, detail };
     this.events.push(event);
-    this.log.write(`\n### [harness ${new Date(event.at).toISOString()}] ${this.name} ${what}${detail ? ` (${detail})` : ''}\n`);
+    this.log.write(
+      `\n### [harness ${new Date(event.at).toISOString()}] ${this.name} ${what}${detail ? ` (${detail})` : ''}\n`,
+    );
   }
 
   /** Spawns the process and resolves once it is ready. */
@@ -189,7 +196,8 @@ export class ManagedProcess {
     await waitFor(
       `${this.name} to become ready (log: ${this.options.logFile})`,
       async () => {
-        if (this.child !== child) throw new Error(`${this.name} exited during start (log: ${this.options.logFile})`);
+        if (this.child !== child)
+          throw new Error(`${this.name} exited during start (log: ${this.options.logFile})`);
         switch (ready.kind) {
           case 'stdout':
             return sawReadyText;
@@ -306,7 +314,12 @@ export function workerProcess(options: ServiceProcessOptions): ManagedProcess {
  * A Temporal CLI dev server of our own on `port` (headless), file-backed when `dbFile` is given
  * (state survives a restart) and in memory otherwise.
  */
-export function temporalProcess(options: { port: number; dbFile?: string; logDir: string; env?: NodeJS.ProcessEnv }): ManagedProcess {
+export function temporalProcess(options: {
+  port: number;
+  dbFile?: string;
+  logDir: string;
+  env?: NodeJS.ProcessEnv;
+}): ManagedProcess {
   const args = [String(options.port), 'headless'];
   if (options.dbFile) args.push(path.resolve(ROOT, options.dbFile));
   return new ManagedProcess({

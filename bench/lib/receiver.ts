@@ -64,7 +64,9 @@ export async function startReceiver(): Promise<Receiver> {
         rawBody,
         body,
         receivedAt: Date.now(),
-        signatureValid: secret ? validSignature(secret, rawBody, req.headers['x-svc-signature'] as string | undefined) : null,
+        signatureValid: secret
+          ? validSignature(secret, rawBody, req.headers['x-svc-signature'] as string | undefined)
+          : null,
       };
       receiver.deliveries.push(delivery);
       receiver.onDelivery?.(delivery);

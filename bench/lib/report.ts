@@ -16,7 +16,9 @@ export interface BenchRow {
 }
 
 export const fmt = (n: number, digits = 0): string =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : 'n/a';
 
 export function renderTable(rows: BenchRow[]): string {
   const header = ['Figure', 'Measured', 'Target', 'Baseline (same run)', 'Met', 'Load', 'Notes'];
@@ -30,5 +32,9 @@ export function renderTable(rows: BenchRow[]): string {
     r.note ?? '',
   ]);
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...lines.map((l) => `| ${l.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...lines.map((l) => `| ${l.map(esc).join(' | ')} |`),
+  ].join('\n');
 }

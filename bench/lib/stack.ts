@@ -8,7 +8,15 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '../../src/db/migrate';
 import { ApiClient } from './http';
-import { apiProcess, freePort, ManagedProcess, portOpen, ROOT, temporalProcess, workerProcess } from './processes';
+import {
+  apiProcess,
+  freePort,
+  ManagedProcess,
+  portOpen,
+  ROOT,
+  temporalProcess,
+  workerProcess,
+} from './processes';
 
 const PG_SOCKET_DIR = '/var/run/postgresql';
 
@@ -19,7 +27,8 @@ const PG_SOCKET_DIR = '/var/run/postgresql';
  */
 export function pgUrl(database: string, tcp = process.env.BENCH_PG_TCP === '1'): string {
   if (process.env.BENCH_PG_BASE) return `${process.env.BENCH_PG_BASE}/${database}`;
-  if (!tcp && existsSync(`${PG_SOCKET_DIR}/.s.PGSQL.5432`)) return `postgres://postgres@localhost/${database}?host=${encodeURIComponent(PG_SOCKET_DIR)}`;
+  if (!tcp && existsSync(`${PG_SOCKET_DIR}/.s.PGSQL.5432`))
+    return `postgres://postgres@localhost/${database}?host=${encodeURIComponent(PG_SOCKET_DIR)}`;
   return `postgres://postgres@127.0.0.1:5432/${database}`;
 }
 
@@ -89,8 +98,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...(options.env ?? {}),
   };
   const childEnv = { ...process.env, ...env };
-  const worker = workerProcess({ env: childEnv, logDir, supervise: options.supervise, nodeArgs: options.workerNodeArgs });
-  const api = apiProcess({ env: childEnv, logDir, supervise: options.supervise, nodeArgs: options.apiNodeArgs });
+  const worker = workerProcess({
+    env: childEnv,
+    logDir,
+    supervise: options.supervise,
+    nodeArgs: options.workerNodeArgs,
+  });
+  const api = apiProcess({
+    env: childEnv,
+    logDir,
+    supervise: options.supervise,
+    nodeArgs: options.apiNodeArgs,
+  });
   await Promise.all([worker.start(), api.start()]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   return {

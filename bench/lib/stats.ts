@@ -30,4 +30,5 @@ export function summarize(samples: number[]): LatencySummary {
   };
 }
 
-export const round = (n: number, digits = 1): number => (Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : n);
+export const round = (n: number, digits = 1): number =>
+  Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : n;

@@ -15,13 +15,19 @@ const run = promisify(execFile);
  * Waits (polling) until no jest process but ours runs, up to `maxWaitMs`. Returns how long it
  * waited, or null when others still ran at the end (the caller then skips the restart).
  */
-export async function waitForExclusivePostgres(maxWaitMs: number, log: (msg: string) => void, pollMs = 15_000): Promise<number | null> {
+export async function waitForExclusivePostgres(
+  maxWaitMs: number,
+  log: (msg: string) => void,
+  pollMs = 15_000,
+): Promise<number | null> {
   const started = Date.now();
   for (;;) {
     const others = foreignJestProcesses();
     if (others.length === 0) return Date.now() - started;
     if (Date.now() - started >= maxWaitMs) {
-      log(`other jest runs still active after ${Math.round((Date.now() - started) / 1000)} s: ${others.join(' | ')}`);
+      log(
+        `other jest runs still active after ${Math.round((Date.now() - started) / 1000)} s: ${others.join(' | ')}`,
+      );
       return null;
     }
     log(`waiting for other jest runs before restarting PostgreSQL: ${others.length} process(es)`);

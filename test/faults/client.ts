@@ -49,7 +49,8 @@ export function medianPostMs(): number {
   return sorted.length ? sorted[Math.floor(sorted.length / 2)] : 20;
 }
 
-const backoff = (attempt: number) => Math.min(5_000, 250 * 2 ** Math.min(attempt, 5)) * (0.75 + Math.random() * 0.5);
+const backoff = (attempt: number) =>
+  Math.min(5_000, 250 * 2 ** Math.min(attempt, 5)) * (0.75 + Math.random() * 0.5);
 
 export async function submitWithRetries(input: SubmitInput): Promise<SubmissionAttemptLog> {
   const log: SubmissionAttemptLog = {
@@ -80,7 +81,11 @@ export async function submitWithRetries(input: SubmitInput): Promise<SubmissionA
     try {
       const res = await fetch(`${input.baseUrl}/api/v1/sessions/${input.sessionId}/submissions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${input.token}`, 'content-type': 'application/json', 'idempotency-key': input.idempotencyKey },
+        headers: {
+          authorization: `Bearer ${input.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': input.idempotencyKey,
+        },
         body,
         signal: AbortSignal.timeout(30_000),
       });

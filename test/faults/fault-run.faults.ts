@@ -13,7 +13,16 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createWebhook, newActiveChallenge, newAgent, newIdempotencyKey, newUser, openSession, submissionContent, type BenchAgent } from '../../bench/lib/fixtures';
+import {
+  createWebhook,
+  newActiveChallenge,
+  newAgent,
+  newIdempotencyKey,
+  newUser,
+  openSession,
+  submissionContent,
+  type BenchAgent,
+} from '../../bench/lib/fixtures';
 import { loadAverage, machineInfo } from '../../bench/lib/machine';
 import { portOpen, ROOT, sleep, type ProcessEvent } from '../../bench/lib/processes';
 import { startReceiver, type Receiver } from '../../bench/lib/receiver';
@@ -48,7 +57,8 @@ const SECRET = 'whsec-faults-0123456789abcdef';
 
 type Fault = { at: number; name: string; run: () => Promise<string | void> };
 
-const out = (line: string) => process.stdout.write(`[faults +${((Date.now() - T0) / 1000).toFixed(1)}s] ${line}\n`);
+const out = (line: string) =>
+  process.stdout.write(`[faults +${((Date.now() - T0) / 1000).toFixed(1)}s] ${line}\n`);
 let T0 = Date.now();
 
 jest.setTimeout(45 * 60_000);
@@ -68,7 +78,9 @@ describe('fault run', () => {
     T0 = Date.now();
     const loadAtStart = loadAverage();
     if (await portOpen('127.0.0.1', TEMPORAL_PORT)) {
-      throw new Error(`port ${TEMPORAL_PORT} is in use: the fault run needs its own Temporal dev server there (a leftover of an earlier run?)`);
+      throw new Error(
+        `port ${TEMPORAL_PORT} is in use: the fault run needs its own Temporal dev server there (a leftover of an earlier run?)`,
+      );
     }
     const temporalDb = path.join(DATA_DIR, 'temporal.db');
     for (const suffix of ['', '-wal', '-shm']) rmSync(temporalDb + suffix, { force: true });
@@ -85,7 +97,9 @@ describe('fault run', () => {
       env: { LOG_LEVEL: 'info' },
     });
     const { client: api } = stack;
-    out(`stack up in ${((Date.now() - T0) / 1000).toFixed(1)} s: API ${stack.apiUrl}, Temporal :${TEMPORAL_PORT} (file ${path.relative(ROOT, temporalDb)}), database ${DATABASE}`);
+    out(
+      `stack up in ${((Date.now() - T0) / 1000).toFixed(1)} s: API ${stack.apiUrl}, Temporal :${TEMPORAL_PORT} (file ${path.relative(ROOT, temporalDb)}), database ${DATABASE}`,
+    );
 
     // ---- fixtures: two owners, three agents (3 tokens each: 30 submissions/min/token), 3 subscriptions
     const admin = await newUser('admin');
@@ -98,7 +112,8 @@ describe('fault run', () => {
       await newAgent(api, ownerB, { name: 'faults-b1', tokenCount: 3 }),
     ];
     const sessions = new Map<string, string>();
-    for (const agent of agents) sessions.set(agent.agentId, await openSession(api, agent.tokens[0], challengeId));
+    for (const agent of agents)
+      sessions.set(agent.agentId, await openSession(api, agent.tokens[0], challengeId));
 
     receiver = await startReceiver();
     const subscriptions: SubscriptionExpectation[] = [];
@@ -109,7 +124,13 @@ describe('fault run', () => {
     ] as const) {
       const subPath = `/hooks/${name}`;
       receiver.secrets.set(subPath, SECRET);
-      const id = await createWebhook(api, owner.jwt, `${receiver.url}${subPath}`, ['result.finalized'], SECRET);
+      const id = await createWebhook(
+        api,
+        owner.jwt,
+        `${receiver.url}${subPath}`,
+        ['result.finalized'],
+        SECRET,
+      );
       subscriptions.push({ id, path: subPath, agentIds: [...agentIds] });
     }
 
@@ -118,7 +139,14 @@ describe('fault run', () => {
     // to wait for other engineers' test runs to finish.
     const s = stack;
     const pgRestart = { waitedMs: 0, skipped: false, downMs: 0 };
-    const faultLog: { name: string; at: number; tookMs: number; inFlightPosts: number; unjudged: number; detail?: string }[] = [];
+    const faultLog: {
+      name: string;
+      at: number;
+      tookMs: number;
+      inFlightPosts: number;
+      unjudged: number;
+      detail?: string;
+    }[] = [];
     const killWorker = async () => {
       await s.worker.kill('SIGKILL');
       await sleep(1000);
@@ -157,7 +185,11 @@ describe('fault run', () => {
           await s.temporal!.start();
         },
       },
-      { at: at(0.48), name: 'SIGKILL worker twice in a row', run: async () => (await killWorker(), await sleep(3000), await killWorker()) },
+      {
+        at: at(0.48),
+        name: 'SIGKILL worker twice in a row',
+        run: async () => (await killWorker(), await sleep(3000), await killWorker()),
+      },
       { at: at(0.6), name: 'restart PostgreSQL', run: restartPg, parallel: true },
       { at: at(0.7), name: 'SIGKILL API (with a POST in flight)', run: killApi },
       { at: at(0.82), name: 'SIGKILL worker', run: killWorker },
@@ -167,16 +199,26 @@ describe('fault run', () => {
     /** Issued submissions whose result.finalized has not reached the owner's first subscription yet. */
     const unjudged = () => {
       const delivered = new Set(
-        receiver!.deliveries.filter((d) => d.path === '/hooks/owner-a' || d.path === '/hooks/owner-b').map((d) => d.body?.submission_id ?? d.body?.data?.submission_id),
+        receiver!.deliveries
+          .filter((d) => d.path === '/hooks/owner-a' || d.path === '/hooks/owner-b')
+          .map((d) => d.body?.submission_id ?? d.body?.data?.submission_id),
       );
       return issued - delivered.size;
     };
     const runFault = async (fault: Fault) => {
       const started = Date.now();
       const snapshot = { inFlightPosts: inFlight.count, unjudged: unjudged() };
-      out(`fault: ${fault.name} (after ${issued} submissions issued, ${snapshot.unjudged} of them not yet judged and delivered; load ${loadAverage()})`);
+      out(
+        `fault: ${fault.name} (after ${issued} submissions issued, ${snapshot.unjudged} of them not yet judged and delivered; load ${loadAverage()})`,
+      );
       const detail = (await fault.run()) || undefined;
-      faultLog.push({ name: fault.name, at: started - T0, tookMs: Date.now() - started, ...snapshot, detail });
+      faultLog.push({
+        name: fault.name,
+        at: started - T0,
+        tookMs: Date.now() - started,
+        ...snapshot,
+        detail,
+      });
       out(`fault: ${fault.name} done in ${Date.now() - started} ms${detail ? ` (${detail})` : ''}`);
     };
     const sideFaults: Promise<void>[] = [];
@@ -213,7 +255,9 @@ describe('fault run', () => {
     }
     const logs = await Promise.all(pending);
     const driveMs = Date.now() - driveStarted;
-    out(`all ${SUBMISSIONS} clients done in ${(driveMs / 1000).toFixed(1)} s; waiting for the faults to finish`);
+    out(
+      `all ${SUBMISSIONS} clients done in ${(driveMs / 1000).toFixed(1)} s; waiting for the faults to finish`,
+    );
     await chaos;
 
     // ---- settle: every submission complete/failed, every expected delivery received (bounded)
@@ -226,7 +270,9 @@ describe('fault run', () => {
     while (Date.now() - settleStarted < SETTLE_TIMEOUT_MS) {
       const rows = await loadSubmissions(db, challengeId);
       completeByAgent = new Map();
-      for (const r of rows) if (r.status === 'complete') completeByAgent.set(r.agent_id, (completeByAgent.get(r.agent_id) ?? new Set()).add(r.id));
+      for (const r of rows)
+        if (r.status === 'complete')
+          completeByAgent.set(r.agent_id, (completeByAgent.get(r.agent_id) ?? new Set()).add(r.id));
       const open = rows.filter((r) => r.status !== 'complete' && r.status !== 'failed').length;
       const want = expectedDeliveryCount(subscriptions, completeByAgent);
       const got = uniqueDeliveryCount(receiver, subscriptions);
@@ -234,7 +280,8 @@ describe('fault run', () => {
         settled = true;
         break;
       }
-      if ((Date.now() - settleStarted) % 10_000 < 1000) out(`settling: ${open} submissions not finished, ${got}/${want} deliveries`);
+      if ((Date.now() - settleStarted) % 10_000 < 1000)
+        out(`settling: ${open} submissions not finished, ${got}/${want} deliveries`);
       await sleep(1000);
     }
     const settleMs = Date.now() - settleStarted;
@@ -248,7 +295,10 @@ describe('fault run', () => {
     // A process that died by itself (the supervisor restarted it) is a bug even when nothing was lost.
     const crashes = [stack.api, stack.worker]
       .filter((p) => p.unexpectedExits > 0)
-      .map((p) => `CRASH: the ${p.name} exited ${p.unexpectedExits} time(s) without being killed (see ${path.relative(ROOT, stack!.logDir)}/${p.name}.log)`);
+      .map(
+        (p) =>
+          `CRASH: the ${p.name} exited ${p.unexpectedExits} time(s) without being killed (see ${path.relative(ROOT, stack!.logDir)}/${p.name}.log)`,
+      );
     const problems = [
       ...(settled ? [] : [`did not settle within ${SETTLE_TIMEOUT_MS / 1000} s`]),
       ...crashes,
@@ -268,7 +318,11 @@ describe('fault run', () => {
         )
       ).rows.map((r) => Number(r.ms)),
     );
-    const processEvents: ProcessEvent[] = [...stack.api.events, ...stack.worker.events, ...(stack.temporal?.events ?? [])];
+    const processEvents: ProcessEvent[] = [
+      ...stack.api.events,
+      ...stack.worker.events,
+      ...(stack.temporal?.events ?? []),
+    ];
     const summary = {
       submissions: SUBMISSIONS,
       paceMs: PACE_MS,
@@ -286,9 +340,17 @@ describe('fault run', () => {
         rateLimited: logs.reduce((a, l) => a + l.rateLimited, 0),
       },
       database: submissions.counts,
-      webhooks: { subscriptions: subscriptions.length, received: receiver.deliveries.length, ...deliveries.counts },
+      webhooks: {
+        subscriptions: subscriptions.length,
+        received: receiver.deliveries.length,
+        ...deliveries.counts,
+      },
       leaderboardRows: leaderboard.rows,
-      submissionToCompleteMs: { p50: Math.round(judgedLatency.p50), p99: Math.round(judgedLatency.p99), max: Math.round(judgedLatency.max) },
+      submissionToCompleteMs: {
+        p50: Math.round(judgedLatency.p50),
+        p99: Math.round(judgedLatency.p99),
+        max: Math.round(judgedLatency.max),
+      },
       faults: faultLog,
       kills: {
         worker: processEvents.filter((e) => e.process === 'worker' && e.what === 'killed').length,
@@ -296,13 +358,20 @@ describe('fault run', () => {
         temporal: processEvents.filter((e) => e.process === 'temporal' && e.what === 'killed').length,
         postgresRestarts: pgRestart.skipped ? 0 : 1,
       },
-      unexpectedExits: { api: stack.api.unexpectedExits, worker: stack.worker.unexpectedExits, temporal: stack.temporal?.unexpectedExits ?? 0 },
+      unexpectedExits: {
+        api: stack.api.unexpectedExits,
+        worker: stack.worker.unexpectedExits,
+        temporal: stack.temporal?.unexpectedExits ?? 0,
+      },
       timeMs: { total: Date.now() - T0, drive: driveMs, settle: settleMs },
       loadAverage: { start: loadAtStart, end: loadAverage() },
       machine: machineInfo(),
       problems,
     };
-    writeFileSync(path.join(DATA_DIR, 'summary.json'), JSON.stringify({ ...summary, processEvents }, null, 2));
+    writeFileSync(
+      path.join(DATA_DIR, 'summary.json'),
+      JSON.stringify({ ...summary, processEvents }, null, 2),
+    );
     out(`SUMMARY\n${JSON.stringify(summary, null, 2)}`);
 
     expect(problems).toEqual([]);

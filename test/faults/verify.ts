@@ -24,33 +24,47 @@ export async function loadSubmissions(db: Client, challengeId: string): Promise<
 }
 
 /** Every answered-2xx submission exists, under its key, judged; nothing duplicated or stuck. */
-export async function checkSubmissions(db: Client, challengeId: string, logs: SubmissionAttemptLog[]): Promise<{ problems: string[]; counts: Record<string, number> }> {
+export async function checkSubmissions(
+  db: Client,
+  challengeId: string,
+  logs: SubmissionAttemptLog[],
+): Promise<{ problems: string[]; counts: Record<string, number> }> {
   const problems: string[] = [];
   const rows = await loadSubmissions(db, challengeId);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const byKey = new Map<string, SubmissionRowLite[]>();
-  for (const r of rows) if (r.idempotency_key) byKey.set(r.idempotency_key, [...(byKey.get(r.idempotency_key) ?? []), r]);
+  for (const r of rows)
+    if (r.idempotency_key) byKey.set(r.idempotency_key, [...(byKey.get(r.idempotency_key) ?? []), r]);
 
   const answered = logs.filter((l) => l.outcome === 'answered');
   for (const log of answered) {
     const row = log.submissionId ? byId.get(log.submissionId) : undefined;
     if (!row) {
-      problems.push(`LOST: submission #${log.index} answered ${log.status} with id ${log.submissionId} is not in the database`);
+      problems.push(
+        `LOST: submission #${log.index} answered ${log.status} with id ${log.submissionId} is not in the database`,
+      );
       continue;
     }
-    if (row.idempotency_key !== log.idempotencyKey) problems.push(`submission ${row.id} carries another Idempotency-Key than its request`);
-    if (row.status !== 'complete') problems.push(`submission ${row.id} (#${log.index}) is ${row.status}, not complete`);
+    if (row.idempotency_key !== log.idempotencyKey)
+      problems.push(`submission ${row.id} carries another Idempotency-Key than its request`);
+    if (row.status !== 'complete')
+      problems.push(`submission ${row.id} (#${log.index}) is ${row.status}, not complete`);
   }
-  for (const [key, list] of byKey) if (list.length > 1) problems.push(`DUPLICATE: ${list.length} submissions for Idempotency-Key ${key.slice(0, 12)}…`);
+  for (const [key, list] of byKey)
+    if (list.length > 1)
+      problems.push(`DUPLICATE: ${list.length} submissions for Idempotency-Key ${key.slice(0, 12)}…`);
   const ourKeys = new Set(logs.map((l) => l.idempotencyKey));
   for (const r of rows) {
-    if (!r.idempotency_key || !ourKeys.has(r.idempotency_key)) problems.push(`submission ${r.id} was not sent by this run`);
-    if (r.status !== 'complete' && r.status !== 'failed') problems.push(`STUCK: submission ${r.id} is still ${r.status}`);
+    if (!r.idempotency_key || !ourKeys.has(r.idempotency_key))
+      problems.push(`submission ${r.id} was not sent by this run`);
+    if (r.status !== 'complete' && r.status !== 'failed')
+      problems.push(`STUCK: submission ${r.id} is still ${r.status}`);
     if (r.judge_run !== 0) problems.push(`submission ${r.id} was rejudged (run ${r.judge_run})`);
   }
   // Accepted but never answered 2xx (the client gave up): must still be judged (checked above).
   const unanswered = logs.filter((l) => l.outcome !== 'answered');
-  for (const l of unanswered) problems.push(`submission #${l.index} never got a 2xx (${l.outcome}: ${l.lastError ?? ''})`);
+  for (const l of unanswered)
+    problems.push(`submission #${l.index} never got a 2xx (${l.outcome}: ${l.lastError ?? ''})`);
 
   const results = await db.query<{ submission_id: string; current: number; total: number }>(
     `SELECT r.submission_id, count(*) FILTER (WHERE r.superseded_at IS NULL)::int AS current, count(*)::int AS total
@@ -60,7 +74,8 @@ export async function checkSubmissions(db: Client, challengeId: string, logs: Su
   const resultBySubmission = new Map(results.rows.map((r) => [r.submission_id, r]));
   for (const r of rows) {
     const res = resultBySubmission.get(r.id);
-    if (r.status === 'complete' && (!res || res.current !== 1)) problems.push(`submission ${r.id} has ${res?.current ?? 0} current results (want exactly 1)`);
+    if (r.status === 'complete' && (!res || res.current !== 1))
+      problems.push(`submission ${r.id} has ${res?.current ?? 0} current results (want exactly 1)`);
     if (res && res.total !== 1) problems.push(`JUDGED TWICE: submission ${r.id} has ${res.total} results`);
   }
   const finalized = await db.query<{ submission_id: string; n: number }>(
@@ -68,7 +83,8 @@ export async function checkSubmissions(db: Client, challengeId: string, logs: Su
       WHERE event_type = 'result.finalized' AND challenge_id = $1 GROUP BY 1`,
     [challengeId],
   );
-  for (const f of finalized.rows) if (f.n !== 1) problems.push(`result.finalized emitted ${f.n} times for ${f.submission_id}`);
+  for (const f of finalized.rows)
+    if (f.n !== 1) problems.push(`result.finalized emitted ${f.n} times for ${f.submission_id}`);
   const counts = {
     inDatabase: rows.length,
     complete: rows.filter((r) => r.status === 'complete').length,
@@ -101,7 +117,9 @@ export function checkDeliveries(
   let resends = 0;
   let badSignatures = 0;
   for (const sub of subscriptions) {
-    const received = receiver.deliveries.filter((d) => d.path === sub.path && d.eventType === 'result.finalized');
+    const received = receiver.deliveries.filter(
+      (d) => d.path === sub.path && d.eventType === 'result.finalized',
+    );
     const idsBySubmission = new Map<string, Set<string>>();
     const bodyById = new Map<string, string>();
     for (const d of received) {
@@ -114,7 +132,8 @@ export function checkDeliveries(
       const previous = bodyById.get(d.deliveryId);
       if (previous !== undefined) {
         resends += 1;
-        if (previous !== d.rawBody) problems.push(`delivery ${d.deliveryId} was re-sent with a different body`);
+        if (previous !== d.rawBody)
+          problems.push(`delivery ${d.deliveryId} was re-sent with a different body`);
       } else {
         bodyById.set(d.deliveryId, d.rawBody);
       }
@@ -123,10 +142,16 @@ export function checkDeliveries(
     const expected = new Set(sub.agentIds.flatMap((a) => [...(completeByAgent.get(a) ?? [])]));
     for (const s of expected) {
       const ids = idsBySubmission.get(s);
-      if (!ids) problems.push(`MISSING delivery: result.finalized for ${s} never reached subscription ${sub.path}`);
-      else if (ids.size > 1) problems.push(`DUPLICATE delivery: ${ids.size} delivery ids for ${s} on ${sub.path}`);
+      if (!ids)
+        problems.push(`MISSING delivery: result.finalized for ${s} never reached subscription ${sub.path}`);
+      else if (ids.size > 1)
+        problems.push(`DUPLICATE delivery: ${ids.size} delivery ids for ${s} on ${sub.path}`);
     }
-    for (const s of idsBySubmission.keys()) if (!expected.has(s)) problems.push(`subscription ${sub.path} got result.finalized for a submission of another owner: ${s}`);
+    for (const s of idsBySubmission.keys())
+      if (!expected.has(s))
+        problems.push(
+          `subscription ${sub.path} got result.finalized for a submission of another owner: ${s}`,
+        );
     unique += [...idsBySubmission.values()].reduce((a, ids) => a + ids.size, 0);
   }
   if (badSignatures) problems.push(`${badSignatures} deliveries with an invalid X-Svc-Signature`);
@@ -134,19 +159,38 @@ export function checkDeliveries(
 }
 
 /** Expected unique result.finalized deliveries (for waiting). */
-export function expectedDeliveryCount(subscriptions: SubscriptionExpectation[], completeByAgent: Map<string, Set<string>>): number {
-  return subscriptions.reduce((a, s) => a + s.agentIds.reduce((b, id) => b + (completeByAgent.get(id)?.size ?? 0), 0), 0);
+export function expectedDeliveryCount(
+  subscriptions: SubscriptionExpectation[],
+  completeByAgent: Map<string, Set<string>>,
+): number {
+  return subscriptions.reduce(
+    (a, s) => a + s.agentIds.reduce((b, id) => b + (completeByAgent.get(id)?.size ?? 0), 0),
+    0,
+  );
 }
 
 export function uniqueDeliveryCount(receiver: Receiver, subscriptions: SubscriptionExpectation[]): number {
   const paths = new Set(subscriptions.map((s) => s.path));
-  return new Set(receiver.deliveries.filter((d) => paths.has(d.path) && d.eventType === 'result.finalized').map((d) => `${d.path} ${d.deliveryId}`)).size;
+  return new Set(
+    receiver.deliveries
+      .filter((d) => paths.has(d.path) && d.eventType === 'result.finalized')
+      .map((d) => `${d.path} ${d.deliveryId}`),
+  ).size;
 }
 
 /** The public leaderboard equals a recomputation from the results table (rank, agent, best score/submission, count). */
-export async function checkLeaderboard(db: Client, api: ApiClient, challengeId: string): Promise<{ problems: string[]; rows: number }> {
+export async function checkLeaderboard(
+  db: Client,
+  api: ApiClient,
+  challengeId: string,
+): Promise<{ problems: string[]; rows: number }> {
   const problems: string[] = [];
-  const expected = await db.query<{ agent_id: string; best_score: string; best_submission_id: string; submission_count: number }>(
+  const expected = await db.query<{
+    agent_id: string;
+    best_score: string;
+    best_submission_id: string;
+    submission_count: number;
+  }>(
     `WITH best AS (
        SELECT DISTINCT ON (agent_id) agent_id, final_score, submission_id, submitted_at
          FROM results
@@ -163,12 +207,28 @@ export async function checkLeaderboard(db: Client, api: ApiClient, challengeId: 
   const res = await api.request('GET', `/api/v1/leaderboards/${challengeId}?limit=100`);
   if (res.status !== 200) return { problems: [`leaderboard answered ${res.status}`], rows: 0 };
   const actual: any[] = res.body.data;
-  if (actual.length !== expected.rows.length) problems.push(`leaderboard has ${actual.length} rows, recomputation ${expected.rows.length}`);
+  if (actual.length !== expected.rows.length)
+    problems.push(`leaderboard has ${actual.length} rows, recomputation ${expected.rows.length}`);
   expected.rows.forEach((e, i) => {
     const a = actual[i];
-    const want = { rank: i + 1, agent_id: e.agent_id, best_score: Number(e.best_score), best_submission_id: e.best_submission_id, submission_count: e.submission_count };
-    const got = a && { rank: a.rank, agent_id: a.agent_id, best_score: a.best_score, best_submission_id: a.best_submission_id, submission_count: a.submission_count };
-    if (JSON.stringify(want) !== JSON.stringify(got)) problems.push(`leaderboard row ${i + 1}: got ${JSON.stringify(got)}, recomputed ${JSON.stringify(want)}`);
+    const want = {
+      rank: i + 1,
+      agent_id: e.agent_id,
+      best_score: Number(e.best_score),
+      best_submission_id: e.best_submission_id,
+      submission_count: e.submission_count,
+    };
+    const got = a && {
+      rank: a.rank,
+      agent_id: a.agent_id,
+      best_score: a.best_score,
+      best_submission_id: a.best_submission_id,
+      submission_count: a.submission_count,
+    };
+    if (JSON.stringify(want) !== JSON.stringify(got))
+      problems.push(
+        `leaderboard row ${i + 1}: got ${JSON.stringify(got)}, recomputed ${JSON.stringify(want)}`,
+      );
   });
   return { problems, rows: actual.length };
 }
