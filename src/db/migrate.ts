@@ -36,8 +36,8 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
     checkOrder: false,
     singleTransaction: true,
     log,
-    // node-pg-migrate warns that area-numbered names (1000_, 2500_…) are not timestamps; by design.
-    logger: { debug: () => undefined, info: log, warn: (m: string) => (/determine timestamp/.test(m) ? undefined : log(m)), error: log },
+    // node-pg-migrate reports (as an error, harmlessly) that area-numbered names (1000_, 2500_…) are not timestamps; by design.
+    logger: { debug: () => undefined, info: log, warn: log, error: (m: string) => (/determine timestamp/.test(m) ? undefined : log(m)) },
     noLock: false,
   });
 }
