@@ -239,6 +239,18 @@ export const FINGERPRINT_EXCLUDED_TABLES = ['rate_limits'];
 export const FINGERPRINT_EXCLUDED_COLUMNS: Record<string, string[]> = {
   api_tokens: ['last_used_at'],
   agent_keys: ['last_used_at'],
+  // Delivery bookkeeping moves whenever a broadcast event (below) reaches a subscription.
+  webhook_subscriptions: ['last_delivery_at', 'failure_count', 'updated_at'],
+};
+
+/**
+ * challenge.* events are broadcast to every subscriber of the type, and only operators' successful
+ * transitions emit them, so their deliveries are never the work of a rejected request. Left out
+ * because another suite publishing a challenge would otherwise land in this suite's subscriptions.
+ */
+export const FINGERPRINT_ROW_FILTERS: Record<string, string> = {
+  webhook_deliveries: "event_type NOT LIKE 'challenge.%'",
+  webhook_attempts: "delivery_id NOT IN (SELECT id FROM webhook_deliveries WHERE event_type LIKE 'challenge.%')",
 };
 
 /** Per table: row count, checksum of every row, and checksum of the rows that mention a watched id. */
@@ -285,7 +297,7 @@ export class DbWatch {
                        coalesce(md5(string_agg(h, '' ORDER BY h) FILTER (WHERE mine)), '') AS mine
                   FROM (SELECT md5(x) AS h,
                                ARRAY(SELECT (regexp_matches(x, '${UUID_RE}', 'g'))[1]) && $1::text[] AS mine
-                          FROM (SELECT ${row} AS x FROM "${t}" t) r) s`;
+                          FROM (SELECT ${row} AS x FROM "${t}" t${FINGERPRINT_ROW_FILTERS[t] ? ` WHERE ${FINGERPRINT_ROW_FILTERS[t]}` : ''}) r) s`;
       })
       .join('\nUNION ALL\n');
   }
