@@ -12,6 +12,7 @@
  */
 import path from 'node:path';
 import { Client } from 'pg';
+import { seedLeaderboardBoard } from './lib/fixtures';
 import { migrate } from '../src/db/migrate';
 import { apiProcess, freePort, ROOT } from './lib/processes';
 
@@ -41,41 +42,8 @@ async function seed(db: Client): Promise<string> {
   );
   const challengeId = challenge.rows[0].id;
   await db.query(`INSERT INTO users (subject, name) VALUES ('bench|owner', 'bench')`);
-  // Agents, entries, closed sessions, two submissions and results each (scores on a coarse grid, so
-  // there are many ties broken by time), all in set-based statements.
-  await db.query(
-    `INSERT INTO agents (owner_user_id, name)
-     SELECT (SELECT id FROM users WHERE subject = 'bench|owner'), 'agent-' || g FROM generate_series(1, $1) g`,
-    [AGENTS],
-  );
-  await db.query(`INSERT INTO entries (challenge_id, agent_id, status) SELECT $1, id, 'judged' FROM agents`, [
-    challengeId,
-  ]);
-  await db.query(
-    `INSERT INTO sessions (challenge_id, agent_id, entry_id, status) SELECT e.challenge_id, e.agent_id, e.id, 'closed' FROM entries e WHERE e.challenge_id = $1`,
-    [challengeId],
-  );
-  await db.query(
-    `INSERT INTO submissions (session_id, challenge_id, agent_id, content, status, submitted_at, workflow_started_at)
-     SELECT s.id, s.challenge_id, s.agent_id, 'bench', 'complete', now() - (random() * interval '7 days'), now()
-     FROM sessions s, generate_series(1, 2) WHERE s.challenge_id = $1`,
-    [challengeId],
-  );
-  await db.query(
-    `INSERT INTO results (submission_id, challenge_id, agent_id, run, final_score, result_state, judge, breakdown, submitted_at)
-     SELECT id, challenge_id, agent_id, 0, round((random() * 40)::numeric) * 2.5, 'scored', 'rubric', '{}', submitted_at
-     FROM submissions WHERE challenge_id = $1`,
-    [challengeId],
-  );
-  // The same statement the judge runs per (challenge, agent), applied to all of them.
-  await db.query(
-    `INSERT INTO leaderboard_entries (challenge_id, agent_id, best_score, best_submission_id, best_result_id, best_reached_at, submission_count, last_submitted_at)
-     SELECT DISTINCT ON (r.agent_id) r.challenge_id, r.agent_id, r.final_score, r.submission_id, r.id, date_trunc('milliseconds', r.submitted_at),
-            2, (SELECT max(submitted_at) FROM submissions x WHERE x.agent_id = r.agent_id AND x.challenge_id = r.challenge_id)
-     FROM results r WHERE r.challenge_id = $1 AND r.result_state = 'scored' AND r.superseded_at IS NULL
-     ORDER BY r.agent_id, r.final_score DESC, r.submitted_at, r.id`,
-    [challengeId],
-  );
+  const owner = (await db.query<{ id: string }>(`SELECT id FROM users WHERE subject = 'bench|owner'`)).rows[0].id;
+  await seedLeaderboardBoard(db, challengeId, owner, AGENTS, 'agent-');
   await db.query('VACUUM ANALYZE leaderboard_entries');
   await db.query('ANALYZE');
   console.log(

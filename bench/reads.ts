@@ -17,7 +17,7 @@
  */
 import { Client } from 'pg';
 import { measureBaselineKoa, READ_LOAD } from './baseline-koa';
-import { manyTokens, newActiveChallenge, newUser } from './lib/fixtures';
+import { manyTokens, newActiveChallenge, newUser, seedLeaderboardBoard } from './lib/fixtures';
 import { runLoad, type LoadReport } from './lib/loadgen';
 import { loadAverage } from './lib/machine';
 import { apiProcess, freePort, type ManagedProcess } from './lib/processes';
@@ -54,39 +54,7 @@ async function seedLeaderboard(
     const owner = (
       await db.query<{ id: string }>(`SELECT id FROM users WHERE subject = 'bench|leaderboard-owner'`)
     ).rows[0].id;
-    await db.query(
-      `INSERT INTO agents (owner_user_id, name) SELECT $1, 'lb-agent-' || g FROM generate_series(1, $2) g`,
-      [owner, agents],
-    );
-    await db.query(
-      `INSERT INTO entries (challenge_id, agent_id, status) SELECT $1, id, 'judged' FROM agents WHERE owner_user_id = $2`,
-      [challengeId, owner],
-    );
-    await db.query(
-      `INSERT INTO sessions (challenge_id, agent_id, entry_id, status) SELECT challenge_id, agent_id, id, 'closed' FROM entries WHERE challenge_id = $1`,
-      [challengeId],
-    );
-    await db.query(
-      `INSERT INTO submissions (session_id, challenge_id, agent_id, content, status, submitted_at, workflow_started_at)
-       SELECT s.id, s.challenge_id, s.agent_id, 'bench', 'complete', now() - random() * interval '7 days', now()
-         FROM sessions s, generate_series(1, 2) WHERE s.challenge_id = $1`,
-      [challengeId],
-    );
-    await db.query(
-      `INSERT INTO results (submission_id, challenge_id, agent_id, run, final_score, result_state, judge, breakdown, submitted_at)
-       SELECT id, challenge_id, agent_id, 0, round((random() * 40)::numeric) * 2.5, 'scored', 'rubric', '{}', submitted_at
-         FROM submissions WHERE challenge_id = $1`,
-      [challengeId],
-    );
-    // What the judge's per-agent refresh computes, for all agents at once.
-    await db.query(
-      `INSERT INTO leaderboard_entries (challenge_id, agent_id, best_score, best_submission_id, best_result_id, best_reached_at, submission_count, last_submitted_at)
-       SELECT DISTINCT ON (r.agent_id) r.challenge_id, r.agent_id, r.final_score, r.submission_id, r.id, date_trunc('milliseconds', r.submitted_at), 2,
-              (SELECT max(submitted_at) FROM submissions x WHERE x.agent_id = r.agent_id AND x.challenge_id = r.challenge_id)
-         FROM results r WHERE r.challenge_id = $1 AND r.result_state = 'scored' AND r.superseded_at IS NULL
-        ORDER BY r.agent_id, r.final_score DESC, r.submitted_at, r.id`,
-      [challengeId],
-    );
+    await seedLeaderboardBoard(db, challengeId, owner, agents, 'lb-agent-');
     // The listed challenges get 40 entries each too (entry_count is counted per listed row): with
     // every entry in one challenge, the planner's statistics (one distinct challenge_id) make it
     // seq-scan all entries once per listed challenge, which is not what a live service looks like.

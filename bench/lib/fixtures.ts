@@ -1,10 +1,12 @@
 /**
  * Fixtures made through the public API (as a real client would): users (dev session JWTs),
- * agents, API tokens, challenges (operator API) and webhook subscriptions.
+ * agents, API tokens, challenges (operator API) and webhook subscriptions; and, for boards too
+ * large to build request by request, one set-based seeding of a leaderboard.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { SCOPES } from '../../src/auth/scopes';
+import type { Client } from 'pg';
 import type { ApiClient } from './http';
 
 export const DEV_JWT_SECRET = 'dev-secret-change-me';
@@ -155,4 +157,52 @@ export async function manyTokens(api: ApiClient, count: number, concurrency = 4)
   };
   await Promise.all(Array.from({ length: concurrency }, work));
   return tokens.slice(0, count);
+}
+
+/**
+ * Seeds a board of `agents` agents of one owner into a challenge, in set-based statements: entry,
+ * closed session, two submissions and results each (scores on a coarse grid, so many ties are
+ * broken by time), and the leaderboard rows the judge maintains, computed for all agents at once.
+ */
+export async function seedLeaderboardBoard(
+  db: Pick<Client, 'query'>,
+  challengeId: string,
+  ownerUserId: string,
+  agents: number,
+  namePrefix: string,
+): Promise<void> {
+  await db.query(`INSERT INTO agents (owner_user_id, name) SELECT $1, $3 || g FROM generate_series(1, $2) g`, [
+    ownerUserId,
+    agents,
+    namePrefix,
+  ]);
+  await db.query(
+    `INSERT INTO entries (challenge_id, agent_id, status) SELECT $1, id, 'judged' FROM agents WHERE owner_user_id = $2`,
+    [challengeId, ownerUserId],
+  );
+  await db.query(
+    `INSERT INTO sessions (challenge_id, agent_id, entry_id, status) SELECT challenge_id, agent_id, id, 'closed' FROM entries WHERE challenge_id = $1`,
+    [challengeId],
+  );
+  await db.query(
+    `INSERT INTO submissions (session_id, challenge_id, agent_id, content, status, submitted_at, workflow_started_at)
+     SELECT s.id, s.challenge_id, s.agent_id, 'bench', 'complete', now() - random() * interval '7 days', now()
+       FROM sessions s, generate_series(1, 2) WHERE s.challenge_id = $1`,
+    [challengeId],
+  );
+  await db.query(
+    `INSERT INTO results (submission_id, challenge_id, agent_id, run, final_score, result_state, judge, breakdown, submitted_at)
+     SELECT id, challenge_id, agent_id, 0, round((random() * 40)::numeric) * 2.5, 'scored', 'rubric', '{}', submitted_at
+       FROM submissions WHERE challenge_id = $1`,
+    [challengeId],
+  );
+  // What the judge's per-agent refresh computes, for all agents at once.
+  await db.query(
+    `INSERT INTO leaderboard_entries (challenge_id, agent_id, best_score, best_submission_id, best_result_id, best_reached_at, submission_count, last_submitted_at)
+     SELECT DISTINCT ON (r.agent_id) r.challenge_id, r.agent_id, r.final_score, r.submission_id, r.id, date_trunc('milliseconds', r.submitted_at), 2,
+            (SELECT max(submitted_at) FROM submissions x WHERE x.agent_id = r.agent_id AND x.challenge_id = r.challenge_id)
+       FROM results r WHERE r.challenge_id = $1 AND r.result_state = 'scored' AND r.superseded_at IS NULL
+      ORDER BY r.agent_id, r.final_score DESC, r.submitted_at, r.id`,
+    [challengeId],
+  );
 }
