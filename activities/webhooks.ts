@@ -2,20 +2,25 @@ import { Counter, Histogram } from 'prom-client';
 import type { ActivityDeps } from '.';
 import {
   abandonDelivery,
+  deliveryWorkflowId,
+  findBatchMembers,
   findDeliveryTarget,
   recordAttempt,
   type DeliveryStatus,
 } from '../src/db/queries/webhook-deliveries';
 import { disableSubscription, findSubscriptionState, setFailureCount } from '../src/db/queries/webhook-subscriptions';
-import { signalSubscriptionHealth } from '../src/domain/webhooks/workflows';
+import { signalSubscriptionHealth, startDeliveryWorkflow } from '../src/domain/webhooks/workflows';
 import {
   IN_ACTIVITY_WAIT_MAX_MS,
   TIMER_LEAD_MS,
   type AttemptOutcomeSignal,
   type DeliverAttemptInput,
   type DeliverAttemptResult,
+  type FirstAttemptsActivityInput,
   type SubscriptionHealthInput,
+  type WebhookFirstAttemptsResult,
 } from '../src/domain/webhooks/workflow-contract';
+import { totalAttempts } from '../src/webhooks/schedule';
 import { metricsRegistry } from '../src/lib/metrics';
 import { buildDeliveryHeaders } from '../src/webhooks/signatures';
 import { decryptSecret, deriveSecretBoxKey } from '../src/webhooks/secret-box';
@@ -202,6 +207,76 @@ export function createWebhookActivities(deps: ActivityDeps, options: WebhookActi
     return target.last_failure_at !== null && now.getTime() - target.last_failure_at.getTime() < RECENT_FAILURE_WINDOW_MS;
   }
 
+  /**
+   * The first attempts of a batch (workflow `webhook-delivery-batch-<id>`), all at once. A member
+   * whose attempt failed and has retries left is handed over, as soon as its attempt is recorded, to
+   * its own delivery workflow (`webhook-delivery-<id>`, continuing after attempt 1), which runs the
+   * timed retries and the dead letter; handing over at once keeps the +1 s retry on time whatever the
+   * other members take. Idempotent like `deliverWebhookAttempt`: when Temporal retries this activity,
+   * recorded attempts are not sent again, their hand-over is repeated (a duplicate start is a no-op)
+   * and their health outcome reported again (the health workflow counts a key once).
+   */
+  async function deliverFirstAttempts(input: FirstAttemptsActivityInput): Promise<WebhookFirstAttemptsResult> {
+    const members = await findBatchMembers(deps.db, input.batchWorkflowId);
+    const total = totalAttempts(input.retryDelaysMs);
+    const nextDelayMs = input.retryDelaysMs[0] ?? null;
+    let infrastructureError: unknown = null;
+    const results = await Promise.all(
+      members.map(async (member): Promise<WebhookFirstAttemptsResult['deliveries'][number]> => {
+        // A replay took over (its own workflow), or the delivery already ended: nothing to do here.
+        if (member.series !== 0) return { deliveryId: member.id, outcome: 'skipped', statusCode: null };
+        try {
+          const attempt = await deliverWebhookAttempt({
+            deliveryId: member.id,
+            series: 0,
+            attemptNumber: 1,
+            totalAttempts: total,
+            timeoutMs: input.timeoutMs,
+            nextDelayMs,
+            notBeforeMs: null,
+          });
+          if (attempt.unreportedOutcome && attempt.healthStart) await reportAttemptOutcome({ outcome: attempt.unreportedOutcome, start: attempt.healthStart });
+          if (!attempt.final && attempt.attemptedAtMs !== null) {
+            await startDeliveryWorkflow(await deps.temporal(), deps.config, { id: member.id, series: 0, workflow_id: deliveryWorkflowId(member.id, 0) }, {
+              retryDelaysMs: input.retryDelaysMs,
+              timeoutMs: input.timeoutMs,
+              startAfterAttempt: { attemptNumber: 1, attemptedAtMs: attempt.attemptedAtMs },
+            });
+          }
+          const outcome =
+            attempt.deliveryStatus === 'delivered' ? 'delivered' : attempt.deliveryStatus === 'superseded' ? 'skipped' : attempt.final ? 'dead_letter' : 'retrying';
+          return { deliveryId: member.id, outcome, statusCode: attempt.statusCode };
+        } catch (err) {
+          // Database or Temporal unavailable: finish the others, then fail so that Temporal retries.
+          infrastructureError = err;
+          return { deliveryId: member.id, outcome: 'skipped', statusCode: null };
+        }
+      }),
+    );
+    if (infrastructureError) throw infrastructureError;
+    return { deliveries: results };
+  }
+
+  /**
+   * Last resort of a batch whose activity kept failing for infrastructure reasons: every member not
+   * finished yet gets its own delivery workflow for its whole series. That workflow's attempt 1 finds
+   * an attempt the batch already recorded and continues after it (nothing is sent twice).
+   */
+  async function handOverBatchMembers(input: FirstAttemptsActivityInput): Promise<number> {
+    const members = await findBatchMembers(deps.db, input.batchWorkflowId);
+    const client = await deps.temporal();
+    let handedOver = 0;
+    for (const member of members) {
+      if (member.series !== 0 || (member.status !== 'pending' && member.status !== 'retrying')) continue;
+      await startDeliveryWorkflow(client, deps.config, { id: member.id, series: 0, workflow_id: deliveryWorkflowId(member.id, 0) }, {
+        retryDelaysMs: input.retryDelaysMs,
+        timeoutMs: input.timeoutMs,
+      });
+      handedOver++;
+    }
+    return handedOver;
+  }
+
   async function reportAttemptOutcome(input: { outcome: AttemptOutcomeSignal; start: SubscriptionHealthInput }): Promise<void> {
     await signalSubscriptionHealth(await deps.temporal(), deps.config, input.outcome, input.start);
   }
@@ -229,6 +304,8 @@ export function createWebhookActivities(deps: ActivityDeps, options: WebhookActi
 
   return {
     deliverWebhookAttempt,
+    deliverFirstAttempts,
+    handOverBatchMembers,
     reportAttemptOutcome,
     persistSubscriptionFailureCount,
     disableSubscriptionForFailures,

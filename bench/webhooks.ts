@@ -13,7 +13,9 @@
  *    transaction each; event-to-receiver latency = receipt time − commit time. Targets p50 ≤ 150 ms.
  * 2. Throughput: BENCH_BURST_EVENTS (default 1000) events committed as fast as possible (in
  *    transactions of 50), deliveries/s = deliveries / (last receipt − first commit). Target ≥ 100/s.
- * Every received body is checked against X-Svc-Signature.
+ * Every received body is checked against X-Svc-Signature. It also prints how the burst's first attempts
+ * ran (first-attempt batch workflows vs. one workflow per delivery); WEBHOOK_FIRST_ATTEMPT_BATCH_MAX=1
+ * measures the one-workflow-per-delivery path.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -153,6 +155,14 @@ async function main(): Promise<void> {
     const invalid = receiver.deliveries.filter((d) => d.signatureValid !== true).length;
     const duplicates = receiver.deliveries.length - new Set(receiver.deliveries.map((d) => d.deliveryId)).size;
     const dbCounts = await db.query(`SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status ORDER BY status`);
+    // How the burst's first attempts ran: in first-attempt batch workflows, or one workflow each.
+    const burstRows = await db.query<{ batch_workflow_id: string | null }>(
+      `SELECT d.batch_workflow_id FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
+        WHERE e.payload->>'challenge_id' = ANY($1::text[])`,
+      [burstKeys],
+    );
+    const batchIds = new Set(burstRows.rows.map((r) => r.batch_workflow_id).filter((id) => id !== null));
+    const unbatched = burstRows.rows.filter((r) => r.batch_workflow_id === null).length;
 
     const m = machineInfo();
     console.log(`machine: ${m.nproc} cores (${m.cpuModel}), ${m.memory}; node ${m.node}; PostgreSQL ${m.postgres}; load ${loadBefore} → ${loadAfter}`);
@@ -163,6 +173,10 @@ async function main(): Promise<void> {
     console.log(
       `throughput (${BURST_EVENTS} events committed in ${burstCommitted - burstStart} ms): ${round(BURST_EVENTS / burstSeconds)} deliveries/s ` +
         `(first commit → last receipt ${round(burstSeconds, 2)} s; target ≥ 100/s); burst latency p50 ${round(burst.p50)} ms, p99 ${round(burst.p99)} ms`,
+    );
+    console.log(
+      `burst workflows: ${batchIds.size} first-attempt batches (${round((burstRows.rows.length - unbatched) / Math.max(1, batchIds.size), 1)} deliveries each on average), ` +
+        `${unbatched} deliveries with a workflow of their own (WEBHOOK_FIRST_ATTEMPT_BATCH_MAX=${process.env.WEBHOOK_FIRST_ATTEMPT_BATCH_MAX ?? 'default 50'})`,
     );
     const perDelivery = (sec: number) => (Number.isFinite(sec) ? `${round((sec * 1000) / BURST_EVENTS, 2)} ms` : 'n/a (shared server)');
     console.log(

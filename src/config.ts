@@ -42,6 +42,11 @@ const envSchema = z
     WEBHOOK_RETRY_DELAYS_MS: msList.default('1000,5000,30000'),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     WEBHOOK_ALLOW_PRIVATE: boolFlag,
+    /**
+     * Deliveries created by one dispatch pass have their first attempts made together, in workflows of
+     * up to this many (1: every delivery its own workflow from its first attempt).
+     */
+    WEBHOOK_FIRST_ATTEMPT_BATCH_MAX: z.coerce.number().int().min(1).max(200).default(50),
 
     SPECTATOR_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
     /** Heartbeat comment interval of the spectator Server-Sent Events stream. */

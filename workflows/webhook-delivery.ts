@@ -1,4 +1,4 @@
-import { ActivityFailure, log, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, log, proxyActivities, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
 import {
   IN_ACTIVITY_WAIT_MAX_MS,
@@ -6,6 +6,8 @@ import {
   type DeliverAttemptResult,
   type WebhookDeliveryInput,
   type WebhookDeliveryResult,
+  type WebhookFirstAttemptsInput,
+  type WebhookFirstAttemptsResult,
 } from '../src/domain/webhooks/workflow-contract';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, delayBeforeAttempt, totalAttempts } from '../src/webhooks/schedule';
 
@@ -20,6 +22,12 @@ const infraRetry = {
 const bookkeeping = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30s',
   retry: infraRetry,
+});
+
+/** The batch's last resort retries until it succeeds: giving up would leave members unattempted. */
+const lastResort = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '60s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s' },
 });
 
 /**
@@ -42,8 +50,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     retry: infraRetry,
   });
 
-  let previousStartMs: number | null = null;
-  for (let attemptNumber = 1; attemptNumber <= total; attemptNumber++) {
+  // A series handed over by a first-attempt batch continues after the attempt the batch made.
+  let previousStartMs: number | null = input.startAfterAttempt?.attemptedAtMs ?? null;
+  for (let attemptNumber = (input.startAfterAttempt?.attemptNumber ?? 0) + 1; attemptNumber <= total; attemptNumber++) {
     const delay = delayBeforeAttempt(attemptNumber, delays) ?? 0;
     // Delays run between attempt starts (attempts at 0, +1 s, +5 s, +30 s), so the time spent in an
     // attempt and its bookkeeping (recording, signalling, workflow tasks) does not push the schedule
@@ -88,4 +97,36 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     }
   }
   return { status: 'dead_letter', attempts: total };
+}
+
+/**
+ * The first attempts of several deliveries created by one dispatch pass (workflow
+ * `webhook-delivery-batch-<first delivery id>`; the members are the deliveries stored with that id).
+ * One local activity makes every member's first attempt at once; a member that failed with retries
+ * left is handed over by that activity to its own `webhook-delivery-<id>` workflow, which runs the
+ * timed retries and the dead letter. Under load this replaces one workflow per delivery with one per
+ * batch for deliveries that succeed at once (the throughput budget: docs/decisions/webhooks.md).
+ */
+export async function webhookFirstAttemptsWorkflow(input: WebhookFirstAttemptsInput): Promise<WebhookFirstAttemptsResult> {
+  const timeoutMs = input.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const activityInput = {
+    batchWorkflowId: workflowInfo().workflowId,
+    retryDelaysMs: input.retryDelaysMs ?? [...DEFAULT_RETRY_DELAYS_MS],
+    timeoutMs,
+  };
+  const attempts = proxyLocalActivities<WebhookActivities>({
+    // Every member's attempt runs in parallel: one HTTP deadline plus the bookkeeping around it.
+    startToCloseTimeout: timeoutMs + 30_000,
+    retry: infraRetry,
+  });
+  try {
+    return await attempts.deliverFirstAttempts(activityInput);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    // Infrastructure stayed down through every retry: each unfinished member gets its own workflow.
+    log.error('first-attempt batch failed for infrastructure reasons; handing members over', { batchWorkflowId: activityInput.batchWorkflowId });
+    const handedOver = await lastResort.handOverBatchMembers(activityInput);
+    log.info('batch members handed over to their own delivery workflows', { handedOver });
+    return { deliveries: [] };
+  }
 }

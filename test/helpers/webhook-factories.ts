@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Pool } from 'pg';
 import { withTransaction } from '../../src/db/pool';
+import { assignFirstAttemptBatches, type WebhookDeliveryRow } from '../../src/db/queries/webhook-deliveries';
+import { planFirstAttemptBatches } from '../../src/domain/webhooks/dispatcher';
 import { fanOutEvent, type OutboxEventRow } from '../../src/domain/webhooks/fan-out';
 import { emitEvent, type DomainEvent } from '../../src/events/outbox';
 import type { TestServer } from './server';
@@ -179,4 +181,38 @@ export async function attemptRows(db: Pool, deliveryId: string): Promise<any[]> 
 
 export async function subscriptionRow(db: Pool, id: string): Promise<any> {
   return (await db.query('SELECT * FROM webhook_subscriptions WHERE id = $1', [id])).rows[0];
+}
+
+/**
+ * Like manualDeliveries, but the event's deliveries form one first-attempt batch (as a dispatch pass
+ * would make them); nothing is started: the test starts the batch (or lets the sweeper do it when
+ * `unstarted`).
+ */
+export async function manualFirstAttemptBatch(
+  db: Pool,
+  event: DomainEvent,
+  options: { unstarted?: boolean } = {},
+): Promise<{ eventId: string; batchWorkflowId: string; deliveries: WebhookDeliveryRow[] }> {
+  return withTransaction(db, async (tx) => {
+    const res = await tx.query<OutboxEventRow>(
+      `INSERT INTO outbox_events (event_type, payload, owner_user_id, challenge_id, sandbox, dispatched_at)
+       VALUES ($1, $2, $3, $4, $5, now())
+       RETURNING id, event_type, payload, owner_user_id, challenge_id, sandbox, created_at`,
+      [event.type, JSON.stringify(event.payload), event.ownerUserId ?? null, event.challengeId ?? null, event.sandbox ?? false],
+    );
+    const { created } = await fanOutEvent(tx, res.rows[0]!);
+    const batches = planFirstAttemptBatches(created, 50);
+    if (batches.length !== 1) throw new Error(`expected one batch, got ${batches.length} from ${created.length} deliveries`);
+    await assignFirstAttemptBatches(tx, batches);
+    const ids = created.map((d) => d.id);
+    // Started (the test starts it) or unstarted long enough for the sweeper.
+    await tx.query(
+      options.unstarted
+        ? `UPDATE webhook_deliveries SET workflow_started_at = NULL, updated_at = now() - interval '10 seconds' WHERE id = ANY($1::text[])`
+        : 'UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1::text[])',
+      [ids],
+    );
+    const rows = await tx.query<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[]) ORDER BY seq', [ids]);
+    return { eventId: res.rows[0]!.id, batchWorkflowId: batches[0]!.batchWorkflowId, deliveries: rows.rows };
+  });
 }

@@ -19,6 +19,8 @@ export interface WebhookDeliveryRow {
   delivered_at: Date | null;
   dead_lettered_at: Date | null;
   workflow_id: string;
+  /** Set when the first attempt runs in a batch workflow (series 0 only); null: its own workflow does it. */
+  batch_workflow_id: string | null;
   workflow_started_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -37,12 +39,17 @@ export interface WebhookAttemptRow {
 }
 
 const COLUMNS = `id, subscription_id, event_id, event_type, body, status, series, attempt_count, last_status_code,
-  last_error, next_attempt_at, delivered_at, dead_lettered_at, workflow_id, workflow_started_at, created_at, updated_at`;
+  last_error, next_attempt_at, delivered_at, dead_lettered_at, workflow_id, batch_workflow_id, workflow_started_at, created_at, updated_at`;
 const ATTEMPT_COLUMNS = 'delivery_id, series, attempt_number, status_code, latency_ms, success, error, response_excerpt, attempted_at';
 
 /** Workflow id of a delivery's attempt series: the original, or the n-th replay. */
 export function deliveryWorkflowId(deliveryId: string, series: number): string {
   return series === 0 ? `webhook-delivery-${deliveryId}` : `webhook-delivery-${deliveryId}-replay-${series}`;
+}
+
+/** Workflow id of a batch of first attempts, named after its first delivery. */
+export function batchWorkflowId(firstDeliveryId: string): string {
+  return `webhook-delivery-batch-${firstDeliveryId}`;
 }
 
 export interface NewDelivery {
@@ -111,6 +118,36 @@ export async function markWorkflowsStarted(db: Queryable, workflowIds: string[])
       WHERE workflow_id = ANY($1::text[]) AND workflow_started_at IS NULL`,
     [workflowIds],
   );
+}
+
+/** Puts deliveries (just created, same transaction) into first-attempt batches: one workflow id per group. */
+export async function assignFirstAttemptBatches(db: Queryable, groups: { batchWorkflowId: string; deliveryIds: string[] }[]): Promise<void> {
+  const ids = groups.flatMap((g) => g.deliveryIds);
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE webhook_deliveries d SET batch_workflow_id = b.batch_workflow_id
+       FROM unnest($1::text[], $2::text[]) AS b(id, batch_workflow_id)
+      WHERE d.id = b.id AND d.series = 0`,
+    [ids, groups.flatMap((g) => g.deliveryIds.map(() => g.batchWorkflowId))],
+  );
+}
+
+export async function markBatchesStarted(db: Queryable, batchWorkflowIds: string[]): Promise<void> {
+  if (batchWorkflowIds.length === 0) return;
+  await db.query(
+    `UPDATE webhook_deliveries SET workflow_started_at = now()
+      WHERE batch_workflow_id = ANY($1::text[]) AND series = 0 AND workflow_started_at IS NULL`,
+    [batchWorkflowIds],
+  );
+}
+
+/** The members of a first-attempt batch, in creation order. */
+export async function findBatchMembers(db: Queryable, batchWorkflowId: string): Promise<Pick<WebhookDeliveryRow, 'id' | 'series' | 'status'>[]> {
+  const res = await db.query<Pick<WebhookDeliveryRow, 'id' | 'series' | 'status'>>(
+    `SELECT id, series, status FROM webhook_deliveries WHERE batch_workflow_id = $1 ORDER BY seq`,
+    [batchWorkflowId],
+  );
+  return res.rows;
 }
 
 /** Deliveries whose current series' workflow was never started (crash between commit and start). */

@@ -4,7 +4,12 @@ import type { Logger } from 'pino';
 import { Counter, Histogram } from 'prom-client';
 import type { Config } from '../../config';
 import { withTransaction } from '../../db/pool';
-import { findUnstartedDeliveries, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
+import {
+  assignFirstAttemptBatches,
+  batchWorkflowId,
+  findUnstartedDeliveries,
+  type WebhookDeliveryRow,
+} from '../../db/queries/webhook-deliveries';
 import { OUTBOX_CHANNEL } from '../../events/outbox';
 import { metricsRegistry } from '../../lib/metrics';
 import { fanOutEvents, type OutboxEventRow } from './fan-out';
@@ -74,6 +79,25 @@ async function startingClient(deps: DispatcherDeps): Promise<{ client: TemporalC
 
 export const DISPATCH_BATCH_SIZE = 100;
 
+/**
+ * Groups the deliveries of one pass into first-attempt batches of at most `batchMax`, in creation
+ * order; a lone delivery (the quiet case) stays out of any batch and gets its own workflow at once.
+ */
+export function planFirstAttemptBatches(
+  deliveries: Pick<WebhookDeliveryRow, 'id'>[],
+  batchMax: number,
+): { batchWorkflowId: string; deliveryIds: string[] }[] {
+  if (batchMax < 2 || deliveries.length < 2) return [];
+  const groups: { batchWorkflowId: string; deliveryIds: string[] }[] = [];
+  for (let i = 0; i < deliveries.length; i += batchMax) {
+    const ids = deliveries.slice(i, i + batchMax).map((d) => d.id);
+    // A remainder of one joins no batch: its own workflow costs the same and shows it by name.
+    if (ids.length < 2) continue;
+    groups.push({ batchWorkflowId: batchWorkflowId(ids[0]!), deliveryIds: ids });
+  }
+  return groups;
+}
+
 export interface DispatchPassResult {
   events: number;
   deliveries: WebhookDeliveryRow[];
@@ -96,6 +120,10 @@ export async function dispatchPendingEvents(deps: DispatcherDeps, batchSize = DI
       [batchSize],
     );
     const { created, invalid } = await fanOutEvents(tx, claimed.rows);
+    const batches = planFirstAttemptBatches(created, deps.config.WEBHOOK_FIRST_ATTEMPT_BATCH_MAX);
+    await assignFirstAttemptBatches(tx, batches);
+    const batchOf = new Map(batches.flatMap((b) => b.deliveryIds.map((id) => [id, b.batchWorkflowId] as const)));
+    for (const d of created) d.batch_workflow_id = batchOf.get(d.id) ?? null;
     for (const bad of invalid) {
       invalidEvents.inc();
       deps.logger.error({ eventId: bad.eventId, problem: bad.problem }, 'outbox event not deliverable');

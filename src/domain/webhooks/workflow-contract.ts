@@ -4,6 +4,7 @@
  */
 
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
+export const WEBHOOK_FIRST_ATTEMPTS_WORKFLOW = 'webhookFirstAttemptsWorkflow';
 export const SUBSCRIPTION_HEALTH_WORKFLOW = 'subscriptionHealthWorkflow';
 export const ATTEMPT_OUTCOME_SIGNAL = 'attemptOutcome';
 export const HEALTH_STATE_QUERY = 'healthState';
@@ -20,6 +21,35 @@ export interface WebhookDeliveryInput {
   retryDelaysMs?: number[];
   /** Per-attempt timeout (default 10 s). */
   timeoutMs?: number;
+  /**
+   * The series' attempts up to this one were already made (by a first-attempt batch): continue with
+   * the next attempt, its delay counted from `attemptedAtMs` (epoch ms, when that attempt started).
+   */
+  startAfterAttempt?: { attemptNumber: number; attemptedAtMs: number };
+}
+
+/** A batch of first attempts (workflow `webhook-delivery-batch-<first delivery id>`). */
+export interface WebhookFirstAttemptsInput {
+  /** Handed to the delivery workflows of failed first attempts (default: the spec's schedule). */
+  retryDelaysMs?: number[];
+  timeoutMs?: number;
+}
+
+export interface FirstAttemptsActivityInput {
+  /** The members are the deliveries stored with this batch workflow id. */
+  batchWorkflowId: string;
+  retryDelaysMs: number[];
+  timeoutMs: number;
+}
+
+/** What became of each member's first attempt (shown in the Temporal UI as the workflow result). */
+export interface WebhookFirstAttemptsResult {
+  deliveries: {
+    deliveryId: string;
+    /** delivered; retrying = handed over to webhook-delivery-<id>; dead_letter; skipped = replayed or already finished. */
+    outcome: 'delivered' | 'retrying' | 'dead_letter' | 'skipped';
+    statusCode: number | null;
+  }[];
 }
 
 export interface WebhookDeliveryResult {
