@@ -90,6 +90,9 @@ export function idempotencyKeyFor(...parts: string[]): string {
   return hash.digest('hex');
 }
 
+/** A random 64-hex Idempotency-Key: one per logical operation (an event), reused on its retries. */
+export const randomIdempotencyKey = (): string => randomBytes(32).toString('hex');
+
 /**
  * Typed client of the connector endpoints (agent key) and, with an API token, of the session
  * flow used to submit. One method per operation; no retries here (the runner owns those).
@@ -129,12 +132,18 @@ export class ConnectorClient {
     return result.challenges;
   }
 
-  /** POST /api/v1/events/stream: one live event (spectators see it 30 s later). */
-  async streamEvent(challengeId: string, event: LiveEventInput, options: RequestOptions = {}): Promise<StreamResult> {
+  /**
+   * POST /api/v1/events/stream: one live event (spectators see it 30 s later). Sent with an
+   * Idempotency-Key: a fresh random one per call unless `idempotencyKey` is given. To retry an
+   * event whose answer was lost, call again with the SAME key and the same event (timestamp
+   * included): the server answers the original seq_num and stores nothing. The runner does that.
+   */
+  async streamEvent(challengeId: string, event: LiveEventInput, options: RequestOptions & { idempotencyKey?: string } = {}): Promise<StreamResult> {
     const agentId = this.knownAgentId ?? (await this.heartbeat({}, options)).agent_id;
     const timestamp = event.timestamp instanceof Date ? event.timestamp.toISOString() : (event.timestamp ?? new Date().toISOString());
     const body: { challengeId: string; agentId: string; event: LiveEvent } = { challengeId, agentId, event: { ...event, timestamp } };
-    return this.request<StreamResult>('POST', '/api/v1/events/stream', { body, signal: options.signal, auth: 'key' });
+    const key = options.idempotencyKey ?? randomIdempotencyKey();
+    return this.request<StreamResult>('POST', '/api/v1/events/stream', { body, signal: options.signal, auth: 'key', headers: { 'Idempotency-Key': key } });
   }
 
   /**
@@ -200,6 +209,3 @@ export class ConnectorClient {
     return body as T;
   }
 }
-
-/** A random 64-hex key (for callers that want one Idempotency-Key per logical attempt). */
-export const randomIdempotencyKey = (): string => randomBytes(32).toString('hex');

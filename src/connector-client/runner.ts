@@ -1,5 +1,5 @@
 import { backoffDelay, sleep, type BackoffOptions } from './backoff';
-import { ConnectorClient, ConnectorHttpError, isAbort, isRetryable } from './client';
+import { ConnectorClient, ConnectorHttpError, isAbort, isRetryable, randomIdempotencyKey } from './client';
 import type { Assignment, HeartbeatProfile, LiveEventInput, StreamResult } from './types';
 
 /** One event to stream; without a challengeId it goes to the first assignment the runner sees. */
@@ -116,26 +116,32 @@ export class ConnectorRunner {
   /**
    * Queues one event; events are sent one at a time in call order. Retries 429/5xx/network
    * failures with backoff (Retry-After when given); resolves null when the event was dropped
-   * (refused by the server, out of attempts, or the runner stopped).
+   * (refused by the server, out of attempts, or the runner stopped). Every attempt of one event
+   * carries the same Idempotency-Key and the same body (the timestamp is fixed here), so a retry
+   * after a lost answer gets the original seq_num instead of storing the event twice.
    */
   stream(challengeId: string, event: LiveEventInput): Promise<StreamResult | null> {
     const stamped: LiveEventInput = { ...event, timestamp: event.timestamp ?? new Date().toISOString() };
-    const next = this.streamQueue.then(() => this.sendWithRetry(challengeId, stamped));
+    const key = randomIdempotencyKey();
+    const next = this.streamQueue.then(() => this.sendWithRetry(challengeId, stamped, key));
     this.streamQueue = next.catch(() => undefined);
     return next;
   }
 
-  private async sendWithRetry(challengeId: string, event: LiveEventInput): Promise<StreamResult | null> {
+  private async sendWithRetry(challengeId: string, event: LiveEventInput, idempotencyKey: string): Promise<StreamResult | null> {
     const maxAttempts = this.options.streamMaxAttempts ?? 8;
     for (let attempt = 0; attempt < maxAttempts && !this.stopped; attempt++) {
       try {
-        const result = await this.client.streamEvent(challengeId, event, { signal: this.signal });
+        const result = await this.client.streamEvent(challengeId, event, { signal: this.signal, idempotencyKey });
         this.stats.streamed += 1;
         this.log('debug', 'event streamed', { challengeId, type: event.type, seq_num: result.seq_num });
         return result;
       } catch (err) {
         if (this.stopped || isAbort(err)) break;
-        if (!isRetryable(err)) {
+        // 409 under our own key and unchanged body: an earlier attempt (whose answer we lost) is
+        // still being processed by the server; a later retry gets its answer.
+        const inProgress = err instanceof ConnectorHttpError && err.status === 409;
+        if (!isRetryable(err) && !inProgress) {
           this.log('warn', 'event refused by the server; dropped', { challengeId, type: event.type, error: (err as Error).message });
           break;
         }

@@ -1,7 +1,8 @@
 /**
  * The connector client library and CLI: against the real API (heartbeat, assignment, streaming,
- * submission through the session flow, the demo agent, clean stops), and against a scripted fake
- * server for the failure paths (429 Retry-After, 5xx backoff, hung requests aborted on stop).
+ * submission through the session flow, the demo agent, clean stops, one Idempotency-Key per event
+ * reused when an answer is lost), and against a scripted fake server for the failure paths (429
+ * Retry-After, 5xx backoff, hung requests aborted on stop, the key of every retry).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { backoffDelay } from '../../src/connector-client/backoff';
-import { ConnectorClient, ConnectorHttpError, ConnectorNetworkError, idempotencyKeyFor, parseRetryAfter } from '../../src/connector-client/client';
+import { ConnectorClient, ConnectorHttpError, ConnectorNetworkError, idempotencyKeyFor, parseRetryAfter, randomIdempotencyKey } from '../../src/connector-client/client';
 import { demoScript, runDemo } from '../../src/connector-client/demo';
 import { parseEventLine, readJsonlEvents } from '../../src/connector-client/jsonl';
 import { ConnectorRunner } from '../../src/connector-client/runner';
@@ -206,6 +207,105 @@ describe('ConnectorRunner against the API', () => {
   });
 });
 
+describe('Idempotency-Key on streamed events (against the API)', () => {
+  /**
+   * A proxy in front of the real API that records each stream request's Idempotency-Key and, while
+   * `lose` > 0, forwards the request, lets the API store the event, then cuts the connection
+   * instead of answering: the connector sees a reset, exactly like an answer lost on the way back.
+   */
+  async function lossyProxy() {
+    const state = { lose: 0, keys: [] as string[], answered: [] as number[] };
+    const proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void (async () => {
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(req.headers)) {
+            if (typeof value === 'string' && !['host', 'connection', 'content-length', 'keep-alive'].includes(name)) headers[name] = value;
+          }
+          const isStream = req.url === '/api/v1/events/stream';
+          if (isStream) state.keys.push(String(req.headers['idempotency-key']));
+          const body = chunks.length ? Buffer.concat(chunks) : undefined;
+          const upstream = await fetch(server.baseUrl + (req.url ?? '/'), { method: req.method, headers, body });
+          const text = await upstream.text();
+          if (isStream) state.answered.push(upstream.status);
+          if (isStream && state.lose > 0) {
+            state.lose -= 1;
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+          res.end(text);
+        })().catch(() => req.socket.destroy());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    return {
+      state,
+      url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      close: async () => {
+        proxy.closeAllConnections();
+        await new Promise<void>((r) => proxy.close(() => r()));
+      },
+    };
+  }
+
+  test('the runner retries an event whose answer was lost with the same key: one stored row, the original seq_num', async () => {
+    const agent = await newConnectorAgent(server);
+    const challengeId = await insertChallenge(server);
+    await enterViaApi(agent, challengeId);
+    const proxy = await lossyProxy();
+    try {
+      const runner = new ConnectorRunner({
+        client: new ConnectorClient({ baseUrl: proxy.url, agentKey: agent.key, agentId: agent.agentId }),
+        backoff: { baseMs: 50, maxMs: 200 },
+      });
+      proxy.state.lose = 1;
+      expect(await runner.stream(challengeId, { type: 'started', summary: 'go' })).toEqual({ received: true, seq_num: 1 });
+      expect(runner.stats).toMatchObject({ streamed: 1, retries: 1, dropped: 0 });
+      // Two attempts reached the API (the first one stored the event, its answer was lost), both with one key.
+      expect(proxy.state.answered).toEqual([200, 200]);
+      expect(proxy.state.keys).toHaveLength(2);
+      expect(proxy.state.keys[0]).toMatch(/^[0-9a-f]{64}$/);
+      expect(proxy.state.keys[1]).toBe(proxy.state.keys[0]);
+      expect((await storedEvents(agent.agentId)).map((e) => [e.seq_num, e.type])).toEqual([[1, 'started']]);
+
+      // The next event has a key of its own.
+      expect(await runner.stream(challengeId, { type: 'thinking' })).toEqual({ received: true, seq_num: 2 });
+      expect(proxy.state.keys).toHaveLength(3);
+      expect(proxy.state.keys[2]).not.toBe(proxy.state.keys[0]);
+      expect((await storedEvents(agent.agentId)).map((e) => e.seq_num)).toEqual([1, 2]);
+      await runner.stop();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('streamEvent sends a fresh key per call (two calls, two events) unless one is given', async () => {
+    const agent = await newConnectorAgent(server);
+    const challengeId = await insertChallenge(server);
+    await enterViaApi(agent, challengeId);
+    const proxy = await lossyProxy();
+    try {
+      const client = new ConnectorClient({ baseUrl: proxy.url, agentKey: agent.key, agentId: agent.agentId });
+      const event = { type: 'thinking' as const, timestamp: '2025-01-01T00:00:00.000Z' };
+      expect(await client.streamEvent(challengeId, event)).toEqual({ received: true, seq_num: 1 });
+      expect(await client.streamEvent(challengeId, event)).toEqual({ received: true, seq_num: 2 });
+      expect(proxy.state.keys[0]).not.toBe(proxy.state.keys[1]);
+      const key = randomIdempotencyKey();
+      // A lost answer, then a manual retry with the caller's key.
+      proxy.state.lose = 1;
+      await expect(client.streamEvent(challengeId, event, { idempotencyKey: key })).rejects.toBeInstanceOf(ConnectorNetworkError);
+      expect(await client.streamEvent(challengeId, event, { idempotencyKey: key })).toEqual({ received: true, seq_num: 3 });
+      expect(proxy.state.keys.slice(2)).toEqual([key, key]);
+      expect((await storedEvents(agent.agentId)).map((e) => e.seq_num)).toEqual([1, 2, 3]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('ConnectorRunner failure handling (scripted server)', () => {
   let fake: http.Server;
   let base: string;
@@ -265,6 +365,31 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
     expect(polls[1].at - polls[0].at).toBeGreaterThanOrEqual(950);
     await runner.stop();
     await running;
+  });
+
+  test('every retry of one event carries the same Idempotency-Key (409 "still in progress" is retried too); the next event gets a new key', async () => {
+    const keys: string[] = [];
+    script = (req, res, n) => {
+      if (req.url !== '/api/v1/events/stream') return json(res, 404, { error: 'nope' });
+      keys.push(String(req.headers['idempotency-key']));
+      if (n === 1) return json(res, 503, { error: 'busy' });
+      if (n === 2) return req.socket.destroy();
+      if (n === 3) return json(res, 409, { error: 'a request with this Idempotency-Key is still in progress; retry later' });
+      return json(res, 200, { received: true, seq_num: n });
+    };
+    const runner = new ConnectorRunner({
+      client: new ConnectorClient({ baseUrl: base, agentKey: 'aa_x', agentId }),
+      backoff: { baseMs: 20, maxMs: 50 },
+    });
+    expect(await runner.stream('22222222-2222-4222-8222-222222222222', { type: 'thinking' })).toEqual({ received: true, seq_num: 4 });
+    expect(runner.stats.retries).toBe(3);
+    expect(keys).toHaveLength(4);
+    expect(keys[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(keys).size).toBe(1);
+    expect(await runner.stream('22222222-2222-4222-8222-222222222222', { type: 'progress', percent: 5 })).toEqual({ received: true, seq_num: 5 });
+    expect(keys[4]).toMatch(/^[0-9a-f]{64}$/);
+    expect(keys[4]).not.toBe(keys[0]);
+    await runner.stop();
   });
 
   test('non-retryable answers drop the event at once; stop() aborts hung requests and clears every timer', async () => {

@@ -1,10 +1,11 @@
 /**
  * Connector endpoints (agent key): heartbeat + presence, assigned challenges, event stream
  * (validation of every field and bound, 401/403/400/429 flat bodies, gap-free seq_num under
- * concurrency, entry transitions).
+ * concurrency, entry transitions, the optional Idempotency-Key).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../src/auth/secrets';
+import { acceptLiveEvent } from '../../src/domain/connector/stream';
 import { newAgent, newAgentKey } from '../helpers/factories';
 import {
   enteredAgent,
@@ -399,6 +400,147 @@ describe('POST /api/v1/events/stream: storage, seq_num and entry transitions', (
     expectFlatError(await postEvent(server, withdrawn, withdrawn.challengeId, liveEvent('started')), 403, /withdrawn/);
     const stored = await server.deps.db.query('SELECT count(*)::int AS n FROM live_events WHERE agent_id = ANY($1)', [[agent.agentId, withdrawn.agentId]]);
     expect(stored.rows[0].n).toBe(2);
+  });
+});
+
+describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/decisions/connector.md)', () => {
+  const newKey = () => randomBytes(32).toString('hex');
+  function post(agent: { key: string; agentId: string }, challengeId: string, event: Record<string, unknown>, idempotencyKey?: string) {
+    return server.request('POST', '/api/v1/events/stream', {
+      agentKey: agent.key,
+      body: { challengeId, agentId: agent.agentId, event },
+      headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
+    });
+  }
+  async function stored(agentId: string) {
+    const res = await server.deps.db.query<{ seq_num: number; type: string; idempotency_key: string | null }>(
+      'SELECT seq_num, type, idempotency_key FROM live_events WHERE agent_id = $1 ORDER BY seq_num',
+      [agentId],
+    );
+    return res.rows;
+  }
+
+  test('a retried post with the same key answers the original {received, seq_num} and stores exactly one row', async () => {
+    const agent = await enteredAgent(server);
+    const key = newKey();
+    const event = liveEvent('thinking', { summary: 'planning' });
+    const first = await post(agent, agent.challengeId, event, key);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ received: true, seq_num: 1 });
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    for (const again of [await post(agent, agent.challengeId, event, key), await post(agent, agent.challengeId, event, key.toUpperCase())]) {
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual({ received: true, seq_num: 1 });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+    }
+    expect(await stored(agent.agentId)).toEqual([{ seq_num: 1, type: 'thinking', idempotency_key: key }]);
+    // Absent key: today's behaviour, a new event with the next number.
+    expect((await post(agent, agent.challengeId, event)).body).toEqual({ received: true, seq_num: 2 });
+    expect((await stored(agent.agentId)).map((r) => [r.seq_num, r.idempotency_key])).toEqual([
+      [1, key],
+      [2, null],
+    ]);
+  });
+
+  test('different keys store two rows, even for an identical event', async () => {
+    const agent = await enteredAgent(server);
+    const event = liveEvent('progress', { percent: 10 });
+    expect((await post(agent, agent.challengeId, event, newKey())).body).toEqual({ received: true, seq_num: 1 });
+    expect((await post(agent, agent.challengeId, event, newKey())).body).toEqual({ received: true, seq_num: 2 });
+    expect(await stored(agent.agentId)).toHaveLength(2);
+  });
+
+  test('concurrent duplicates under one key store exactly one event', async () => {
+    const agent = await enteredAgent(server);
+    const key = newKey();
+    const event = liveEvent('started');
+    const results = await Promise.all(Array.from({ length: 8 }, () => post(agent, agent.challengeId, event, key)));
+    for (const r of results) expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { received: true, seq_num: 1 } });
+    expect(await stored(agent.agentId)).toHaveLength(1);
+  });
+
+  test('a malformed key is a flat 400 and stores nothing', async () => {
+    const agent = await enteredAgent(server);
+    const bad = ['', 'abc', 'a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), `${'a'.repeat(62)} b`];
+    for (const key of bad) {
+      expectFlatError(await post(agent, agent.challengeId, liveEvent('thinking'), key), 400, 'Idempotency-Key must be exactly 64 hexadecimal characters');
+    }
+    expect(await stored(agent.agentId)).toEqual([]);
+    const claims = await server.deps.db.query("SELECT count(*)::int AS n FROM idempotency_keys WHERE scope LIKE $1", [`agent:${agent.agentId}:%`]);
+    expect(claims.rows[0].n).toBe(0);
+    expect(await entryStatus(server, agent.challengeId, agent.agentId)).toBe('assigned');
+  });
+
+  test('the same key for a different event is a flat 409 and stores nothing', async () => {
+    const agent = await enteredAgent(server);
+    const key = newKey();
+    expect((await post(agent, agent.challengeId, liveEvent('thinking', { summary: 'one' }), key)).status).toBe(200);
+    expectFlatError(await post(agent, agent.challengeId, liveEvent('thinking', { summary: 'two' }), key), 409, /already used/);
+    expect(await stored(agent.agentId)).toHaveLength(1);
+  });
+
+  test('a refused event does not use the key up: the same post is stored once the agent is entered', async () => {
+    const agent = await newConnectorAgent(server);
+    const challengeId = await insertChallenge(server);
+    const key = newKey();
+    const event = liveEvent('started');
+    expectFlatError(await post(agent, challengeId, event, key), 403, /not entered/);
+    await insertEntry(server, challengeId, agent.agentId);
+    expect((await post(agent, challengeId, event, key)).body).toEqual({ received: true, seq_num: 1 });
+  });
+
+  test('keys are per agent: two agents may use the same key', async () => {
+    const a = await enteredAgent(server);
+    const b = await enteredAgent(server, { challengeId: a.challengeId });
+    const key = newKey();
+    expect((await post(a, a.challengeId, liveEvent('thinking'), key)).body).toEqual({ received: true, seq_num: 1 });
+    expect((await post(b, b.challengeId, liveEvent('thinking'), key)).body).toEqual({ received: true, seq_num: 1 });
+    expect(await stored(a.agentId)).toHaveLength(1);
+    expect(await stored(b.agentId)).toHaveLength(1);
+  });
+
+  test('the key is stored with the event: a repeat that gets past a lost idempotency record still stores nothing', async () => {
+    // As after an API crash between the event's commit and the completion of the idempotency
+    // record (a retry then takes the stale claim over), or after the record's 24 h.
+    const agent = await enteredAgent(server);
+    const key = newKey();
+    const event = liveEvent('code_write', { filename: 'a.ts' });
+    expect((await post(agent, agent.challengeId, event, key)).body).toEqual({ received: true, seq_num: 1 });
+    const forget = () => server.deps.db.query('DELETE FROM idempotency_keys WHERE key = $1', [key]);
+    await forget();
+    const again = await post(agent, agent.challengeId, event, key);
+    expect(again.body).toEqual({ received: true, seq_num: 1 });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    await forget();
+    expectFlatError(await post(agent, agent.challengeId, liveEvent('code_write', { filename: 'b.ts' }), key), 409, /already used for a different event/);
+    // The same key for another challenge of the agent is also a different event.
+    const other = await insertChallenge(server);
+    await insertEntry(server, other, agent.agentId);
+    expectFlatError(await post(agent, other, event, key), 409, /already used/);
+    // A repeat still answers as the original did after the challenge stopped being active.
+    await server.deps.db.query("UPDATE challenges SET status = 'complete' WHERE id = $1", [agent.challengeId]);
+    await forget();
+    expect((await post(agent, agent.challengeId, event, key)).body).toEqual({ received: true, seq_num: 1 });
+    expect(await stored(agent.agentId)).toHaveLength(1);
+  });
+
+  test('below the pipeline, the same key used at the same moment in two challenges stores one event; the other is 409', async () => {
+    // The pipeline's record already refuses the second request (another body under the key); this
+    // checks the stored key alone, as after a lost record: the entry lock serialises one challenge,
+    // the unique index on (agent_id, idempotency_key) settles two.
+    const agent = await enteredAgent(server);
+    const other = await insertChallenge(server);
+    await insertEntry(server, other, agent.agentId);
+    const key = newKey();
+    const body = (challengeId: string) => ({ challengeId, agentId: agent.agentId, event: { type: 'thinking' as const, timestamp: new Date().toISOString() } });
+    const outcomes = await Promise.allSettled([
+      acceptLiveEvent(server.deps, agent.agentId, body(agent.challengeId), key),
+      acceptLiveEvent(server.deps, agent.agentId, body(other), key),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(refused?.reason).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', status: 409 });
+    expect(await stored(agent.agentId)).toHaveLength(1);
   });
 });
 

@@ -87,21 +87,28 @@ export const connectorRoutes = [
     operationId: 'streamLiveEvent',
     method: 'post',
     path: '/api/v1/events/stream',
-    summary: 'Stream one live progress event; spectators see it after the spectator delay (30 s)',
+    summary:
+      'Stream one live progress event; spectators see it after the spectator delay (30 s). With an optional Idempotency-Key (64 hex characters, one per event, reused on retries) a repeat answers the original seq_num and stores nothing.',
     tags: ['connector'],
     auth: 'agentKey',
     rateLimit: 'stream',
+    // Extension (docs/decisions/connector.md): a retry after a lost answer must not store the event twice.
+    idempotent: true,
     body: streamBody,
     responses: {
-      200: { description: 'stored', schema: streamResponse },
-      400: { description: 'invalid event data, or the entry cannot take this event', schema: flatErrorSchema },
+      200: { description: 'stored (or, for a repeated Idempotency-Key, the original answer with Idempotent-Replayed: true)', schema: streamResponse },
+      400: { description: 'invalid event data, a malformed Idempotency-Key, or the entry cannot take this event', schema: flatErrorSchema },
       403: { description: 'agentId is not the key\'s agent, the agent is not in the challenge, or the challenge is not active', schema: flatErrorSchema },
+      409: { description: 'the Idempotency-Key was used for a different event, or its first request is still in progress', schema: flatErrorSchema },
       ...flatErrors,
     },
-    async handler({ body, principal, deps }) {
+    async handler({ body, principal, deps, idempotencyKey }) {
       if (principal.kind !== 'agentKey') throw unauthorized();
-      const accepted = await acceptLiveEvent(deps, principal.agentId, body);
-      return { raw: { received: true, seq_num: accepted.seqNum } };
+      const accepted = await acceptLiveEvent(deps, principal.agentId, body, idempotencyKey);
+      return {
+        raw: { received: true, seq_num: accepted.seqNum },
+        ...(accepted.replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}),
+      };
     },
   }),
 ];

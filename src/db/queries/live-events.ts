@@ -12,26 +12,55 @@ export const RELEASE_BATCH_MAX = 5000;
 export type IngestPlans = Record<string, { ok: true; next: string | null } | { ok: false; status: number; message: string }>;
 
 export type IngestOutcome =
-  | { ok: true; seqNum: number; sandbox: boolean; entryStatus: string }
+  /** `replayed`: an event of this agent was already stored under the idempotency key; its seq_num is answered. */
+  | { ok: true; seqNum: number; sandbox: boolean; entryStatus: string; replayed: boolean }
   | { ok: false; status: number; message: string };
+
+/** The partial unique index on (agent_id, idempotency_key) (4002_live_event_idempotency_key.sql). */
+const IDEMPOTENCY_KEY_INDEX = 'live_events_agent_idempotency_key_idx';
 
 /**
  * Stores one event in one round trip (the live_event_ingest function): locks the agent's entry,
  * checks the challenge, applies the planned entry transition and inserts the event with the
- * agent's next seq_num, gap-free under concurrent posts.
+ * agent's next seq_num, gap-free under concurrent posts. With an idempotency key, an event the
+ * agent already stored under that key is answered instead (same challenge and event), or refused
+ * with 409 (anything else).
  */
 export async function ingestLiveEvent(
   db: Queryable,
-  input: { challengeId: string; agentId: string; type: string; occurredAt: string; event: unknown; plans: IngestPlans },
+  input: { challengeId: string; agentId: string; type: string; occurredAt: string; event: unknown; plans: IngestPlans; idempotencyKey?: string | null },
 ): Promise<IngestOutcome> {
-  const row = await queryOne<{ r_ok: boolean; r_status: number; r_message: string | null; r_seq: number | null; r_sandbox: boolean | null; r_entry_status: string | null }>(
-    db,
-    'SELECT * FROM live_event_ingest($1, $2, $3, $4, $5, $6)',
-    [input.challengeId, input.agentId, input.type, input.occurredAt, JSON.stringify(input.event), JSON.stringify(input.plans)],
-  );
+  let row;
+  try {
+    row = await queryOne<{
+      r_ok: boolean;
+      r_status: number;
+      r_message: string | null;
+      r_seq: number | null;
+      r_sandbox: boolean | null;
+      r_entry_status: string | null;
+      r_replayed: boolean | null;
+    }>(db, 'SELECT * FROM live_event_ingest($1, $2, $3, $4, $5, $6, $7)', [
+      input.challengeId,
+      input.agentId,
+      input.type,
+      input.occurredAt,
+      JSON.stringify(input.event),
+      JSON.stringify(input.plans),
+      input.idempotencyKey ?? null,
+    ]);
+  } catch (err) {
+    // Same challenge: serialised by the entry lock, so the lookup sees the earlier row. A unique
+    // violation therefore means the key was used at the same moment for another challenge.
+    const e = err as { code?: string; constraint?: string };
+    if (input.idempotencyKey && e?.code === '23505' && e.constraint === IDEMPOTENCY_KEY_INDEX) {
+      return { ok: false, status: 409, message: 'this Idempotency-Key was already used for a different event' };
+    }
+    throw err;
+  }
   if (!row) throw new Error('live_event_ingest returned no row');
   if (!row.r_ok) return { ok: false, status: row.r_status, message: row.r_message ?? 'event refused' };
-  return { ok: true, seqNum: row.r_seq!, sandbox: row.r_sandbox ?? false, entryStatus: row.r_entry_status ?? '' };
+  return { ok: true, seqNum: row.r_seq!, sandbox: row.r_sandbox ?? false, entryStatus: row.r_entry_status ?? '', replayed: row.r_replayed ?? false };
 }
 
 /**

@@ -9,6 +9,8 @@ import { nudgeRelay } from './relay-client';
 export interface AcceptedEvent {
   seqNum: number;
   entryStatus: string;
+  /** The event was already stored under this Idempotency-Key: nothing new was stored. */
+  replayed: boolean;
 }
 
 const STATUSES: EntryStatus[] = ['assigned', 'active', 'submitted', 'judged', 'timed_out', 'withdrawn'];
@@ -27,9 +29,17 @@ export function transitionPlans(type: LiveEventType): IngestPlans {
 
 /**
  * Stores one live event durably (one round trip: entry lock, challenge check, entry transition,
- * insert with the next gap-free seq_num), then nudges the relay after the commit.
+ * insert with the next gap-free seq_num), then nudges the relay after the commit. With an
+ * Idempotency-Key the key is stored with the event, so a repeat that gets past the pipeline's
+ * idempotency record (a crash between the insert and that record's completion) still answers the
+ * original seq_num and stores nothing; the same key for another event is 409.
  */
-export async function acceptLiveEvent(deps: AppDeps, agentId: string, body: StreamBody): Promise<AcceptedEvent> {
+export async function acceptLiveEvent(
+  deps: AppDeps,
+  agentId: string,
+  body: StreamBody,
+  idempotencyKey: string | null = null,
+): Promise<AcceptedEvent> {
   if (body.agentId !== agentId) throw forbidden('agentId does not match the agent of this key');
   const outcome = await ingestLiveEvent(deps.db, {
     challengeId: body.challengeId,
@@ -38,13 +48,18 @@ export async function acceptLiveEvent(deps: AppDeps, agentId: string, body: Stre
     occurredAt: body.event.timestamp,
     event: body.event,
     plans: transitionPlans(body.event.type),
+    idempotencyKey,
   });
-  if (!outcome.ok) throw outcome.status === 403 ? forbidden(outcome.message) : new ApiError('VALIDATION_ERROR', outcome.message);
+  if (!outcome.ok) {
+    if (outcome.status === 403) throw forbidden(outcome.message);
+    if (outcome.status === 409) throw new ApiError('IDEMPOTENCY_KEY_REUSED', outcome.message);
+    throw new ApiError('VALIDATION_ERROR', outcome.message);
+  }
   if (!outcome.sandbox) {
     // After the commit, off the request's critical path: the event is durable already, and a
     // relay that is not nudged now is nudged by a later event (or found overdue), so a failure
-    // here must not fail the request.
+    // here must not fail the request. A replay nudges too: the original may have died before it did.
     nudgeRelay(deps, body.challengeId);
   }
-  return { seqNum: outcome.seqNum, entryStatus: outcome.entryStatus };
+  return { seqNum: outcome.seqNum, entryStatus: outcome.entryStatus, replayed: outcome.replayed };
 }
