@@ -34,6 +34,11 @@ const envSchema = z
 
     AUTH_JWT_SECRET: z.string().min(16).default('dev-secret-change-me'),
     AUTH_JWKS_URL: z.string().url().optional(),
+    /**
+     * How long fetching the identity provider's JWKS may take (connect, first byte, and each later
+     * silence) before the request is answered 503 SERVICE_UNAVAILABLE (jose's default: 5 s).
+     */
+    AUTH_JWKS_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
     AUTH_JWT_ISSUER: z.string().optional(),
     AUTH_JWT_AUDIENCE: z.string().optional(),
 

@@ -11,6 +11,9 @@ import type { RateLimitCategory } from './rate-limits';
 import type { AnyRouteDef, HandlerResult } from './route';
 import { unstorableString } from './schemas/common';
 
+/** Retry-After (seconds) on the 503 answered while the identity provider's JWKS cannot be fetched. */
+export const IDENTITY_PROVIDER_RETRY_AFTER_SEC = 5;
+
 /** 2 MiB covers 100,000 characters of content plus files; larger bodies get 413. */
 export const JSON_BODY_LIMIT = '2mb';
 
@@ -129,7 +132,13 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
     const principal: Principal = outcome.ok ? outcome.principal : { kind: 'anonymous' };
     const category: RateLimitCategory = principal.kind === 'anonymous' ? 'anonymous' : def.rateLimit;
     await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, clientIp(ctx)));
-    if (!outcome.ok) throw unauthorized(outcome.reason);
+    if (!outcome.ok) {
+      if (outcome.unavailable) {
+        deps.logger.warn({ request_id: ctx.state.requestId, reason: outcome.detail }, 'session JWT not verified: identity provider keys unavailable');
+        throw new ApiError('SERVICE_UNAVAILABLE', outcome.reason, { 'Retry-After': String(IDENTITY_PROVIDER_RETRY_AFTER_SEC) });
+      }
+      throw unauthorized(outcome.reason);
+    }
     enforceAuth(def, principal);
     ctx.state.principal = principal;
 

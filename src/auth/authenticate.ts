@@ -1,12 +1,18 @@
 import type { Pool } from 'pg';
 import { findAgentKeyByHash, findApiTokenByHash, touchAgentKey, touchApiToken } from '../db/queries/credentials';
 import { upsertUserBySubject } from '../db/queries/users';
-import type { SessionJwtVerifier } from './jwt';
+import { IdentityProviderUnavailableError, type SessionJwtVerifier } from './jwt';
 import type { Principal } from './principal';
 import { scopeSchema, type Scope } from './scopes';
 import { AGENT_KEY_PREFIX, API_TOKEN_PREFIX, constantTimeEqual, sha256Hex } from './secrets';
 
-export type CredentialOutcome = { ok: true; principal: Principal } | { ok: false; reason: string };
+export type CredentialOutcome =
+  | { ok: true; principal: Principal }
+  /**
+   * `unavailable`: the credential could not be judged (the identity provider's keys could not be
+   * fetched); answered 503 with Retry-After, never 401. `detail` is for the log, not the caller.
+   */
+  | { ok: false; reason: string; unavailable?: boolean; detail?: string };
 
 export interface CredentialHeaders {
   authorization?: string;
@@ -76,7 +82,15 @@ async function resolveSessionJwt(db: Pool, jwt: SessionJwtVerifier, token: strin
   let claims;
   try {
     claims = await jwt.verify(token);
-  } catch {
+  } catch (err) {
+    if (err instanceof IdentityProviderUnavailableError) {
+      return {
+        ok: false,
+        unavailable: true,
+        reason: "the identity provider's signing keys cannot be fetched right now; retry later",
+        detail: err.message,
+      };
+    }
     return { ok: false, reason: 'invalid or expired session token' };
   }
   const role = claims.role ?? 'user';

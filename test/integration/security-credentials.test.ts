@@ -3,12 +3,15 @@
  * provider's public key material while a JWKS is configured), foreign keys in the header (jwk/jku),
  * expiry and missing claims — in both verification modes (shared HS256 secret, and a JWKS served by
  * a loopback HTTP server through AUTH_JWKS_URL) — and expired or revoked API tokens and connector
- * keys, which must be refused everywhere (never downgraded to anonymous on public routes).
+ * keys, which must be refused everywhere (never downgraded to anonymous on public routes). An
+ * identity provider whose JWKS cannot be fetched is a 503 with Retry-After, not a 401.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
+import { createLogger } from '../../src/lib/logger';
 import { newAgent, newAgentKey, newUser, type TestAgent } from '../helpers/factories';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
 
@@ -152,6 +155,155 @@ describe('session JWTs verified with a JWKS (AUTH_JWKS_URL)', () => {
     const noExp = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid }).setSubject('idp|x').sign(privateKey);
     expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: expired }));
     expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: noExp }));
+  });
+});
+
+describe('an identity provider whose JWKS cannot be fetched: 503 with Retry-After, not 401', () => {
+  /** How the loopback identity provider answers; 'down' = nothing listens on its port (connection refused). */
+  type Mode = 'down' | 'ok' | '500' | 'hang' | 'stall' | 'invalid-json' | 'not-a-jwks';
+  let mode: Mode = 'down';
+  let idp: Server;
+  let port: number;
+  let server: TestServer;
+  let privateKey: KeyLike;
+  let publicJwk: JWK;
+  let publicPem: string;
+  const kid = 'idp-key-outage';
+  const hits: Mode[] = [];
+  const logLines: string[] = [];
+  const TIMEOUT_MS = 300;
+
+  const answer = (res: ServerResponse) => {
+    hits.push(mode);
+    switch (mode) {
+      case 'ok':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ keys: [publicJwk] }));
+      case '500':
+        res.writeHead(500, { 'content-type': 'application/json' });
+        return res.end('{"error":"identity provider is down"}');
+      case 'invalid-json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end('{"keys": [');
+      case 'not-a-jwks':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end('{"keys": "none today"}');
+      case 'stall':
+        // Headers and half a body, then silence (jose's own timeout ends at the headers).
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.write('{"keys": [');
+      default:
+        return; // 'hang': the connection is accepted and never answered
+    }
+  };
+  const listen = () => new Promise<void>((resolve) => idp.listen(port, '127.0.0.1', resolve));
+  const stop = async () => {
+    idp.closeAllConnections();
+    await new Promise<void>((resolve) => idp.close(() => resolve()));
+  };
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256', { extractable: true });
+    privateKey = pair.privateKey;
+    publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg: 'RS256', use: 'sig' };
+    publicPem = await exportSPKI(pair.publicKey);
+    idp = createServer((_req, res) => answer(res));
+    await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
+    port = (idp.address() as AddressInfo).port;
+    await stop(); // starts 'down': the port refuses connections
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(chunk.toString());
+        done();
+      },
+    });
+    server = await startTestServer(
+      { AUTH_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`, AUTH_JWKS_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_DISABLED: '1' },
+      { logger: createLogger('warn', 'jwks-outage', sink) },
+    );
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (idp.listening) await stop();
+  });
+
+  const rs256 = (claims: Record<string, unknown> = {}, key: KeyLike = privateKey, expiresAt: number | string = '1h') =>
+    new SignJWT({ name: 'IdP user', ...claims }).setProtectedHeader({ alg: 'RS256', kid }).setSubject(`idp|${randomUUID()}`).setExpirationTime(expiresAt).sign(key);
+
+  function expectUnavailable(res: ApiResponse) {
+    expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(Object.keys(res.body)).toEqual(['error']);
+    expect(Object.keys(res.body.error).sort()).toEqual(['code', 'message', 'request_id']);
+    expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
+    expect(res.body.error.message).toMatch(/identity provider/);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(res.text).not.toMatch(/at \w+ \(|node_modules|\.ts:\d+|ECONNREFUSED|127\.0\.0\.1/);
+  }
+
+  /** A valid token on a JWT route, a bearer route and a public route (not downgraded to anonymous). */
+  async function expectAllUnavailable() {
+    const token = await rs256({ role: 'admin' });
+    const started = Date.now();
+    expectUnavailable(await server.request('GET', '/api/v1/admin/challenges', { auth: token }));
+    expectUnavailable(await server.request('GET', '/api/v1/agents', { auth: token }));
+    expectUnavailable(await server.request('GET', '/api/v1/challenges', { auth: token }));
+    expectUnavailable(await server.request('POST', '/api/v1/auth/tokens', { auth: token, body: { name: 'x', scopes: ['challenge:read'] } }));
+    return Date.now() - started;
+  }
+
+  test('connection refused → 503 SERVICE_UNAVAILABLE in the envelope, with Retry-After and no details', async () => {
+    await expectAllUnavailable();
+    // Logged for operators (the cause, never the token).
+    const logged = logLines.filter((l) => /identity provider keys unavailable/.test(l));
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.join('\n')).toMatch(/ECONNREFUSED/);
+    expect(logged.join('\n')).not.toMatch(/eyJ/);
+  });
+
+  test('HTTP 500, a body that is not JSON, and JSON that is not a JWKS → 503', async () => {
+    await listen();
+    for (const m of ['500', 'invalid-json', 'not-a-jwks'] as const) {
+      mode = m;
+      hits.length = 0;
+      await expectAllUnavailable();
+      expect(hits.length).toBeGreaterThan(0); // each request tried again (a failure is not cached)
+      expect(new Set(hits)).toEqual(new Set([m]));
+    }
+  });
+
+  test('an endpoint that never answers, or stalls after the headers, → 503 after the configured timeout', async () => {
+    for (const m of ['hang', 'stall'] as const) {
+      mode = m;
+      hits.length = 0;
+      const elapsed = await expectAllUnavailable();
+      expect(hits.length).toBeGreaterThan(0);
+      // 4 requests, each bounded by the timeout (300 ms here; 5 s by default), not hanging.
+      expect(elapsed).toBeLessThan(4 * (TIMEOUT_MS + 1_500));
+    }
+  });
+
+  test('tokens refused without any key (algorithm, alg none, not a JWS) are still 401 while the provider is down', async () => {
+    mode = '500';
+    const hs256 = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'HS256', kid }).setSubject('attacker').setExpirationTime('1h').sign(new TextEncoder().encode(publicPem));
+    for (const token of [hs256, unsigned('none', { sub: 'attacker', role: 'admin' }), unsigned('HS512', { sub: 'x' }, 'c2ln'), 'not-a-jwt']) {
+      expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
+    }
+    // A well-formed RS256 token (even one that will turn out forged or expired) needs the keys to be
+    // judged: while they cannot be fetched it is a 503, never a verdict.
+    const attacker = await generateKeyPair('RS256');
+    expectUnavailable(await server.request('GET', '/api/v1/agents', { auth: await rs256({}, attacker.privateKey) }));
+  });
+
+  test('once the JWKS is back, a valid token is 200 again and bad tokens are 401 again', async () => {
+    mode = 'ok';
+    const ok = await server.request('GET', '/api/v1/agents', { auth: await rs256() });
+    expect(ok.status).toBe(200);
+    expect((await server.request('GET', '/api/v1/admin/challenges', { auth: await rs256({ role: 'admin' }) })).status).toBe(200);
+    const attacker = await generateKeyPair('RS256');
+    expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: await rs256({}, attacker.privateKey) }));
+    expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: await rs256({}, privateKey, Math.floor(Date.now() / 1000) - 10) }));
+    const unknownKid = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'rotated-away' }).setSubject('idp|x').setExpirationTime('1h').sign(privateKey);
+    expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: unknownKid }));
   });
 });
 
