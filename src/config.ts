@@ -54,6 +54,11 @@ const envSchema = z
     WEBHOOK_FIRST_ATTEMPT_BATCH_MAX: z.coerce.number().int().min(1).max(200).default(50),
 
     SPECTATOR_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
+    /**
+     * How often each worker looks for challenges whose unreleased events are overdue (their relay is
+     * gone) and restarts their relay; 0 turns the sweep off.
+     */
+    SPECTATOR_RELAY_SWEEP_MS: z.coerce.number().int().min(0).default(10_000),
     /** Heartbeat comment interval of the spectator Server-Sent Events stream. */
     SPECTATOR_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
     AGENT_ONLINE_WINDOW_MS: z.coerce.number().int().positive().default(90_000),

@@ -2,6 +2,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { getConfig } from './config';
 import { createPool } from './db/pool';
+import { startRelaySweeper } from './domain/connector/relay-sweeper';
 import { startOutboxDispatcher } from './domain/webhooks/dispatcher';
 import { createLogger } from './lib/logger';
 import { lazyTemporalClient, temporalConnectionOptions } from './temporal/client';
@@ -23,10 +24,12 @@ async function main(): Promise<void> {
     shutdownGraceTime: '10s',
   });
   startOutboxDispatcher({ config, db, logger, temporal: temporal.get, workerConnection: connection }); // outbox → webhook deliveries (stops on SIGINT/SIGTERM)
+  const relaySweeper = startRelaySweeper({ config, db, logger, temporal: temporal.get }, config.SPECTATOR_RELAY_SWEEP_MS); // relays lost with pending events
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker ready');
   // Tests wait for this exact line on stdout.
   console.log('WORKER_READY');
   await worker.run();
+  relaySweeper.stop();
   await temporal.close();
   await db.end();
   await connection.close();

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { releaseDueEvents } from '../../src/db/queries/live-events';
 import { liveHubFor } from '../../src/domain/connector/live-hub';
 import { spectatorRelayWorkflowId } from '../../src/domain/connector/relay-names';
+import { startRelaySweeper, sweepOverdueRelays } from '../../src/domain/connector/relay-sweeper';
 import { openSseStreams } from '../../src/domain/connector/sse';
 import { eventually, newAdmin, newAgent } from '../helpers/factories';
 import { enteredAgent, insertChallenge, liveEvent, postEvent, readSse } from '../helpers/connector-factories';
@@ -155,6 +156,30 @@ describe('delayed release by the spectator-relay workflow', () => {
     expect(items.map((i) => i.event.summary)).toEqual(['stranded', 'rescuer']);
     const late = Date.parse(items[0].released_at!) - Date.parse(items[0].received_at);
     expect(late).toBeGreaterThanOrEqual(DELAY + 5_000);
+  }, 30_000);
+
+  test('a relay lost while events are pending is restarted by the worker sweep, with no later event', async () => {
+    const agent = await enteredAgent(server);
+    // The relay looks busy but does not exist, and the agent then goes quiet: no event will rescue it.
+    await server.deps.db.query('INSERT INTO live_relay_state (challenge_id, idle) VALUES ($1, false)', [agent.challengeId]);
+    await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: 'orphan' }));
+    const client = await server.deps.temporal();
+    await expect(client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId)).describe()).rejects.toThrow(/not found/i);
+    // Not overdue yet (inside delay + grace): the sweep leaves it alone.
+    expect(await sweepOverdueRelays(server.deps)).not.toContain(agent.challengeId);
+
+    const sweeper = startRelaySweeper(server.deps, 250); // what src/worker.ts runs, every SPECTATOR_RELAY_SWEEP_MS
+    try {
+      const items = await watchUntilVisible(server, agent.challengeId, 1, DELAY, 20_000);
+      expect(items.map((i) => i.event.summary)).toEqual(['orphan']);
+      const late = Date.parse(items[0].released_at!) - Date.parse(items[0].received_at);
+      expect(late).toBeGreaterThanOrEqual(DELAY + 5_000);
+      // The sweep started a new relay run for the challenge.
+      expect((await client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId)).describe()).workflowId).toBe(spectatorRelayWorkflowId(agent.challengeId));
+    } finally {
+      sweeper.stop();
+    }
+    expect(await sweepOverdueRelays(server.deps)).not.toContain(agent.challengeId); // released: nothing overdue
   }, 30_000);
 
   test('readers also hide released events younger than the delay (a relay running ahead shows nothing early)', async () => {

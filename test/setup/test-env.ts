@@ -20,6 +20,9 @@ export function testEnvironment(): Record<string, string> {
     WEBHOOK_RETRY_DELAYS_MS: '100,200,300',
     WEBHOOK_TIMEOUT_MS: '2000',
     SPECTATOR_DELAY_MS: '1500',
+    // The worker's relay sweep is off so that tests of the stream route's own overdue path stay
+    // deterministic; the relay-recovery test runs the same sweeper in its own process.
+    SPECTATOR_RELAY_SWEEP_MS: '0',
     SUBMISSION_SWEEP_AFTER_MS: '1000',
   };
 }

@@ -99,6 +99,22 @@ export async function markRelayBusy(
   return { flipped: row?.flipped ?? false, overdue: row?.overdue ?? false };
 }
 
+/**
+ * Challenges whose oldest unreleased public event is `graceMs` past its release time: their relay
+ * is not running (lost with its Temporal state, terminated, or never told because the signal
+ * failed and no later event came). Served by live_events_pending_idx; normally few rows qualify.
+ */
+export async function findChallengesWithOverdueEvents(db: Queryable, delayMs: number, graceMs: number, limit: number): Promise<string[]> {
+  const res = await db.query<{ challenge_id: string }>(
+    `SELECT DISTINCT challenge_id FROM live_events
+      WHERE feed_seq IS NULL AND sandbox = false
+        AND received_at < clock_timestamp() - make_interval(secs => ($1::double precision + $2::double precision) / 1000)
+      LIMIT $3`,
+    [delayMs, graceMs, limit],
+  );
+  return res.rows.map((r) => r.challenge_id);
+}
+
 export interface ReleaseOutcome {
   released: number;
   lastFeedSeq: number;

@@ -17,7 +17,7 @@ const SIGNAL_ATTEMPTS = 4;
 /** Per API process: when the relay of a challenge was last signalled because it looked stuck. */
 const lastOverdueSignal = new Map<string, number>();
 
-type RelayDeps = Pick<AppDeps, 'config' | 'db' | 'logger' | 'temporal'>;
+export type RelayDeps = Pick<AppDeps, 'config' | 'db' | 'logger' | 'temporal'>;
 
 /** signalWithStart: starts `spectator-relay-<challengeId>` when it is not running, then nudges it. */
 export async function signalRelay(deps: RelayDeps, challengeId: string): Promise<void> {
