@@ -1,41 +1,50 @@
 import { randomUUID } from 'node:crypto';
-import { startDeliveryWorkflow } from '../../src/domain/webhooks/workflows';
+import { startDeliveryWorkflow, startDeliveryWorkflows } from '../../src/domain/webhooks/workflows';
 import { DEFAULT_RETRY_DELAYS_MS } from '../../src/webhooks/schedule';
-import { newUser } from '../helpers/factories';
+import { eventually, newUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { attemptRows, createWebhook, deliveryRow, manualDeliveries, startReceiver, userIdOf, type TestReceiver } from '../helpers/webhook-factories';
+import {
+  attemptRows,
+  createWebhook,
+  deliveryRow,
+  manualDeliveries,
+  manualFirstAttemptBatch,
+  startReceiver,
+  userIdOf,
+  type TestReceiver,
+} from '../helpers/webhook-factories';
 
 /**
  * The spec's real schedule (attempts at 0 s, +1 s, +5 s, +30 s), started with explicit delays as
- * workflow input; ~36 s. Each attempt must land within ±250 ms of its planned offset.
+ * workflow input; ~36 s. Each attempt must land within ±250 ms of its planned offset, for a
+ * delivery with its own workflow and, side by side, for one whose first attempt ran in a batch.
  */
 let server: TestServer;
 let receiver: TestReceiver;
+let batchFailing: TestReceiver;
+let batchHealthy: TestReceiver;
 beforeAll(async () => {
   server = await startTestServer();
   receiver = await startReceiver();
+  batchFailing = await startReceiver();
+  batchHealthy = await startReceiver();
 });
 afterAll(async () => {
-  await receiver.close();
+  await Promise.all([receiver.close(), batchFailing.close(), batchHealthy.close()]);
   await server.close();
 });
 
-test('real schedule: attempts at 0, 1, 6 and 36 s (±250 ms), then dead_letter', async () => {
-  receiver.setDefault({ status: 503 });
-  const user = await newUser(server);
-  const sub = await createWebhook(server, user.jwt, { url: receiver.url, events: ['submission.completed'] }); // owner-scoped: no broadcast from other suites
-  const userId = await userIdOf(server.deps.db, user.subject);
-  const { deliveryIds } = await manualDeliveries(server.deps.db, { type: 'submission.completed', payload: { submission_id: randomUUID() }, ownerUserId: userId });
-  const id = deliveryIds[0]!;
+/** Waits for the series' end and checks its four attempts against the spec's offsets (±250 ms). */
+async function expectRealSchedule(id: string, r: TestReceiver): Promise<string> {
   const client = await server.deps.temporal();
-  expect(DEFAULT_RETRY_DELAYS_MS).toEqual([1000, 5000, 30000]);
-  await startDeliveryWorkflow(client, server.config, { id, series: 0, workflow_id: `webhook-delivery-${id}` }, { retryDelaysMs: [...DEFAULT_RETRY_DELAYS_MS], timeoutMs: 10_000 });
-  const result = await client.workflow.getHandle(`webhook-delivery-${id}`).result();
-  expect(result).toEqual({ status: 'dead_letter', attempts: 4 });
+  const handle = client.workflow.getHandle(`webhook-delivery-${id}`);
+  // A batch starts the delivery's own workflow only once attempt 1 has failed.
+  await eventually(() => handle.describe().then(() => true), 20_000);
+  expect(await handle.result()).toEqual({ status: 'dead_letter', attempts: 4 });
 
   const planned = [0, 1000, 6000, 36000];
-  const requests = receiver.requests.filter((r) => r.headers['x-svc-delivery-id'] === id);
-  const received = requests.map((r) => r.receivedAt - requests[0]!.receivedAt);
+  const requests = r.requests.filter((q) => q.headers['x-svc-delivery-id'] === id);
+  const received = requests.map((q) => q.receivedAt - requests[0]!.receivedAt);
   const attempts = await attemptRows(server.deps.db, id);
   const recorded = attempts.map((a) => a.attempted_at.getTime() - attempts[0].attempted_at.getTime());
   expect(requests).toHaveLength(4);
@@ -46,9 +55,40 @@ test('real schedule: attempts at 0, 1, 6 and 36 s (±250 ms), then dead_letter',
   // Each gap is at least the spec's delay.
   for (let i = 1; i < 4; i++) expect(recorded[i]! - recorded[i - 1]!).toBeGreaterThanOrEqual(DEFAULT_RETRY_DELAYS_MS[i - 1]!);
   // A fresh Standard Webhooks timestamp per attempt: the last is ~36 s after the first.
-  const stamps = requests.map((r) => Number(r.headers['webhook-timestamp']));
+  const stamps = requests.map((q) => Number(q.headers['webhook-timestamp']));
   expect(stamps[3]! - stamps[0]!).toBeGreaterThanOrEqual(35);
   expect(stamps[3]! - stamps[0]!).toBeLessThanOrEqual(37);
   expect(await deliveryRow(server.deps.db, id)).toMatchObject({ status: 'dead_letter', attempt_count: 4, last_status_code: 503 });
-  console.log(`real schedule offsets (ms): received ${received.join(', ')}; recorded ${recorded.join(', ')}; subscription ${sub.id}`);
-}, 90_000);
+  return `received ${received.join(', ')}; recorded ${recorded.join(', ')}`;
+}
+
+test('real schedule: attempts at 0, 1, 6 and 36 s (±250 ms), then dead_letter; also when attempt 1 ran in a batch', async () => {
+  expect(DEFAULT_RETRY_DELAYS_MS).toEqual([1000, 5000, 30000]);
+  const schedule = { retryDelaysMs: [...DEFAULT_RETRY_DELAYS_MS], timeoutMs: 10_000 };
+  const client = await server.deps.temporal();
+
+  // 1. A delivery with its own workflow from attempt 1.
+  receiver.setDefault({ status: 503 });
+  const user = await newUser(server);
+  await createWebhook(server, user.jwt, { url: receiver.url, events: ['submission.completed'] }); // owner-scoped: no broadcast from other suites
+  const userId = await userIdOf(server.deps.db, user.subject);
+  const { deliveryIds } = await manualDeliveries(server.deps.db, { type: 'submission.completed', payload: { submission_id: randomUUID() }, ownerUserId: userId });
+  const id = deliveryIds[0]!;
+  await startDeliveryWorkflow(client, server.config, { id, series: 0, workflow_id: `webhook-delivery-${id}` }, schedule);
+
+  // 2. Side by side: attempt 1 made by a first-attempt batch, then handed over for the retries.
+  batchFailing.setDefault({ status: 503 });
+  const batchUser = await newUser(server);
+  const failingSub = await createWebhook(server, batchUser.jwt, { url: batchFailing.url, events: ['submission.completed'] });
+  await createWebhook(server, batchUser.jwt, { url: batchHealthy.url, events: ['submission.completed'] });
+  const batchUserId = await userIdOf(server.deps.db, batchUser.subject);
+  const batch = await manualFirstAttemptBatch(server.deps.db, { type: 'submission.completed', payload: { submission_id: randomUUID() }, ownerUserId: batchUserId });
+  const handedOver = batch.deliveries.find((d) => d.subscription_id === failingSub.id)!;
+  const errors: unknown[] = [];
+  await startDeliveryWorkflows(client, server.deps.db, server.config, batch.deliveries, (err) => errors.push(err), schedule);
+  expect(errors).toEqual([]);
+
+  const [single, batched] = await Promise.all([expectRealSchedule(id, receiver), expectRealSchedule(handedOver.id, batchFailing)]);
+  expect(batchHealthy.requests).toHaveLength(1);
+  console.log(`real schedule offsets (ms): own workflow ${single}; batch then hand-over ${batched}`);
+}, 120_000);
