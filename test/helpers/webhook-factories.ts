@@ -6,6 +6,7 @@ import { assignFirstAttemptBatches, type WebhookDeliveryRow } from '../../src/db
 import { planFirstAttemptBatches } from '../../src/domain/webhooks/dispatcher';
 import { fanOutEvent, type OutboxEventRow } from '../../src/domain/webhooks/fan-out';
 import { emitEvent, type DomainEvent } from '../../src/events/outbox';
+import { newUser, type TestUser } from './factories';
 import type { TestServer } from './server';
 
 /** How the receiver answers one request. */
@@ -215,4 +216,11 @@ export async function manualFirstAttemptBatch(
     const rows = await tx.query<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[]) ORDER BY seq', [ids]);
     return { eventId: res.rows[0]!.id, batchWorkflowId: batches[0]!.batchWorkflowId, deliveries: rows.rows };
   });
+}
+
+/** A user whose users row exists (so events can name it as owner), with its JWT. */
+export async function newWebhookOwner(server: TestServer): Promise<{ user: TestUser; userId: string }> {
+  const user = await newUser(server);
+  await server.request('GET', '/api/v1/webhooks', { auth: user.jwt }); // creates the users row
+  return { user, userId: await userIdOf(server.deps.db, user.subject) };
 }

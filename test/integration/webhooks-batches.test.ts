@@ -13,7 +13,7 @@ import { deliveryWorkflowId } from '../../src/db/queries/webhook-deliveries';
 import type { WebhookDeliveryResult, WebhookFirstAttemptsResult } from '../../src/domain/webhooks/workflow-contract';
 import { startDeliveryWorkflows } from '../../src/domain/webhooks/workflows';
 import { emitEvent } from '../../src/events/outbox';
-import { eventually, newUser, type TestUser } from '../helpers/factories';
+import { eventually, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {
   attemptRows,
@@ -21,10 +21,10 @@ import {
   deliveriesOfEvent,
   deliveryRow,
   manualFirstAttemptBatch,
+  newWebhookOwner,
   startReceiver,
   subscriptionRow,
   TEST_SECRET,
-  userIdOf,
   type TestReceiver,
 } from '../helpers/webhook-factories';
 
@@ -47,11 +47,7 @@ async function receiver(): Promise<TestReceiver> {
   return r;
 }
 
-async function owner(): Promise<{ user: TestUser; userId: string }> {
-  const user = await newUser(server);
-  await server.request('GET', '/api/v1/webhooks', { auth: user.jwt }); // creates the users row
-  return { user, userId: await userIdOf(server.deps.db, user.subject) };
-}
+const owner = () => newWebhookOwner(server);
 
 /** One subscription per receiver, all of one owner, all to `event`: one event fans out to one delivery each. */
 async function subscribeAll(user: TestUser, receivers: TestReceiver[], event: string): Promise<string[]> {

@@ -16,7 +16,7 @@ import {
 } from '../../src/domain/webhooks/workflow-contract';
 import { startDeliveryWorkflow } from '../../src/domain/webhooks/workflows';
 import { EVENT_TYPES, type EventType } from '../../src/events/types';
-import { eventually, newAdmin, newUser, type TestUser } from '../helpers/factories';
+import { eventually, newAdmin, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {
   attemptRows,
@@ -25,10 +25,10 @@ import {
   deliveryRow,
   emit,
   manualDeliveries,
+  newWebhookOwner,
   startReceiver,
   subscriptionRow,
   TEST_SECRET,
-  userIdOf,
   type ReceivedRequest,
   type TestReceiver,
 } from '../helpers/webhook-factories';
@@ -59,11 +59,7 @@ async function subscribe(user: TestUser, url: string, events: string[]): Promise
   return sub;
 }
 
-async function owner(): Promise<{ user: TestUser; userId: string }> {
-  const user = await newUser(server);
-  await server.request('GET', '/api/v1/webhooks', { auth: user.jwt }); // creates the users row
-  return { user, userId: await userIdOf(server.deps.db, user.subject) };
-}
+const owner = () => newWebhookOwner(server);
 
 function verifySignatures(req: ReceivedRequest, secret = TEST_SECRET) {
   return Promise.all([
