@@ -45,11 +45,17 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
   }
 }
 
+/**
+ * The first row, or null. `statementName` makes it a named statement, prepared once per
+ * connection (PostgreSQL then skips parsing and planning): for hot-path reads with a fixed text
+ * that select named columns (a `*` would fail the cached plan once a migration adds a column).
+ */
 export async function queryOne<T extends QueryResultRow>(
   db: Queryable,
   text: string,
   values: unknown[] = [],
+  statementName?: string,
 ): Promise<T | null> {
-  const res = await db.query<T>(text, values);
+  const res = statementName ? await db.query<T>({ name: statementName, text, values }) : await db.query<T>(text, values);
   return res.rows[0] ?? null;
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
-/** Lookups used by authentication on every request; both hit a UNIQUE index on the hash. */
+/** Lookups used by authentication on every request; both hit a UNIQUE index on the hash (named statements: prepared once per connection). */
 export interface ApiTokenAuthRow {
   id: string;
   user_id: string;
@@ -21,6 +21,7 @@ export function findApiTokenByHash(db: Queryable, tokenHash: string): Promise<Ap
        FROM api_tokens t JOIN users u ON u.id = t.user_id
       WHERE t.token_hash = $1`,
     [tokenHash],
+    'auth_api_token',
   );
 }
 
@@ -40,6 +41,7 @@ export function findAgentKeyByHash(db: Queryable, keyHash: string): Promise<Agen
        FROM agent_keys k JOIN agents a ON a.id = k.agent_id
       WHERE k.key_hash = $1`,
     [keyHash],
+    'auth_agent_key',
   );
 }
 
