@@ -144,7 +144,7 @@ describe('public listing and reading', () => {
     expectError(await server.request('GET', '/api/v1/challenges', { auth: 'svc_sk_live_nope' }), 401, 'UNAUTHORIZED');
   });
 
-  test('entry_count counts non-sandbox entries in one statement', async () => {
+  test('entry_count counts non-sandbox entries, and the maintained count always equals a recount', async () => {
     const challenge = await createActive(server, {}, admin);
     const a = await newAgent(server);
     const b = await newAgent(server);
@@ -162,6 +162,21 @@ describe('public listing and reading', () => {
     expect(again).toMatchObject({ created: false, entry: { sandbox: false } });
     await upsertEntry(server.deps.db, { challengeId: challenge.id, agentId: a.agentId, sandbox: true });
     expect((await server.request('GET', `/api/v1/challenges/${challenge.id}`)).body.data.entry_count).toBe(3);
+
+    // The count is kept by triggers (challenge_entry_counts): status changes leave it alone; a
+    // sandbox flip and a delete (neither done by the service today) move it like a recount.
+    const db = server.deps.db;
+    const counted = async () => (await server.request('GET', `/api/v1/challenges/${challenge.id}`)).body.data.entry_count;
+    const recount = async () =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM entries WHERE challenge_id = $1 AND sandbox = false', [challenge.id])).rows[0]!.n;
+    await db.query(`UPDATE entries SET status = 'active' WHERE challenge_id = $1`, [challenge.id]);
+    expect([await counted(), await recount()]).toEqual([3, 3]);
+    await db.query('UPDATE entries SET sandbox = true WHERE challenge_id = $1 AND agent_id = $2', [challenge.id, b.agentId]);
+    expect([await counted(), await recount()]).toEqual([2, 2]);
+    await db.query('DELETE FROM entries WHERE challenge_id = $1 AND agent_id = $2', [challenge.id, a.agentId]);
+    expect([await counted(), await recount()]).toEqual([1, 1]);
+    await db.query('DELETE FROM entries WHERE challenge_id = $1 AND agent_id = $2', [challenge.id, b.agentId]); // a sandbox row: no change
+    expect([await counted(), await recount()]).toEqual([1, 1]);
   });
 });
 

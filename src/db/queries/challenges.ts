@@ -36,18 +36,17 @@ export interface ChallengeRow {
   published_at: Date | null;
   quarantined_at: Date | null;
   retired_at: Date | null;
-  /** Non-sandbox entries, counted in the same statement (index entries_challenge_live_idx). */
+  /** Non-sandbox entries (challenge_entry_counts, kept by triggers on entries). */
   entry_count: number;
 }
 
 /**
- * Every challenge read selects this: the row plus its live entry count as a correlated
- * sub-select. It runs once per returned row only (PostgreSQL evaluates costly target-list
- * expressions after ORDER BY/LIMIT) and is an index-only count on the partial index
- * `entries_challenge_live_idx (challenge_id) WHERE sandbox = false`: one statement, no N+1,
- * no counter to keep in step and no write contention on the challenge row.
+ * Every challenge read selects this: the row plus its live (non-sandbox) entry count, one primary-key
+ * lookup in `challenge_entry_counts`, which triggers on `entries` keep in step (migration 2001). It
+ * runs once per returned row only (PostgreSQL evaluates target-list sub-selects after ORDER BY/LIMIT).
  */
-const ENTRY_COUNT = '(SELECT count(*) FROM entries e WHERE e.challenge_id = c.id AND e.sandbox = false)::int AS entry_count';
+const ENTRY_COUNT =
+  'COALESCE((SELECT k.live_entries FROM challenge_entry_counts k WHERE k.challenge_id = c.id), 0) AS entry_count';
 /**
  * Named columns, not `c.*`: the hot reads below are prepared statements, whose cached plan would
  * fail ("cached plan must not change result type") once a migration adds a column.
