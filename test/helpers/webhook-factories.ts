@@ -224,3 +224,32 @@ export async function newWebhookOwner(server: TestServer): Promise<{ user: TestU
   await server.request('GET', '/api/v1/webhooks', { auth: user.jwt }); // creates the users row
   return { user, userId: await userIdOf(server.deps.db, user.subject) };
 }
+
+/**
+ * Per-test webhook fixtures for a suite: receivers closed and subscriptions deactivated after each
+ * test, so broadcast (challenge.*) events of later tests, this suite's or another's, never reach
+ * an earlier test's receivers. Call at the top level of a test file.
+ */
+export function webhookFixtures(server: () => TestServer): {
+  receiver(): Promise<TestReceiver>;
+  subscribe(user: TestUser, body: { url: string; events: string[] }): Promise<any>;
+} {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const subscriptions: string[] = [];
+  afterEach(async () => {
+    await server().deps.db.query(`UPDATE webhook_subscriptions SET status = 'inactive' WHERE id = ANY($1::uuid[])`, [subscriptions.splice(0)]);
+    await Promise.all(cleanups.splice(0).map((close) => close()));
+  });
+  return {
+    async receiver() {
+      const r = await startReceiver();
+      cleanups.push(() => r.close());
+      return r;
+    },
+    async subscribe(user, body) {
+      const sub = await createWebhook(server(), user.jwt, body);
+      subscriptions.push(sub.id);
+      return sub;
+    },
+  };
+}

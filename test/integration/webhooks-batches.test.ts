@@ -17,35 +17,22 @@ import { eventually, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {
   attemptRows,
-  createWebhook,
   deliveriesOfEvent,
   deliveryRow,
   manualFirstAttemptBatch,
+  webhookFixtures,
   newWebhookOwner,
-  startReceiver,
   subscriptionRow,
   TEST_SECRET,
   type TestReceiver,
 } from '../helpers/webhook-factories';
 
 let server: TestServer;
-const cleanups: (() => Promise<unknown>)[] = [];
-const createdSubs: string[] = [];
-
 beforeAll(async () => {
   server = await startTestServer();
 });
-afterEach(async () => {
-  await server.deps.db.query(`UPDATE webhook_subscriptions SET status = 'inactive' WHERE id = ANY($1::uuid[])`, [createdSubs.splice(0)]);
-  await Promise.all(cleanups.splice(0).map((f) => f()));
-});
 afterAll(() => server.close());
-
-async function receiver(): Promise<TestReceiver> {
-  const r = await startReceiver();
-  cleanups.push(() => r.close());
-  return r;
-}
+const { receiver, subscribe } = webhookFixtures(() => server);
 
 const owner = () => newWebhookOwner(server);
 
@@ -53,15 +40,15 @@ const owner = () => newWebhookOwner(server);
 async function subscribeAll(user: TestUser, receivers: TestReceiver[], event: string): Promise<string[]> {
   const subs: string[] = [];
   for (const r of receivers) {
-    const sub = await createWebhook(server, user.jwt, { url: r.url, events: [event] });
-    createdSubs.push(sub.id);
-    subs.push(sub.id);
+    subs.push((await subscribe(user, { url: r.url, events: [event] })).id);
   }
   return subs;
 }
 
 const payload = () => ({ submission_id: randomUUID(), submission_status: 'complete' });
 const temporal = () => server.deps.temporal();
+/** The activities as the worker builds them, called here outside any workflow (as a retry would run them). */
+const webhookActivities = () => createWebhookActivities({ config: server.config, db: server.deps.db, logger: server.deps.logger, temporal });
 
 async function workflowExists(workflowId: string): Promise<boolean> {
   try {
@@ -192,7 +179,7 @@ describe('first attempts in batches', () => {
     const batch = await manualFirstAttemptBatch(server.deps.db, { type: 'submission.completed', payload: payload(), ownerUserId: userId });
 
     // The activity as Temporal would retry it after a crash (same input, twice), outside any workflow.
-    const activities = createWebhookActivities({ config: server.config, db: server.deps.db, logger: server.deps.logger, temporal });
+    const activities = webhookActivities();
     const input = { batchWorkflowId: batch.batchWorkflowId, retryDelaysMs: [60_000], timeoutMs: 2000 };
     const first = await activities.deliverFirstAttempts(input);
     const again = await activities.deliverFirstAttempts(input);
@@ -237,7 +224,7 @@ describe('first attempts in batches', () => {
     const { user, userId } = await owner();
     const [untouchedSub, attemptedSub] = await subscribeAll(user, [untouched, attempted], 'submission.completed');
     const batch = await manualFirstAttemptBatch(server.deps.db, { type: 'submission.completed', payload: payload(), ownerUserId: userId });
-    const activities = createWebhookActivities({ config: server.config, db: server.deps.db, logger: server.deps.logger, temporal });
+    const activities = webhookActivities();
     const attemptedRow = batch.deliveries.find((d) => d.subscription_id === attemptedSub)!;
     const untouchedRow = batch.deliveries.find((d) => d.subscription_id === untouchedSub)!;
     // Attempt 1 of one member, as the batch made it.

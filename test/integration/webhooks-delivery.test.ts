@@ -20,13 +20,12 @@ import { eventually, newAdmin, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {
   attemptRows,
-  createWebhook,
   deliveriesOfEvent,
   deliveryRow,
   emit,
   manualDeliveries,
   newWebhookOwner,
-  startReceiver,
+  webhookFixtures,
   subscriptionRow,
   TEST_SECRET,
   type ReceivedRequest,
@@ -34,30 +33,15 @@ import {
 } from '../helpers/webhook-factories';
 
 let server: TestServer;
-const cleanups: (() => Promise<unknown>)[] = [];
-const createdSubs: string[] = [];
-
 beforeAll(async () => {
   server = await startTestServer();
 });
-afterEach(async () => {
-  // Broadcast (challenge.*) events of later tests must not reach this test's receivers.
-  await server.deps.db.query(`UPDATE webhook_subscriptions SET status = 'inactive' WHERE id = ANY($1::uuid[])`, [createdSubs.splice(0)]);
-  await Promise.all(cleanups.splice(0).map((f) => f()));
-});
 afterAll(() => server.close());
-
-async function receiver(): Promise<TestReceiver> {
-  const r = await startReceiver();
-  cleanups.push(() => r.close());
-  return r;
-}
-
-async function subscribe(user: TestUser, url: string, events: string[]): Promise<any> {
-  const sub = await createWebhook(server, user.jwt, { url, events });
-  createdSubs.push(sub.id);
-  return sub;
-}
+// Subscriptions are deactivated after each test: broadcast (challenge.*) events of later tests
+// must not reach this test's receivers.
+const fixtures = webhookFixtures(() => server);
+const receiver = fixtures.receiver;
+const subscribe = (user: TestUser, url: string, events: string[]) => fixtures.subscribe(user, { url, events });
 
 const owner = () => newWebhookOwner(server);
 
