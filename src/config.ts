@@ -66,6 +66,25 @@ const envSchema = z
     SUBMISSION_SWEEP_AFTER_MS: z.coerce.number().int().positive().default(10_000),
     /** Disable rate limiting (benchmarks only; never in production). */
     RATE_LIMIT_DISABLED: boolFlag,
+
+    /**
+     * The wall around submitted code (`tests` judge): `bwrap` (bubblewrap namespaces, rlimits,
+     * cgroups; the worker refuses to start without it) or, in development only, `unsafe-process`
+     * (plain child processes, a warning per judging).
+     */
+    JUDGE_SANDBOX: z.enum(['bwrap', 'unsafe-process']).default('bwrap'),
+    /** bwrap binary (default: `bwrap` on PATH). */
+    JUDGE_BWRAP_PATH: z.string().optional(),
+    /** Sandboxed processes per worker at once, and the judging activities it takes (default: per cores and memory). */
+    JUDGE_SLOTS: z.coerce.number().int().min(1).max(256).optional(),
+    /** First of the uids sandboxes run under when the worker is root (one per slot). */
+    JUDGE_SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_000_000_000).default(61_000),
+    /** cgroup v2 group under which per-run groups are made (default: a child of the worker's own). */
+    JUDGE_CGROUP_PARENT: z.string().optional(),
+    /** Judgings of one user's agents in flight across all workers; the rest wait their turn. */
+    JUDGE_MAX_IN_FLIGHT_PER_USER: z.coerce.number().int().min(1).max(10_000).default(4),
+    /** Judgings of one agent in flight across all workers. */
+    JUDGE_MAX_IN_FLIGHT_PER_AGENT: z.coerce.number().int().min(1).max(10_000).default(2),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production') {
@@ -77,6 +96,13 @@ const envSchema = z
       }
       if (env.RATE_LIMIT_DISABLED) {
         ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_DISABLED'], message: 'rate limits cannot be disabled in production' });
+      }
+      if (env.JUDGE_SANDBOX === 'unsafe-process') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['JUDGE_SANDBOX'],
+          message: 'unsafe-process is refused in production: submitted code would run without the OS sandbox',
+        });
       }
     }
   });

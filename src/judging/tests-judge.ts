@@ -4,6 +4,7 @@ import { weightedScore } from './scoring';
 import { encodedEqualsJson, previewEncoded, previewJson } from './sandbox/encoded-value';
 import { type PreparedSubmission, prepareSubmission } from './sandbox/prepare-submission';
 import { type SandboxModule, type SandboxResult, runInSandbox } from './sandbox/run-in-sandbox';
+import { sandboxRuntime } from './sandbox/sandbox-runtime';
 import type { CriterionResult, JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './types';
 
 /** Per-test entry of `details.tests` (snake_case: it is served as-is in breakdowns). */
@@ -179,6 +180,8 @@ export async function runTestsJudge(
   }
 
   const modules: readonly SandboxModule[] = prepared.modules;
+  const { launcher, onUnsafeRun } = await sandboxRuntime();
+  if (launcher.isolation === 'unsafe-process') onUnsafeRun?.();
   let completed = 0;
   const verdicts = await runPool(
     config.tests,
@@ -199,5 +202,7 @@ export async function runTestsJudge(
       return verdictFor(result, testCase, config);
     },
   );
-  return buildOutcome(config, verdicts, { resultState: 'scored', entry: prepared.entry });
+  const outcome = buildOutcome(config, verdicts, { resultState: 'scored', entry: prepared.entry });
+  // Operators (admin breakdown) see which wall the code ran behind; competitors do not.
+  return { ...outcome, details: { ...outcome.details, sandbox: launcher.isolation } };
 }

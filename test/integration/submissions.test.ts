@@ -298,6 +298,13 @@ describe('judges', () => {
     });
     expect(breakdown.body.data.details.tests.map((t: any) => t.name)).toEqual(['adds', 'wrong on purpose']);
     expect(breakdown.body.data.hidden_summary).toEqual({ hidden_passed: 1, hidden_total: 1 });
+    // The worker ran every test case behind the OS sandbox (bubblewrap), as it reports to operators.
+    const admin = await newAdmin(server);
+    const adminView = await server.request('GET', `/api/v1/submissions/${res.body.data.id}/breakdown`, {
+      auth: admin.jwt,
+    });
+    expect(adminView.body.data.details.sandbox).toBe('bwrap');
+    expect(breakdown.body.data.details.sandbox).toBeUndefined();
   });
 
   test('http judge: a grader failing twice is retried, then scores', async () => {

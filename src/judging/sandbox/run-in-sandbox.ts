@@ -1,8 +1,12 @@
 /**
  * Runs one test call of a submission in a throw-away child process.
  *
- * Isolation model (one child per test case: no state can leak between tests, in particular not
- * hidden-test inputs into public-test output, and a hung or crashed test is just a dead process):
+ * Isolation model, outermost first (one child per test case: no state can leak between tests, in
+ * particular not hidden-test inputs into public-test output, and a hung or crashed test is just a
+ * dead process):
+ *  - the operating-system wall of os-sandbox.ts (bubblewrap namespaces, rlimits, cgroups), which
+ *    must hold even if every layer below is broken (test/sandbox/ proves it with plain Node);
+ *  - a judging slot (sandbox-runtime.ts): at most `slots` sandboxed processes at once;
  *  - `node --experimental-permission` with read access to the runner script only: no file
  *    writes, no other reads, no child processes, no workers, no native addons;
  *  - `--max-old-space-size`, a reduced `--stack-size`, and an RSS watchdog here (memory that
@@ -15,14 +19,14 @@
  * The permission model does not restrict network or signals: those rely on the vm context having
  * no `process`, `require` of built-ins, sockets or `fetch`.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, realpath } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { SandboxUnavailableError } from '../errors';
 import { type EncodedValue, parseEncodedValue } from './encoded-value';
+import { type SandboxIsolation, defaultLimits } from './os-sandbox';
+import { sandboxRuntime } from './sandbox-runtime';
 
 export interface SandboxModule {
   /** Normalised path inside the submission, e.g. `src/solve.ts`. */
@@ -43,6 +47,8 @@ export interface SandboxRequest {
 }
 
 interface RunInfo {
+  /** Which wall the process ran behind (`bwrap` everywhere but an explicit development fallback). */
+  isolation?: SandboxIsolation;
   durationMs: number;
   logs: string;
   logsTruncated: boolean;
@@ -75,6 +81,15 @@ export const SANDBOX_LIMITS = {
 } as const;
 
 let runnerPath: Promise<string> | undefined;
+let runnerSource: Promise<string> | undefined;
+
+function resolveRunnerSource(): Promise<string> {
+  runnerSource ??= resolveSandboxRunnerPath().then((file) => readFile(file, 'utf8'));
+  runnerSource.catch(() => {
+    runnerSource = undefined;
+  });
+  return runnerSource;
+}
 
 /** The runner is a plain .cjs file next to this module (copy it along if you bundle/compile). */
 export function resolveSandboxRunnerPath(): Promise<string> {
@@ -101,6 +116,8 @@ export function sandboxNodeFlags(runner: string, memoryMb: number): string[] {
     permissionFlag(),
     `--allow-fs-read=${runner}`,
     '--no-addons',
+    // Lets the runner give vm code an import() hook that fails inside the submission's realm.
+    '--experimental-vm-modules',
     `--max-old-space-size=${memoryMb}`,
     `--stack-size=${SANDBOX_LIMITS.stackSizeKb}`,
     '--disallow-code-generation-from-strings',
@@ -143,13 +160,56 @@ async function residentMemoryMb(pid: number): Promise<number | undefined> {
   }
 }
 
+/** RSS of a process and all its descendants (bwrap → its init → node → anything node started). */
+async function treeResidentMemoryMb(pid: number, depth = 0): Promise<number | undefined> {
+  const own = await residentMemoryMb(pid);
+  if (own === undefined || depth > 8) return own;
+  let total = own;
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  for (const task of tasks) {
+    const children = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '');
+    for (const child of children.split(' ')) {
+      if (child.trim() === '') continue;
+      total += (await treeResidentMemoryMb(Number(child), depth + 1)) ?? 0;
+    }
+  }
+  return total;
+}
+
+const SIGXCPU_EXIT = 128 + 24;
+const SIGKILL_EXIT = 128 + 9;
+
 /**
  * Resolves with the test's outcome for anything the submission does. Rejects only with
  * SandboxUnavailableError (no submitted code ran) or the abort signal's reason.
  */
 export async function runInSandbox(request: SandboxRequest): Promise<SandboxResult> {
+  return runScriptInSandbox(request, await resolveRunnerSource());
+}
+
+/**
+ * The parent side of runInSandbox around any script instead of the real harness. The
+ * assume-breach suite (test/sandbox/) runs hostile programs with it, as if the harness and the vm
+ * were already broken; production code always goes through runInSandbox.
+ */
+export async function runScriptInSandbox(request: SandboxRequest, scriptSource: string): Promise<SandboxResult> {
   request.signal?.throwIfAborted();
-  const runner = await resolveSandboxRunnerPath();
+  const [runner, runtime] = await Promise.all([resolveSandboxRunnerPath(), sandboxRuntime()]);
+  const slot = await runtime.slots.acquire(request.signal);
+  try {
+    return await runLaunched(request, runtime.launcher, slot.index, runner, scriptSource);
+  } finally {
+    slot.release();
+  }
+}
+
+async function runLaunched(
+  request: SandboxRequest,
+  launcher: Awaited<ReturnType<typeof sandboxRuntime>>['launcher'],
+  slotIndex: number,
+  runner: string,
+  scriptSource: string,
+): Promise<SandboxResult> {
   const nonce = randomBytes(16).toString('hex');
   const input = JSON.stringify({
     nonce,
@@ -164,156 +224,179 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxResu
     call: { entry: request.entry, export_name: request.exportName, args: request.args },
   });
 
-  return new Promise<SandboxResult>((resolve, reject) => {
-    const child = spawn(process.execPath, [...sandboxNodeFlags(runner, request.memoryMb), runner], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: {},
-      cwd: os.tmpdir(),
-      windowsHide: true,
-    });
+  const launched = await launcher.launch({
+    scriptSource,
+    hostScriptPath: runner,
+    nodeFlags: (scriptPath) => sandboxNodeFlags(scriptPath, request.memoryMb),
+    limits: defaultLimits(request.memoryMb, request.timeoutMs),
+    slot: slotIndex,
+  });
+  const isolation = launched.isolation;
+  const { child } = launched;
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  let finishing: Promise<{ oomKilled: boolean }> | undefined;
+  // Reads the cgroup's verdict and removes it, once the whole process tree is gone.
+  const finished = () => (finishing ??= closed.then(() => launched.finish()));
+  try {
+    return await new Promise<SandboxResult>((resolve, reject) => {
+      let settled = false;
+      let readyAt: number | undefined;
+      let killedFor: 'timeout' | 'memory_limit' | 'output' | 'startup' | 'abort' | undefined;
+      let stdoutBytes = 0;
+      let pendingLine = '';
+      let stderrTail = '';
+      let rssCheckRunning = false;
+      const rssLimitMb = request.memoryMb + SANDBOX_LIMITS.rssOverheadMb;
 
-    let settled = false;
-    let readyAt: number | undefined;
-    let killedFor: 'timeout' | 'memory_limit' | 'output' | 'startup' | 'abort' | undefined;
-    let stdoutBytes = 0;
-    let pendingLine = '';
-    let stderrTail = '';
-    let rssCheckRunning = false;
-    const rssLimitMb = request.memoryMb + SANDBOX_LIMITS.rssOverheadMb;
+      const elapsed = () => (readyAt === undefined ? 0 : Date.now() - readyAt);
+      const noLogs = { isolation, logs: '', logsTruncated: false };
 
-    const elapsed = () => (readyAt === undefined ? 0 : Date.now() - readyAt);
-    const noLogs = { logs: '', logsTruncated: false };
+      const kill = (reason: NonNullable<typeof killedFor>) => {
+        killedFor ??= reason;
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      };
 
-    const kill = (reason: NonNullable<typeof killedFor>) => {
-      killedFor ??= reason;
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    };
+      const startupTimer = setTimeout(() => kill('startup'), SANDBOX_LIMITS.startupTimeoutMs);
+      let limitTimer: NodeJS.Timeout | undefined;
+      const rssTimer =
+        process.platform === 'linux'
+          ? setInterval(() => {
+              if (rssCheckRunning || child.pid === undefined) return;
+              rssCheckRunning = true;
+              void treeResidentMemoryMb(child.pid).then((rss) => {
+                rssCheckRunning = false;
+                if (rss !== undefined && rss > rssLimitMb) kill('memory_limit');
+              });
+            }, SANDBOX_LIMITS.rssPollIntervalMs)
+          : undefined;
 
-    const startupTimer = setTimeout(() => kill('startup'), SANDBOX_LIMITS.startupTimeoutMs);
-    let limitTimer: NodeJS.Timeout | undefined;
-    const rssTimer =
-      process.platform === 'linux'
-        ? setInterval(() => {
-            if (rssCheckRunning || child.pid === undefined) return;
-            rssCheckRunning = true;
-            void residentMemoryMb(child.pid).then((rss) => {
-              rssCheckRunning = false;
-              if (rss !== undefined && rss > rssLimitMb) kill('memory_limit');
-            });
-          }, SANDBOX_LIMITS.rssPollIntervalMs)
-        : undefined;
+      const onAbort = () => kill('abort');
+      request.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const onAbort = () => kill('abort');
-    request.signal?.addEventListener('abort', onAbort, { once: true });
+      const cleanUp = () => {
+        clearTimeout(startupTimer);
+        clearTimeout(limitTimer);
+        clearInterval(rssTimer);
+        request.signal?.removeEventListener('abort', onAbort);
+      };
 
-    const cleanUp = () => {
-      clearTimeout(startupTimer);
-      clearTimeout(limitTimer);
-      clearInterval(rssTimer);
-      request.signal?.removeEventListener('abort', onAbort);
-    };
+      const settle = (result: SandboxResult) => {
+        if (settled) return;
+        settled = true;
+        cleanUp();
+        kill('output'); // no-op when the child already exited; reaps a lingering one
+        resolve(result);
+      };
 
-    const settle = (result: SandboxResult) => {
-      if (settled) return;
-      settled = true;
-      cleanUp();
-      kill('output'); // no-op when the child already exited; reaps a lingering one
-      resolve(result);
-    };
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        cleanUp();
+        kill('abort');
+        reject(error);
+      };
 
-    const fail = (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      cleanUp();
-      kill('abort');
-      reject(error);
-    };
+      const crashed = (reason: string) =>
+        settle({ status: 'crashed', reason, durationMs: elapsed(), ...noLogs });
 
-    const crashed = (reason: string) =>
-      settle({ status: 'crashed', reason, durationMs: elapsed(), ...noLogs });
-
-    const handleLine = (line: string) => {
-      let message: unknown;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        crashed('wrote output that is not part of the sandbox protocol');
-        return;
-      }
-      if (readyAt === undefined) {
-        if (!readyLineSchema.safeParse(message).success) {
-          crashed('did not start the sandbox protocol');
+      const handleLine = (line: string) => {
+        let message: unknown;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          crashed('wrote output that is not part of the sandbox protocol');
           return;
         }
-        readyAt = Date.now();
-        clearTimeout(startupTimer);
-        limitTimer = setTimeout(() => kill('timeout'), request.timeoutMs + SANDBOX_LIMITS.killGraceMs);
-        return;
-      }
-      const envelope = resultLineSchema.safeParse(message);
-      if (!envelope.success || envelope.data.nonce !== nonce) {
-        crashed('reported a result that is not part of the sandbox protocol');
-        return;
-      }
-      settle(interpretReport(envelope.data.payload, elapsed()));
-    };
+        if (readyAt === undefined) {
+          if (!readyLineSchema.safeParse(message).success) {
+            crashed('did not start the sandbox protocol');
+            return;
+          }
+          readyAt = Date.now();
+          clearTimeout(startupTimer);
+          limitTimer = setTimeout(() => kill('timeout'), request.timeoutMs + SANDBOX_LIMITS.killGraceMs);
+          return;
+        }
+        const envelope = resultLineSchema.safeParse(message);
+        if (!envelope.success || envelope.data.nonce !== nonce) {
+          crashed('reported a result that is not part of the sandbox protocol');
+          return;
+        }
+        settle({ ...interpretReport(envelope.data.payload, elapsed()), isolation });
+      };
 
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      if (settled) return;
-      stdoutBytes += Buffer.byteLength(chunk);
-      if (stdoutBytes > SANDBOX_LIMITS.maxStdoutBytes) {
-        kill('output');
-        crashed(`wrote more than ${SANDBOX_LIMITS.maxStdoutBytes} bytes of output`);
-        return;
-      }
-      pendingLine += chunk;
-      let newline = pendingLine.indexOf('\n');
-      while (newline >= 0 && !settled) {
-        const line = pendingLine.slice(0, newline);
-        pendingLine = pendingLine.slice(newline + 1);
-        handleLine(line);
-        newline = pendingLine.indexOf('\n');
-      }
-    });
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        if (settled) return;
+        stdoutBytes += Buffer.byteLength(chunk);
+        if (stdoutBytes > SANDBOX_LIMITS.maxStdoutBytes) {
+          kill('output');
+          crashed(`wrote more than ${SANDBOX_LIMITS.maxStdoutBytes} bytes of output`);
+          return;
+        }
+        pendingLine += chunk;
+        let newline = pendingLine.indexOf('\n');
+        while (newline >= 0 && !settled) {
+          const line = pendingLine.slice(0, newline);
+          pendingLine = pendingLine.slice(newline + 1);
+          handleLine(line);
+          newline = pendingLine.indexOf('\n');
+        }
+      });
 
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      stderrTail = (stderrTail + chunk).slice(-SANDBOX_LIMITS.maxStderrTailChars);
-    });
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (chunk: string) => {
+        stderrTail = (stderrTail + chunk).slice(-SANDBOX_LIMITS.maxStderrTailChars);
+      });
 
-    // The child may die before reading its input; a broken pipe is reported through 'close'.
-    child.stdin.on('error', () => {});
-    child.stdin.end(input);
+      // The child may die before reading its input; a broken pipe is reported through 'close'.
+      child.stdin.on('error', () => {});
+      child.stdin.end(input);
 
-    child.on('error', (error) => {
-      fail(
-        new SandboxUnavailableError(`could not start the sandbox process: ${error.message}`, {
-          cause: error,
-        }),
-      );
-    });
-
-    child.on('close', (exitCode, signal) => {
-      if (settled) return;
-      const durationMs = elapsed();
-      if (killedFor === 'abort') {
-        fail(request.signal?.reason ?? new Error('aborted'));
-      } else if (killedFor === 'timeout') {
-        settle({ status: 'timeout', durationMs, ...noLogs });
-      } else if (killedFor === 'memory_limit' || OUT_OF_MEMORY.test(stderrTail)) {
-        settle({ status: 'memory_limit', durationMs, ...noLogs });
-      } else if (readyAt === undefined) {
-        const why =
-          killedFor === 'startup' ? 'did not start in time' : `exited during startup (${exitCode ?? signal})`;
-        fail(new SandboxUnavailableError(`sandbox process ${why}: ${stderrTail.trim().slice(-500)}`));
-      } else {
-        crashed(
-          `exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${exitCode}`}) without reporting a result`,
+      child.on('error', (error) => {
+        fail(
+          new SandboxUnavailableError(`could not start the sandbox process: ${error.message}`, {
+            cause: error,
+          }),
         );
-      }
+      });
+
+      child.on('close', async (exitCode, signal) => {
+        if (settled) return;
+        const durationMs = elapsed();
+        // The kernel's verdicts: the cgroup's OOM killer, or RLIMIT_CPU (SIGXCPU, then SIGKILL).
+        const { oomKilled } = await finished();
+        if (settled) return;
+        if (killedFor === 'abort') {
+          fail(request.signal?.reason ?? new Error('aborted'));
+        } else if (
+          killedFor === 'timeout' ||
+          signal === 'SIGXCPU' ||
+          (readyAt !== undefined && exitCode === SIGXCPU_EXIT)
+        ) {
+          settle({ status: 'timeout', durationMs, ...noLogs });
+        } else if (
+          killedFor === 'memory_limit' ||
+          OUT_OF_MEMORY.test(stderrTail) ||
+          (oomKilled && (signal === 'SIGKILL' || exitCode === SIGKILL_EXIT))
+        ) {
+          settle({ status: 'memory_limit', durationMs, ...noLogs });
+        } else if (readyAt === undefined) {
+          const why =
+            killedFor === 'startup'
+              ? 'did not start in time'
+              : `exited during startup (${exitCode ?? signal})`;
+          fail(new SandboxUnavailableError(`sandbox process ${why}: ${stderrTail.trim().slice(-500)}`));
+        } else {
+          crashed(
+            `exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${exitCode}`}) without reporting a result`,
+          );
+        }
+      });
     });
-  });
+  } finally {
+    await finished();
+  }
 }
 
 function interpretReport(payload: string, durationMs: number): SandboxResult {

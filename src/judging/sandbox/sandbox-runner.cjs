@@ -4,6 +4,7 @@
  *
  *   node --experimental-permission --allow-fs-read=<this file> --max-old-space-size=<n> ... sandbox-runner.cjs
  *
+ * inside the bubblewrap sandbox of os-sandbox.ts (this file is copied in read-only),
  * so this process cannot write files, read any file but this one, spawn processes or start
  * workers. Inside it, the submission runs in a fresh vm context that holds only the JavaScript
  * built-ins: no `process`, no `require` of Node modules, no timers, no `fetch`, no string code
@@ -557,6 +558,14 @@ async function main() {
     // its timeout: an `await`-driven infinite loop is stopped here too, not only by the parent.
     microtaskMode: 'afterEvaluate',
   });
+  // Captured before any submitted code runs. import() must fail with an error of the
+  // submission's own realm: without this hook V8 rejects with an error built in this (host)
+  // realm, whose prototype chain leads to the host's Object.prototype and from there to
+  // `process`. Needs --experimental-vm-modules on Node 20.
+  const RealmTypeError = vm.runInContext('TypeError', context);
+  const refuseImport = () => {
+    throw new RealmTypeError('import() is not available in the sandbox: use require() of relative paths');
+  };
   const harness = new vm.Script(`(${createHarness.toString()})(${JSON.stringify(limits)})`, {
     filename: 'judge-harness.js',
   }).runInContext(context);
@@ -575,6 +584,7 @@ async function main() {
         {
           parsingContext: context,
           filename: '/' + module.path,
+          importModuleDynamically: refuseImport,
         },
       );
     } catch (error) {
