@@ -1,8 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { refreshJudgingLease, releaseJudgingLease } from '../src/db/queries/judging-leases';
 import { findResultForRun } from '../src/db/queries/results';
 import { findChallengeJudge } from '../src/db/queries/sessions';
 import { findSubmissionById } from '../src/db/queries/submissions';
+import { JUDGING_LEASE_TTL_SECONDS, admitJudging } from '../src/domain/judging-admission';
 import {
   markSubmissionFailed,
   markSubmissionStep,
@@ -112,6 +114,32 @@ export function createSubmissionActivities(deps: ActivityDeps) {
       return { moved, judgeKind: res.rows[0]?.kind ?? null };
     },
 
+    /**
+     * Takes a judging lease for the run, or fails with the retryable JudgingCapReached while the
+     * agent or its owner is at its cap (the workflow's retry policy waits without limit).
+     */
+    async admitJudging(ref: RunRef): Promise<{ stale: boolean }> {
+      const admission = await admitJudging(deps.db, deps.config, ref);
+      if ('missing' in admission)
+        throw ApplicationFailure.create({
+          message: `submission ${ref.submissionId} not found`,
+          type: 'SubmissionNotFound',
+          nonRetryable: true,
+        });
+      if ('stale' in admission) return { stale: true };
+      if (!admission.admitted) {
+        throw ApplicationFailure.create({
+          type: 'JudgingCapReached',
+          message:
+            `waiting for a judging slot: this agent has ${admission.agentInFlight} ` +
+            `(cap ${deps.config.JUDGE_MAX_IN_FLIGHT_PER_AGENT}) and its owner ${admission.userInFlight} ` +
+            `(cap ${deps.config.JUDGE_MAX_IN_FLIGHT_PER_USER}) judgings in flight`,
+          nonRetryable: false,
+        });
+      }
+      return { stale: false };
+    },
+
     async markSubmissionFailed(input: RunRef & { reason: string }): Promise<boolean> {
       return markSubmissionFailed(deps.db, input, input.reason);
     },
@@ -141,6 +169,7 @@ export function createSubmissionActivities(deps: ActivityDeps) {
         submission.status === 'complete' ||
         submission.status === 'failed'
       ) {
+        await releaseJudgingLease(deps.db, ref.submissionId, ref.run);
         return { resultId: null, finalScore: null, resultState: null, stale: true };
       }
       const judgeConfig = await findChallengeJudge(deps.db, submission.challenge_id);
@@ -158,7 +187,13 @@ export function createSubmissionActivities(deps: ActivityDeps) {
       const ctx = Context.current();
       // Local activities (rubric judging) cannot heartbeat; regular ones do, so a dead worker is noticed.
       const heartbeat = ctx.info.isLocal ? () => undefined : (details: unknown) => ctx.heartbeat(details);
-      const beat = setInterval(() => heartbeat({ phase: 'judging' }), JUDGE_HEARTBEAT_EVERY_MS);
+      const beat = setInterval(() => {
+        heartbeat({ phase: 'judging' });
+        // A judging that holds a lease keeps it while it runs (a no-op for unleased judges).
+        refreshJudgingLease(deps.db, ref.submissionId, JUDGING_LEASE_TTL_SECONDS).catch((err) =>
+          deps.logger.warn({ err }, 'could not refresh the judging lease'),
+        );
+      }, JUDGE_HEARTBEAT_EVERY_MS);
       let outcome;
       try {
         outcome = await runJudge(

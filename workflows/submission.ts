@@ -2,12 +2,15 @@ import type { RetryPolicy } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { SubmissionActivities } from '../activities/submissions';
 import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../temporal/search-attributes';
+import { JUDGING_SLOTS_PATCH, judgingTaskQueue } from './judging-queue';
 
 export interface SubmissionWorkflowInput {
   submissionId: string;
@@ -53,6 +56,19 @@ const judge = proxyActivities<SubmissionActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '30s',
   retry: judgeRetry,
+});
+
+// Admission waits while the agent or its owner already has its cap of judgings in flight: the
+// activity fails with JudgingCapReached and Temporal retries it (no history events per retry;
+// the pending activity shows the attempt count and the reason in the Web UI), for as long as it takes.
+const admission = proxyActivities<SubmissionActivities>({
+  startToCloseTimeout: '30s',
+  retry: {
+    initialInterval: '250ms',
+    backoffCoefficient: 1.5,
+    maximumInterval: '2s',
+    nonRetryableErrorTypes: ['SubmissionNotFound'],
+  },
 });
 
 // The rubric judge is pure in-memory work of a few milliseconds (its regexes are vetted against
@@ -102,7 +118,20 @@ export async function submissionWorkflow(input: SubmissionWorkflowInput): Promis
 
   let failure: string;
   try {
-    const recorded = await (local ? localJudge : judge).judgeSubmission(ref);
+    let recorded;
+    if (judgeKind === 'tests' && patched(JUDGING_SLOTS_PATCH)) {
+      const admitted = await admission.admitJudging(ref);
+      if (admitted.stale) return { status: 'stale' };
+      const onSlots = proxyActivities<SubmissionActivities>({
+        startToCloseTimeout: '30 minutes',
+        heartbeatTimeout: '30s',
+        retry: judgeRetry,
+        taskQueue: judgingTaskQueue(workflowInfo().taskQueue),
+      });
+      recorded = await onSlots.judgeSubmission(ref);
+    } else {
+      recorded = await (local ? localJudge : judge).judgeSubmission(ref);
+    }
     if (recorded.stale) return { status: 'stale' };
     mark('complete');
     return {

@@ -13,6 +13,7 @@ import { canonicalJson } from '../api/middleware/idempotency';
 import { isAdmin, type Principal } from '../auth/principal';
 import type { Config } from '../config';
 import { withTransaction, type Queryable } from '../db/pool';
+import { releaseJudgingLease } from '../db/queries/judging-leases';
 import { refreshLeaderboardEntry } from '../db/queries/leaderboard';
 import { findResultForRun, storeResult } from '../db/queries/results';
 import {
@@ -382,6 +383,7 @@ export async function recordJudgement(
     });
     await refreshLeaderboardEntry(tx, submission.challenge_id, submission.agent_id);
     await advanceEntryStatus(tx, submission.challenge_id, submission.agent_id, 'judged');
+    await releaseJudgingLease(tx, submission.id, ref.run);
     const common = {
       ownerUserId: submission.owner_user_id,
       challengeId: submission.challenge_id,
@@ -416,6 +418,7 @@ export async function markSubmissionFailed(db: Pool, ref: RunRef, reason: string
   const trimmed = reason.length > 1000 ? `${reason.slice(0, 999)}…` : reason;
   return withTransaction(db, async (tx) => {
     const row = await advanceSubmissionStatus(tx, ref.submissionId, ref.run, 'failed', trimmed);
+    await releaseJudgingLease(tx, ref.submissionId, ref.run);
     if (!row) return false;
     await insertSubmissionEvent(tx, {
       submissionId: row.id,
