@@ -76,7 +76,7 @@ const envSchema = z
     /** bwrap binary (default: `bwrap` on PATH). */
     JUDGE_BWRAP_PATH: z.string().optional(),
     /** Sandboxed processes per worker at once, and the judging activities it takes (default: per cores and memory). */
-    JUDGE_SLOTS: z.coerce.number().int().min(1).max(256).optional(),
+    JUDGE_SLOTS: z.coerce.number().int().min(1).max(64).optional(),
     /** First of the uids sandboxes run under when the worker is root (one per slot). */
     JUDGE_SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_000_000_000).default(61_000),
     /** cgroup v2 group under which per-run groups are made (default: a child of the worker's own). */

@@ -59,6 +59,12 @@ export const OS_SANDBOX_DEFAULTS = {
   addressSpaceOverheadMb: 1536,
   /** First uid of the per-slot sandbox users when the worker runs as root. */
   uidBase: 61_000,
+  /**
+   * Each process takes its own block of uids (by pid), so the sandboxes of two workers on one host
+   * (or two test processes) never share a uid, and RLIMIT_NPROC never counts another's tasks.
+   */
+  uidsPerProcess: 64,
+  uidBlocks: 1000,
 } as const;
 
 type SandboxChild = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -94,6 +100,8 @@ export interface SandboxReport {
   bwrap?: string;
   /** A dedicated uid per slot (worker is root): RLIMIT_NPROC then counts only the run's tasks. */
   uidSwitch: boolean;
+  /** The uids this process's sandboxes run under (first, last), when uidSwitch. */
+  uids?: [number, number];
   cgroup: 'v2' | 'v1' | 'none';
   cgroupNote?: string;
   libraries: 'ldd' | 'system library folders';
@@ -180,6 +188,8 @@ function bwrapProfile(
     '--chdir',
     SANDBOX_WORK_DIR,
     // fd 3: the harness script, copied into a read-only file inside the sandbox.
+    '--perms',
+    '0444',
     '--ro-bind-data',
     '3',
     SANDBOX_SCRIPT_PATH,
@@ -229,6 +239,11 @@ class BwrapLauncher implements SandboxLauncher {
       isolation: 'bwrap',
       bwrap: tools.bwrap,
       uidSwitch: tools.setpriv !== undefined,
+      ...(tools.setpriv !== undefined
+        ? {
+            uids: [tools.uidBase, tools.uidBase + OS_SANDBOX_DEFAULTS.uidsPerProcess - 1] as [number, number],
+          }
+        : {}),
       cgroup: tools.cgroups.version,
       ...(tools.cgroups.version === 'none' ? { cgroupNote: tools.cgroups.reason } : {}),
       libraries: tools.libraries === undefined ? 'system library folders' : 'ldd',
@@ -238,6 +253,11 @@ class BwrapLauncher implements SandboxLauncher {
   /** The full argv of one sandboxed node process (exported for the assume-breach suite via launch). */
   command(spec: LaunchSpec, cgroup: RunCgroup | undefined): { file: string; args: string[] } {
     const { tools } = this;
+    if (spec.slot < 0 || spec.slot >= OS_SANDBOX_DEFAULTS.uidsPerProcess) {
+      throw new SandboxUnavailableError(
+        `slot ${spec.slot} is outside 0..${OS_SANDBOX_DEFAULTS.uidsPerProcess - 1}`,
+      );
+    }
     const inner = [
       tools.bwrap,
       ...bwrapProfile(tools.nodePath, tools.libraries, spec.limits),
@@ -362,7 +382,9 @@ export async function createBwrapLauncher(options: OsSandboxOptions = {}): Promi
     nodePath,
     libraries: await nodeLibraries(nodePath),
     cgroups: await detectCgroupSupport(options.cgroupParent),
-    uidBase: options.uidBase ?? OS_SANDBOX_DEFAULTS.uidBase,
+    uidBase:
+      (options.uidBase ?? OS_SANDBOX_DEFAULTS.uidBase) +
+      (process.pid % OS_SANDBOX_DEFAULTS.uidBlocks) * OS_SANDBOX_DEFAULTS.uidsPerProcess,
   };
   const launcher = new BwrapLauncher(tools);
   await selfCheck(launcher);

@@ -192,7 +192,10 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxResu
  * assume-breach suite (test/sandbox/) runs hostile programs with it, as if the harness and the vm
  * were already broken; production code always goes through runInSandbox.
  */
-export async function runScriptInSandbox(request: SandboxRequest, scriptSource: string): Promise<SandboxResult> {
+export async function runScriptInSandbox(
+  request: SandboxRequest,
+  scriptSource: string,
+): Promise<SandboxResult> {
   request.signal?.throwIfAborted();
   const [runner, runtime] = await Promise.all([resolveSandboxRunnerPath(), sandboxRuntime()]);
   const slot = await runtime.slots.acquire(request.signal);

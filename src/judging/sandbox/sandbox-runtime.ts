@@ -97,9 +97,15 @@ let current: Promise<SandboxRuntime> | undefined;
 async function build(settings: SandboxRuntimeSettings): Promise<SandboxRuntime> {
   const launcher =
     settings.mode === 'unsafe-process' ? createUnsafeProcessLauncher() : await createBwrapLauncher(settings);
+  const slots = settings.slots ?? defaultJudgeSlots();
+  if (slots > OS_SANDBOX_DEFAULTS.uidsPerProcess) {
+    throw new SandboxUnavailableError(
+      `at most ${OS_SANDBOX_DEFAULTS.uidsPerProcess} judging slots per worker (asked: ${slots})`,
+    );
+  }
   return {
     launcher,
-    slots: new JudgingSlots(settings.slots ?? defaultJudgeSlots()),
+    slots: new JudgingSlots(slots),
     onUnsafeRun: settings.onUnsafeRun,
   };
 }
