@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type Loader, type Message, transformSync } from 'esbuild';
 import type { SubmissionForJudging } from '../types';
+import { firstFencedCode } from './fenced-code';
 import type { SandboxModule } from './run-in-sandbox';
 
 const LOADERS: Readonly<Record<string, Loader>> = {
@@ -45,11 +46,9 @@ export function normalizeSubmissionPath(rawPath: string): string | null {
   return segments.length === 0 ? null : segments.join('/');
 }
 
-const FENCED_CODE = /```(?:ts|typescript|js|javascript|mjs|cjs|tsx|jsx)[^\n]*\n([\s\S]*?)```/i;
-
 /** Code carried in `content`: the first fenced js/ts block when there is one, else the whole text. */
 function codeFromContent(content: string): string {
-  return FENCED_CODE.exec(content)?.[1] ?? content;
+  return firstFencedCode(content) ?? content;
 }
 
 function formatEsbuildMessage(message: Message): string {
