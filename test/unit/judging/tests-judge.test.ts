@@ -368,7 +368,9 @@ describe('tests judge: hostile submissions', () => {
       ),
       { content: '', files },
     );
-  });
+    // 39 sandboxed processes one after another, three of them allowed 8 s: the suite's 60 s
+    // default is too tight for a loaded machine, and nothing here depends on speed.
+  }, 180_000);
 
   afterAll(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
