@@ -1,0 +1,112 @@
+/**
+ * Fair share of the judges: one user floods 50 `tests` submissions from two agents; another
+ * user's single submission, sent right after, is judged without waiting for the flood.
+ */
+import { newAgent, type TestAgent } from '../helpers/factories';
+import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { loadConfig } from '../../src/config';
+import { defaultJudgeSlots } from '../../src/judging/sandbox/sandbox-runtime';
+
+jest.setTimeout(240_000);
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** Each test case keeps its sandbox busy for 300 ms, so the flood lasts well past the single submission. */
+const SLOW_SOLUTION = (index: number) =>
+  `// attempt ${index}\nexport function slowAdd(a: number, b: number): number {\n` +
+  `  const until = Date.now() + 300; while (Date.now() < until) {}\n  return a + b;\n}`;
+
+async function completedAt(submissionIds: string[]): Promise<Map<string, number>> {
+  const rows = await server.deps.db.query<{ submission_id: string; judged_at: Date }>(
+    `SELECT submission_id, judged_at FROM results WHERE submission_id = ANY($1::uuid[])`,
+    [submissionIds],
+  );
+  return new Map(rows.rows.map((row) => [row.submission_id, row.judged_at.getTime()]));
+}
+
+test('a flooding user cannot keep another user waiting behind the whole flood', async () => {
+  const config = loadConfig(process.env);
+  const cap = config.JUDGE_MAX_IN_FLIGHT_PER_USER;
+  const slots = config.JUDGE_SLOTS ?? defaultJudgeSlots();
+  const challengeId = await newChallenge(server, {
+    max_submissions_per_session: 100,
+    judge: {
+      kind: 'tests',
+      timeout_ms_per_test: 5000,
+      tests: [{ name: 'adds', export: 'slowAdd', args: [2, 3], expected: 5 }],
+    },
+  });
+
+  const flooder = await newAgent(server);
+  const flooderAgents: TestAgent[] = [flooder, await newAgent(server, { user: flooder.user })];
+  const sessions = await Promise.all(flooderAgents.map((agent) => sessionFor(server, agent, challengeId)));
+  const flood: string[] = [];
+  const floodToken = new Map<string, string>();
+  for (let batch = 0; batch < 5; batch++) {
+    const accepted = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => {
+        const index = batch * 10 + i;
+        const which = index % 2;
+        return submit(server, flooderAgents[which].token, sessions[which], {
+          content: 'flood',
+          files: [{ path: 'index.ts', content: SLOW_SOLUTION(index) }],
+        });
+      }),
+    );
+    for (const res of accepted) {
+      expect(res.status).toBe(201);
+      flood.push(res.body.data.id);
+    }
+    accepted.forEach((res, i) => floodToken.set(res.body.data.id, flooderAgents[(batch * 10 + i) % 2].token));
+  }
+
+  const other = await newAgent(server);
+  const single = await submit(server, other.token, await sessionFor(server, other, challengeId), {
+    content: 'one',
+    files: [{ path: 'index.ts', content: SLOW_SOLUTION(-1) }],
+  });
+  expect(single.status).toBe(201);
+  const floodDoneWhenSingleAccepted = (await completedAt(flood)).size;
+
+  const judged = await waitForSubmission(
+    server,
+    other.token,
+    single.body.data.id,
+    ['complete', 'failed'],
+    120_000,
+  );
+  expect(judged.submission_status).toBe('complete');
+  expect(judged.result.final_score).toBe(100);
+
+  for (const id of flood) {
+    const done = await waitForSubmission(server, floodToken.get(id)!, id, ['complete', 'failed'], 180_000);
+    expect(done.submission_status).toBe('complete');
+  }
+  const finished = await completedAt([...flood, single.body.data.id]);
+  const singleAt = finished.get(single.body.data.id)!;
+  const floodTimes = flood.map((id) => finished.get(id)!);
+  expect(floodTimes.every((time) => time !== undefined)).toBe(true);
+
+  // Of the flood still waiting when the single submission arrived, only what the flooder already
+  // had admitted (its cap) and what was on the slots can have been judged before it.
+  const pending = flood.length - floodDoneWhenSingleAccepted;
+  const judgedBeforeSingle =
+    floodTimes.filter((time) => time <= singleAt).length - floodDoneWhenSingleAccepted;
+  expect(pending).toBeGreaterThan(cap + slots + 1); // the scenario really had a flood in the way
+  expect(judgedBeforeSingle).toBeLessThanOrEqual(cap + slots);
+  expect(floodTimes.filter((time) => time > singleAt).length).toBeGreaterThan(0);
+
+  // Every lease was released: nothing of the flood still counts against the flooder.
+  const leases = await server.deps.db.query(
+    `SELECT count(*)::int AS n FROM judging_leases WHERE agent_id = ANY($1::uuid[])`,
+    [flooderAgents.map((agent) => agent.agentId)],
+  );
+  expect(leases.rows[0].n).toBe(0);
+});
