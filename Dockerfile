@@ -11,6 +11,12 @@ ENV NODE_ENV=production \
     NPM_CONFIG_FUND=false \
     NPM_CONFIG_AUDIT=false
 
+# bubblewrap: the OS sandbox around submitted code (the worker refuses to start without it);
+# util-linux provides prlimit and setpriv. The worker container needs user namespaces
+# (see docs/decisions/security.md, "Submitted code behind an OS wall").
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux \
+    && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /app
 
 # Dependencies first, so that source edits do not invalidate this layer. Runtime dependencies

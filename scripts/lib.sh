@@ -36,3 +36,19 @@ ensure_node_modules() {
     npm ci --no-audit --no-fund >&2 2>/dev/null || npm install --no-audit --no-fund >&2
   fi
 }
+
+# The tests judge runs submitted code inside bubblewrap; the worker refuses to start without it.
+# Installs Debian's bubblewrap when missing (as .ci/run does for Chromium). JUDGE_SANDBOX=unsafe-process
+# (development only) skips it.
+ensure_bwrap() {
+  if [ "${JUDGE_SANDBOX:-bwrap}" = "unsafe-process" ] || command -v bwrap >/dev/null 2>&1; then return 0; fi
+  echo "installing bubblewrap (the OS sandbox of the tests judge)" >&2
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }) || true
+  elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    sudo apt-get install -y -qq bubblewrap >/dev/null || true
+  fi
+  command -v bwrap >/dev/null 2>&1 && return 0
+  echo "bwrap not found and could not be installed: install the Debian package bubblewrap (apt-get install bubblewrap), or for development only set JUDGE_SANDBOX=unsafe-process" >&2
+  return 1
+}

@@ -49,6 +49,7 @@ start() {
 
 ensure_node_modules
 ensure_postgres
+ensure_bwrap
 TEMPORAL_CLI="$(temporal/ensure-cli.sh)"; export TEMPORAL_CLI
 
 t_host="${TEMPORAL_ADDRESS%:*}"; t_port="${TEMPORAL_ADDRESS##*:}"

@@ -9,6 +9,7 @@ source scripts/lib.sh
 
 ensure_node_modules || exit 1
 ensure_postgres || exit 1
+ensure_bwrap || exit 1
 export TEMPORAL_CLI="$(temporal/ensure-cli.sh)" || { echo "no Temporal CLI" >&2; exit 1; }
 mkdir -p test-artifacts
 rm -f test-artifacts/jest-results.json test-artifacts/jest-faults-results.json
