@@ -6,7 +6,7 @@
  * reason is reported once at start.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
@@ -21,7 +21,7 @@ export interface RunCgroup {
   readonly procsFiles: readonly string[];
   /** True when the kernel's OOM killer fired inside this group. */
   oomKilled(): Promise<boolean>;
-  /** Removes the group (its processes are gone by then); never throws. */
+  /** Releases the group after the run; never throws. */
   remove(): Promise<void>;
 }
 
@@ -73,6 +73,7 @@ export async function detectCgroupSupport(explicitParent?: string): Promise<Cgro
         await writeFile(path.join(dir, 'memory.max'), String(64 * 1024 * 1024));
         await writeFile(path.join(dir, 'pids.max'), '16');
       });
+      await removeStaleSlotGroups([parent]);
       return { version: 'v2', parent };
     } catch (error) {
       return { version: 'none', reason: `cgroup v2 not delegated here (${(error as Error).message})` };
@@ -93,53 +94,94 @@ export async function detectCgroupSupport(explicitParent?: string): Promise<Cgro
         await writeFile(path.join(dir, 'memory.limit_in_bytes'), String(64 * 1024 * 1024));
       else await writeFile(path.join(dir, 'pids.max'), '16');
     });
+    await removeStaleSlotGroups([memoryParent, pidsParent]);
     return { version: 'v1', memoryParent, pidsParent };
   } catch (error) {
     return { version: 'none', reason: `cgroup v1 memory/pids not writable (${(error as Error).message})` };
   }
 }
 
-let runCounter = 0;
+/**
+ * Each judging slot keeps one group for the life of the process, reused run after run: making
+ * and removing groups per run costs more than the rest of the wall together. A run rewrites the
+ * limits and compares the OOM-kill counter before and after.
+ */
+const slotGroups = new Map<number, { dirs: string[]; procsFiles: string[]; oomFile: string }>();
 
-/** Makes the group of one run; undefined when the machine allows none (rlimits still apply). */
+async function slotGroup(support: Exclude<CgroupSupport, { version: 'none' }>, slot: number) {
+  const known = slotGroups.get(slot);
+  if (known) return known;
+  const name = `slot-${process.pid}-${slot}`;
+  let group: { dirs: string[]; procsFiles: string[]; oomFile: string };
+  if (support.version === 'v2') {
+    const dir = path.join(support.parent, name);
+    await mkdir(dir, { recursive: true });
+    group = {
+      dirs: [dir],
+      procsFiles: [path.join(dir, 'cgroup.procs')],
+      oomFile: path.join(dir, 'memory.events'),
+    };
+  } else {
+    const memoryDir = path.join(support.memoryParent, name);
+    const pidsDir = path.join(support.pidsParent, name);
+    await mkdir(memoryDir, { recursive: true });
+    await mkdir(pidsDir, { recursive: true });
+    group = {
+      dirs: [memoryDir, pidsDir],
+      procsFiles: [path.join(memoryDir, 'cgroup.procs'), path.join(pidsDir, 'cgroup.procs')],
+      oomFile: path.join(memoryDir, 'memory.oom_control'),
+    };
+  }
+  slotGroups.set(slot, group);
+  return group;
+}
+
+async function oomKills(file: string): Promise<number> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return Number(/^oom_kill (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+/** Sets the slot's group up for one run; undefined when the machine allows none (rlimits still apply). */
 export async function createRunCgroup(
   support: CgroupSupport,
+  slot: number,
   limits: { memoryBytes: number; maxProcesses: number },
 ): Promise<RunCgroup | undefined> {
   if (support.version === 'none') return undefined;
-  const name = `run-${process.pid}-${++runCounter}`;
+  const group = await slotGroup(support, slot);
   if (support.version === 'v2') {
-    const dir = path.join(support.parent, name);
-    await mkdir(dir);
+    const [dir] = group.dirs;
     await writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
     await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => {}); // absent without swap accounting
     await writeFile(path.join(dir, 'pids.max'), String(limits.maxProcesses));
-    return {
-      procsFiles: [path.join(dir, 'cgroup.procs')],
-      oomKilled: async () =>
-        /^oom_kill [1-9]/m.test(await readFile(path.join(dir, 'memory.events'), 'utf8').catch(() => '')),
-      remove: () => removeWithRetry([dir]),
-    };
+  } else {
+    const [memoryDir, pidsDir] = group.dirs;
+    // memsw must stay >= the memory limit: lower it after, raise it before.
+    await writeFile(path.join(memoryDir, 'memory.memsw.limit_in_bytes'), '-1').catch(() => {});
+    await writeFile(path.join(memoryDir, 'memory.limit_in_bytes'), String(limits.memoryBytes));
+    await writeFile(path.join(memoryDir, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes)).catch(
+      () => {},
+    );
+    await writeFile(path.join(pidsDir, 'pids.max'), String(limits.maxProcesses));
   }
-  const memoryDir = path.join(support.memoryParent, name);
-  const pidsDir = path.join(support.pidsParent, name);
-  await mkdir(memoryDir);
-  await mkdir(pidsDir);
-  await writeFile(path.join(memoryDir, 'memory.limit_in_bytes'), String(limits.memoryBytes));
-  await writeFile(path.join(memoryDir, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes)).catch(
-    () => {},
-  );
-  await writeFile(path.join(pidsDir, 'pids.max'), String(limits.maxProcesses));
+  const before = await oomKills(group.oomFile);
   return {
-    procsFiles: [path.join(memoryDir, 'cgroup.procs'), path.join(pidsDir, 'cgroup.procs')],
-    oomKilled: async () => {
-      const control = await readFile(path.join(memoryDir, 'memory.oom_control'), 'utf8').catch(() => '');
-      if (/^oom_kill [1-9]/m.test(control)) return true;
-      const failcnt = await readFile(path.join(memoryDir, 'memory.failcnt'), 'utf8').catch(() => '0');
-      return Number(failcnt.trim()) > 0 && /^under_oom 1/m.test(control);
-    },
-    remove: () => removeWithRetry([memoryDir, pidsDir]),
+    procsFiles: group.procsFiles,
+    oomKilled: async () => (await oomKills(group.oomFile)) > before,
+    remove: async () => {},
   };
+}
+
+/** Removes the slot groups that processes no longer running left behind (called once at start). */
+async function removeStaleSlotGroups(parents: readonly string[]): Promise<void> {
+  for (const parent of parents) {
+    const entries = await readdir(parent).catch(() => [] as string[]);
+    const stale = entries.filter((entry) => {
+      const pid = /^slot-(\d+)-\d+$/.exec(entry)?.[1];
+      return pid !== undefined && Number(pid) !== process.pid && !existsSync(`/proc/${pid}`);
+    });
+    await removeWithRetry(stale.map((entry) => path.join(parent, entry)));
+  }
 }
 
 /** A group can be removed only once the kernel has reaped its last task: retry briefly. */

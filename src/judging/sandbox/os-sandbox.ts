@@ -84,7 +84,12 @@ export interface LaunchSpec {
 export interface LaunchedProcess {
   child: SandboxChild;
   isolation: SandboxIsolation;
-  /** After the child closed: whether the cgroup's OOM killer fired; removes the cgroup. */
+  /** True when a cgroup bounds the whole tree's memory (no need to watch its RSS from outside). */
+  memoryBoundedByKernel: boolean;
+  /**
+   * After the child closed: whether the cgroup's OOM killer fired. Removes the cgroup in the
+   * background (the kernel tears the pid namespace down asynchronously; nobody waits for that).
+   */
   finish(): Promise<{ oomKilled: boolean }>;
 }
 
@@ -289,7 +294,7 @@ class BwrapLauncher implements SandboxLauncher {
   }
 
   async launch(spec: LaunchSpec): Promise<LaunchedProcess> {
-    const cgroup = await createRunCgroup(this.tools.cgroups, {
+    const cgroup = await createRunCgroup(this.tools.cgroups, spec.slot, {
       memoryBytes: mb(spec.limits.memoryMb + OS_SANDBOX_DEFAULTS.runtimeOverheadMb),
       maxProcesses: spec.limits.maxProcesses,
     }).catch((error: unknown) => {
@@ -309,9 +314,10 @@ class BwrapLauncher implements SandboxLauncher {
     return {
       child,
       isolation: 'bwrap',
+      memoryBoundedByKernel: cgroup !== undefined,
       finish: async () => {
         const oomKilled = cgroup === undefined ? false : await cgroup.oomKilled();
-        await cgroup?.remove();
+        void cgroup?.remove();
         return { oomKilled };
       },
     };
@@ -335,7 +341,12 @@ class UnsafeProcessLauncher implements SandboxLauncher {
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
-    return { child, isolation: 'unsafe-process', finish: async () => ({ oomKilled: false }) };
+    return {
+      child,
+      isolation: 'unsafe-process',
+      memoryBoundedByKernel: false,
+      finish: async () => ({ oomKilled: false }),
+    };
   }
 }
 

@@ -261,8 +261,9 @@ async function runLaunched(
 
       const startupTimer = setTimeout(() => kill('startup'), SANDBOX_LIMITS.startupTimeoutMs);
       let limitTimer: NodeJS.Timeout | undefined;
+      // Without a memory cgroup, memory outside the V8 heap is watched from here.
       const rssTimer =
-        process.platform === 'linux'
+        process.platform === 'linux' && !launched.memoryBoundedByKernel
           ? setInterval(() => {
               if (rssCheckRunning || child.pid === undefined) return;
               rssCheckRunning = true;

@@ -1,4 +1,4 @@
-import { runJudge } from '../../../src/judging';
+import { type JudgeConfigInput, runJudge } from '../../../src/judging';
 import { JudgingSlots, configureSandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
 
 describe('judging slots', () => {
@@ -43,10 +43,10 @@ describe('JUDGE_SANDBOX=unsafe-process (development only)', () => {
       onUnsafeRun: () => warnings.push(1),
     });
     expect(report).toMatchObject({ isolation: 'unsafe-process', slots: 1 });
-    const judge = {
+    const judge: JudgeConfigInput = {
       kind: 'tests',
       tests: [{ name: 'adds', export: 'add', args: [1, 2], expected: 3 }],
-    } as const;
+    };
     const submission = { content: '', files: [{ path: 'a.js', content: 'exports.add = (a, b) => a + b;' }] };
     const first = await runJudge(judge, submission);
     const second = await runJudge(judge, submission);
