@@ -65,6 +65,11 @@ export interface RouteDef<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAn
   responses: Record<number, { description: string; schema?: ZodTypeAny; contentType?: string }>;
   /** Hidden from the OpenAPI document (HTML pages). */
   internal?: boolean;
+  /**
+   * The route checks its own credential (GET /metrics and METRICS_TOKEN): the pipeline does not
+   * read Authorization as a user credential, the caller counts as anonymous for rate limits.
+   */
+  ownCredential?: boolean;
   handler: (input: HandlerInput<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<HandlerResult>;
 }
 

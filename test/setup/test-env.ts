@@ -16,6 +16,8 @@ export function testEnvironment(): Record<string, string> {
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS ?? `127.0.0.1:${TEST_TEMPORAL_PORT}`,
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Date.now()}`,
     TRUST_PROXY: '1',
+    // Test fixtures mint `role: admin` JWTs for operators (refused in production: docs/decisions/security.md).
+    AUTH_TRUST_ROLE_CLAIM: '1',
     WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_RETRY_DELAYS_MS: '100,200,300',
     WEBHOOK_TIMEOUT_MS: '2000',
