@@ -122,7 +122,7 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
     ctx.state.operationId = def.operationId;
     if (def.auth === 'agentKey') ctx.state.errorStyle = 'flat';
 
-    const outcome: CredentialOutcome = def.ownCredential
+    const outcome: CredentialOutcome = def.ownCredential?.(deps.config)
       ? { ok: true, principal: { kind: 'anonymous' } }
       : await resolveCredentials(
           deps.db,

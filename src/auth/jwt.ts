@@ -92,8 +92,11 @@ export function createSessionJwtVerifier(
     OperatorSettings,
 ): SessionJwtVerifier {
   const common = { issuer: config.AUTH_JWT_ISSUER, audience: config.AUTH_JWT_AUDIENCE, requiredClaims: ['exp', 'sub'] };
+  // Where the role claim is trusted it must be one we know (a malformed one refuses the token);
+  // elsewhere it belongs to the identity provider and is ignored.
+  const shape = config.AUTH_TRUST_ROLE_CLAIM ? sessionClaimsSchema : sessionClaimsSchema.omit({ role: true });
   const claimsOf = (payload: Record<string, unknown>): SessionClaims => ({
-    ...sessionClaimsSchema.omit({ role: true }).parse(payload),
+    ...shape.parse(payload),
     role: operatorRole(payload, config),
   });
   if (config.AUTH_JWKS_URL) {

@@ -6,6 +6,12 @@
 export const TEST_TEMPORAL_PORT = Number(process.env.TEST_TEMPORAL_PORT ?? 7244);
 export const TEST_DATABASE_NAME = process.env.TEST_DATABASE_NAME ?? 'challenges_test';
 export const ARTIFACTS_DIR = 'test-artifacts';
+/**
+ * `dev` (default): the Temporal CLI's in-memory dev server. `postgres`: the real Temporal server on
+ * PostgreSQL (temporal/server-postgres.sh), databases TEST_TEMPORAL_DB_PREFIX and its _visibility.
+ */
+export const TEMPORAL_BACKEND = process.env.TEMPORAL_BACKEND === 'postgres' ? 'postgres' : 'dev';
+export const TEST_TEMPORAL_DB_PREFIX = process.env.TEST_TEMPORAL_DB_PREFIX ?? `temporal_${TEST_DATABASE_NAME}`;
 
 export function testEnvironment(): Record<string, string> {
   return {

@@ -52,7 +52,7 @@ export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
       auth: 'public',
       rateLimit: 'default',
       internal: true,
-      ownCredential: true,
+      ownCredential: (config) => config.METRICS_TOKEN !== undefined,
       responses: { 200: { description: 'metrics', contentType: 'text/plain' } },
       async handler({ deps, ctx }) {
         // With its own listener (METRICS_PORT) the API port does not serve it at all.
