@@ -43,24 +43,11 @@ log() { echo "[temporal-postgres :$port] $*" >&2; }
 mkdir -p "$run_dir/config/dynamicconfig"
 : > "$run_dir/sql-tool.log"
 
-# ---- databases: create when missing, then apply the versioned schema up to the latest version
-sql_tool() {
-  SQL_PASSWORD="$pg_password" "$bin_dir/temporal-sql-tool" --plugin postgres12 --endpoint "$pg_host" --port "$pg_port" \
-    --user "$pg_user" "$@"
-}
-migrate_db() {
-  local db=$1 schema=$2
-  sql_tool --database "$db" create-database >>"$run_dir/sql-tool.log" 2>&1 || true   # "already exists" is fine
-  # setup-schema -v 0.0 only creates the version table (a no-op when present); update-schema then
-  # applies every versioned step above the recorded version, so a second run changes nothing.
-  sql_tool --database "$db" setup-schema -v 0.0 >>"$run_dir/sql-tool.log" 2>&1 \
-    || { log "schema setup of $db failed; see $run_dir/sql-tool.log"; exit 1; }
-  sql_tool --database "$db" update-schema -d "$bin_dir/schema/postgresql/v12/$schema/versioned" >>"$run_dir/sql-tool.log" 2>&1 \
-    || { log "schema update of $db failed; see $run_dir/sql-tool.log"; exit 1; }
-}
+# ---- databases: created when missing, migrated to the latest schema (idempotent)
 log "migrating databases $prefix and ${prefix}_visibility on $pg_host:$pg_port"
-migrate_db "$prefix" temporal
-migrate_db "${prefix}_visibility" visibility
+SQL_PLUGIN=postgres12 SQL_HOST="$pg_host" SQL_PORT="$pg_port" SQL_USER="$pg_user" SQL_PASSWORD="$pg_password" \
+  "$here/setup-schema.sh" "$bin_dir/temporal-sql-tool" "$bin_dir/schema/postgresql/v12" "$prefix" >>"$run_dir/sql-tool.log" 2>&1 \
+  || { log "schema setup failed; see $run_dir/sql-tool.log"; exit 1; }
 
 # ---- configuration: loopback only, pools within budget, no archival, no pprof or metrics port
 datastore() {
@@ -138,25 +125,7 @@ dynamicConfigClient:
 YAML
 } > "$run_dir/config/development.yaml"
 
-cat > "$run_dir/config/dynamicconfig/dynamic.yaml" <<'YAML'
-# New search attributes are usable at once (no namespace-cache lag between their creation and the
-# first workflow that sets them).
-system.forceSearchAttributesCacheRefreshOnRead:
-  - value: true
-# IDs must fit the visibility table's VARCHAR(255) columns (workflow_id, task_queue...).
-limit.maxIDLength:
-  - value: 255
-# Visibility: per-namespace API rate (default 10/s is below what tests and the UI ask) and the
-# ceilings on what one host may send to the visibility database.
-frontend.namespaceRPS.visibility:
-  - value: 200
-frontend.namespaceBurstRatio.visibility:
-  - value: 2
-system.visibilityPersistenceMaxReadQPS:
-  - value: 500
-system.visibilityPersistenceMaxWriteQPS:
-  - value: 1000
-YAML
+cp "$here/dynamicconfig.yaml" "$run_dir/config/dynamicconfig/dynamic.yaml"
 
 # ---- start, then namespace and search attributes
 server_pid=""
@@ -180,30 +149,15 @@ log "starting; server log in $run_dir/server.log"
   >>"$run_dir/server.log" 2>&1 &
 server_pid=$!
 
-t() { "$cli" --address "$address" --command-timeout 10s "$@"; }
-# retry SECONDS WHAT CMD...: the server answers some calls before its caches have caught up.
-retry() {
-  local secs=$1 what=$2; shift 2
-  local deadline=$((SECONDS + secs)) out
-  until out="$("$@" 2>&1)"; do
-    kill -0 "$server_pid" 2>/dev/null || { log "server exited during start ($what)"; exit 1; }
-    if (( SECONDS >= deadline )); then log "gave up: $what: $out"; kill -TERM "$server_pid"; exit 1; fi
-    sleep 1
-  done
-}
-retry 120 "frontend answers" t operator cluster health
-if ! t operator namespace describe --namespace "$namespace" >/dev/null 2>&1; then
-  retry 60 "create namespace $namespace" t operator namespace create --namespace "$namespace" --retention 72h
-fi
-retry 60 "namespace $namespace visible" t operator namespace describe --namespace "$namespace"
-for attribute in ChallengeId AgentId SubmissionStatus; do
-  if ! t operator search-attribute list --namespace "$namespace" 2>/dev/null | grep -qw "$attribute"; then
-    retry 60 "create search attribute $attribute" t operator search-attribute create --namespace "$namespace" \
-      --name "$attribute" --type Keyword
-  fi
+# Namespace and search attributes (retried: a fresh server's namespace cache lags), then a query
+# on all three attributes; in the background, so that a server that dies meanwhile ends the wait.
+"$here/setup-namespace.sh" "$cli" "$address" "$namespace" >&2 &
+setup_pid=$!
+while kill -0 "$setup_pid" 2>/dev/null; do
+  kill -0 "$server_pid" 2>/dev/null || { log "server exited during setup; see $run_dir/server.log"; kill "$setup_pid" 2>/dev/null; exit 1; }
+  sleep 0.5
 done
-retry 60 "visibility query on the three attributes" t workflow list --namespace "$namespace" --limit 1 \
-  --query 'ChallengeId = "ready-check" AND AgentId = "ready-check" AND SubmissionStatus = "ready-check"'
+wait "$setup_pid" || { log "namespace setup failed"; kill -TERM "$server_pid"; wait "$server_pid" || true; exit 1; }
 
 echo "TEMPORAL_POSTGRES_READY $address namespace=$namespace databases=$prefix,${prefix}_visibility"
 wait "$server_pid" || true
