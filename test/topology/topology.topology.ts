@@ -16,9 +16,11 @@
  * and filterable by ChallengeId, AgentId and SubmissionStatus. One summary line per figure.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
+import { parse } from 'yaml';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { migrate } from '../../src/db/migrate';
 import { SCOPES } from '../../src/auth/scopes';
@@ -153,6 +155,7 @@ describe('production topology', () => {
       // Four processes, a Temporal server and other users share a 100-connection PostgreSQL (docs/scaling.md).
       DATABASE_POOL_MAX: '6',
       TEMPORAL_ADDRESS: `127.0.0.1:${TEMPORAL_PORT}`,
+      TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: `topology-${Date.now()}`,
       AUTH_JWT_SECRET: jwtSecret,
       AUTH_JWT_ISSUER: ISSUER,
@@ -192,6 +195,14 @@ describe('production topology', () => {
     const clients = API_PORTS.map((port) => new ApiClient(`http://127.0.0.1:${port}`));
     const api = (i: number) => clients[i % clients.length];
     out(`2 workers and 2 APIs (${clients.map((c) => c.baseUrl).join(', ')}) up with NODE_ENV=production`);
+    // docker-compose.yml's worker healthcheck, run as is against these workers (same host name).
+    const composeWorkerCheck = composeWorkerHealthcheck();
+    const healthcheck = spawnSync(process.execPath, ['-e', composeWorkerCheck], {
+      cwd: ROOT,
+      env: childEnv,
+      timeout: 30_000,
+    });
+    expect(healthcheck.status).toBe(0);
 
     // Production refuses the dev shortcuts: a role claim is not an operator, /metrics wants its token.
     const roleClaimer = await newUser('admin', jwtSecret, { issuer: ISSUER, audience: AUDIENCE });
@@ -428,6 +439,7 @@ describe('production topology', () => {
       `workflow tasks completed by worker (submission workflows): ${[...tasksByWorker].map(([w, n]) => `${w} ${n}`).join(', ')}`,
       `visibility: ${visibility.summary}`,
       `faults: ${faultLog.join('; ')}`,
+      `docker-compose worker healthcheck against these workers: ${healthcheck.status === 0 ? 'healthy' : 'UNHEALTHY'}`,
       `submissions judged/s: ${judgedPerSec.toFixed(1)} on this topology (burst of ${burstJudged} in ${burstSeconds.toFixed(1)} s, 2 APIs + 2 workers, Temporal on PostgreSQL, rate limits on) vs ${DEV_SERVER_JUDGED_PER_SEC} on the dev server (docs/benchmarks.md: 1 API + 1 worker, rate limits off)`,
       `time: ${((Date.now() - T0) / 1000).toFixed(0)} s total; load average ${loadAtStart} at start, ${loadAverage()} at end; ${machineInfo().nproc} CPUs`,
     ];
@@ -455,6 +467,13 @@ describe('production topology', () => {
     expect(faultLog).toHaveLength(3);
   });
 });
+
+/** The worker healthcheck script of docker-compose.yml (`CMD node -e <script>`). */
+function composeWorkerHealthcheck(): string {
+  const test = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')).services.worker.healthcheck
+    .test as string[];
+  return test[test.indexOf('-e') + 1];
+}
 
 function completeByAgentOf(
   rows: { id: string; agent_id: string; status: string }[],
