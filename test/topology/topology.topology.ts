@@ -17,7 +17,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { parse } from 'yaml';
@@ -36,7 +36,7 @@ import {
   type BenchUser,
 } from '../../bench/lib/fixtures';
 import { ApiClient } from '../../bench/lib/http';
-import { loadAverage, machineInfo } from '../../bench/lib/machine';
+import { loadAverage, machineInfo, postgresCpuMs, processCpuMs } from '../../bench/lib/machine';
 import { apiProcess, ManagedProcess, portOpen, ROOT, sleep, workerProcess } from '../../bench/lib/processes';
 import { startReceiver, type Receiver } from '../../bench/lib/receiver';
 import { submitWithRetries, type SubmissionAttemptLog } from '../faults/client';
@@ -346,7 +346,8 @@ describe('production topology', () => {
     );
     await settle(FAULT_SUBMISSIONS);
 
-    // ---- phase 2: a burst through both APIs, for throughput (no faults)
+    // ---- phase 2: a burst through both APIs, for throughput (no faults), with the CPU it costs
+    const cpuBefore = cpuByComponent(apis, workers);
     const burstStarted = new Date();
     let next = FAULT_SUBMISSIONS;
     const end = FAULT_SUBMISSIONS + BURST_SUBMISSIONS;
@@ -362,6 +363,7 @@ describe('production topology', () => {
       `burst: ${BURST_SUBMISSIONS} submissions answered in ${((Date.now() - burstStarted.getTime()) / 1000).toFixed(1)} s`,
     );
     await settle(end);
+    const cpuAfter = cpuByComponent(apis, workers);
     const throughput = await db.query<{ n: string; first: Date; last: Date }>(
       `SELECT count(*) AS n, min(s.created_at) AS first, max(c.created_at) AS last
          FROM submissions s JOIN submission_events c ON c.submission_id = s.id AND c.status = 'complete'
@@ -371,6 +373,12 @@ describe('production topology', () => {
     const burstJudged = Number(throughput.rows[0].n);
     const burstSeconds = (throughput.rows[0].last.getTime() - throughput.rows[0].first.getTime()) / 1000;
     const judgedPerSec = burstJudged / burstSeconds;
+    const cpuPerJudged = Object.fromEntries(
+      Object.entries(cpuAfter).map(([k, v]) => [
+        k,
+        Math.round((v - cpuBefore[k as keyof typeof cpuBefore]) / burstJudged),
+      ]),
+    ) as Record<keyof typeof cpuAfter, number>;
 
     async function settle(expected: number): Promise<void> {
       const started = Date.now();
@@ -441,6 +449,7 @@ describe('production topology', () => {
       `faults: ${faultLog.join('; ')}`,
       `docker-compose worker healthcheck against these workers: ${healthcheck.status === 0 ? 'healthy' : 'UNHEALTHY'}`,
       `submissions judged/s: ${judgedPerSec.toFixed(1)} on this topology (burst of ${burstJudged} in ${burstSeconds.toFixed(1)} s, 2 APIs + 2 workers, Temporal on PostgreSQL, rate limits on) vs ${DEV_SERVER_JUDGED_PER_SEC} on the dev server (docs/benchmarks.md: 1 API + 1 worker, rate limits off)`,
+      `CPU per judged submission in the burst (incl. its webhook delivery): APIs ${cpuPerJudged.api} ms, workers ${cpuPerJudged.worker} ms, Temporal server ${cpuPerJudged.temporal} ms, PostgreSQL ${cpuPerJudged.postgres} ms (machine-wide, other users included)`,
       `time: ${((Date.now() - T0) / 1000).toFixed(0)} s total; load average ${loadAtStart} at start, ${loadAverage()} at end; ${machineInfo().nproc} CPUs`,
     ];
     for (const line of lines) out(`SUMMARY ${line}`);
@@ -467,6 +476,32 @@ describe('production topology', () => {
     expect(faultLog).toHaveLength(3);
   });
 });
+
+/** CPU time (ms) used so far by the APIs, the workers, the Temporal server and PostgreSQL (whole machine). */
+function cpuByComponent(apis: ManagedProcess[], workers: ManagedProcess[]) {
+  const sum = (ps: ManagedProcess[]) => ps.reduce((total, p) => total + processCpuMs(p.pid), 0);
+  return {
+    api: sum(apis),
+    worker: sum(workers),
+    temporal: processCpuMs(temporalServerPid()),
+    postgres: postgresCpuMs(),
+  };
+}
+
+/** The temporal-server process server-postgres.sh started for this run (found by its --root). */
+function temporalServerPid(): number | undefined {
+  const root = path.join(DATA_DIR, 'temporal');
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (cmdline[0]?.endsWith('temporal-server') && cmdline.includes(root)) return Number(entry);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return undefined;
+}
 
 /** The worker healthcheck script of docker-compose.yml (`CMD node -e <script>`). */
 function composeWorkerHealthcheck(): string {
