@@ -277,6 +277,16 @@ describe('production topology', () => {
           )
         ).rows[0].n,
       );
+    /** Waits (up to 20 s) until some submission is received, queued or judging: a fault then hits work in flight. */
+    const workInFlight = async () => {
+      const until = Date.now() + 20_000;
+      let open = await unfinished();
+      while (open === 0 && Date.now() < until) {
+        await sleep(10);
+        open = await unfinished();
+      }
+      return open;
+    };
     const faultLog: string[] = [];
     const fault = async (name: string, run: () => Promise<string | void>) => {
       const started = Date.now();
@@ -290,13 +300,7 @@ describe('production topology', () => {
         at: Math.floor(FAULT_SUBMISSIONS * 0.25),
         run: () =>
           fault('SIGKILL worker-1 while judging', async () => {
-            // While submissions are being judged (received or judging), not between them.
-            const until = Date.now() + 20_000;
-            let open = await unfinished();
-            while (open === 0 && Date.now() < until) {
-              await sleep(20);
-              open = await unfinished();
-            }
+            const open = await workInFlight();
             await workers[0].kill('SIGKILL');
             await sleep(1000);
             await startWorker(workers[0]);
@@ -307,7 +311,7 @@ describe('production topology', () => {
         at: Math.floor(FAULT_SUBMISSIONS * 0.5),
         run: () =>
           fault('restart the Temporal server (SIGKILL, same databases)', async () => {
-            const open = await unfinished();
+            const open = await workInFlight();
             await temporal.kill('SIGKILL');
             await sleep(1000);
             await temporal.start();
