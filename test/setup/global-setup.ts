@@ -51,6 +51,24 @@ function startChild(name: string, command: string, args: string[], env: NodeJS.P
   return child;
 }
 
+/** Resolves once the child prints `text` (its ready line); rejects if it exits first or times out. */
+function readyLine(child: ChildProcess, text: string, name: string, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const log = `test-artifacts/${name}.log`;
+    const timer = setTimeout(() => reject(new Error(`${name} did not become ready in ${timeoutMs / 1000} s; see ${log}`)), timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes(text)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} during start; see ${log}`));
+    });
+  });
+}
+
 /**
  * TEMPORAL_BACKEND=postgres: the real server on PostgreSQL (temporal/server-postgres.sh), on
  * databases of this run's own (dropped first, so every run starts as empty as the in-memory dev
@@ -66,19 +84,7 @@ async function startPostgresTemporal(port: number, databaseUrl: string): Promise
     await admin.end();
   }
   const server = startChild('temporal', path.join(ROOT, 'temporal/server-postgres.sh'), [String(port), prefix], process.env);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('Temporal on PostgreSQL not ready in 600 s; see test-artifacts/temporal.log')), 600_000);
-    server.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('TEMPORAL_POSTGRES_READY')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`temporal/server-postgres.sh exited with ${code} during start; see test-artifacts/temporal.log`));
-    });
-  });
+  await readyLine(server, 'TEMPORAL_POSTGRES_READY', 'temporal', 600_000);
 }
 
 export default async function globalSetup(): Promise<void> {
@@ -98,17 +104,5 @@ export default async function globalSetup(): Promise<void> {
   }
 
   const worker = startChild('worker', process.execPath, [require.resolve('tsx/cli'), 'src/worker.ts'], { ...process.env, ...env });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker did not become ready in 120 s; see test-artifacts/worker.log')), 120_000);
-    worker.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('WORKER_READY')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    worker.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} during start; see test-artifacts/worker.log`));
-    });
-  });
+  await readyLine(worker, 'WORKER_READY', 'worker', 120_000);
 }
