@@ -69,7 +69,7 @@ function isIpLiteralOrigin(entry: string): boolean {
 }
 
 /** Production refusals of the hardening settings; each names what to set instead. */
-function refuseUnsafeInProduction(env: z.infer<typeof envObject>, ctx: z.RefinementCtx): void {
+function refuseUnsafeInProduction(env: Config, ctx: z.RefinementCtx): void {
   const refuse = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (env.WEBHOOK_ALLOW_PRIVATE) {
     refuse('WEBHOOK_ALLOW_PRIVATE', 'loopback webhook targets are refused in production (name internal receivers in WEBHOOK_INTERNAL_ORIGINS)');
@@ -99,7 +99,7 @@ function databaseUrlHasPassword(databaseUrl: string): boolean {
   }
 }
 
-const envObject = z
+const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     HOST: z.string().default('127.0.0.1'),
@@ -155,9 +155,7 @@ const envObject = z
     SUBMISSION_SWEEP_AFTER_MS: z.coerce.number().int().positive().default(10_000),
     /** Disable rate limiting (benchmarks only; never in production). */
     RATE_LIMIT_DISABLED: boolFlag,
-  });
-
-const envSchema = envObject
+  })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production') {
       if (env.AUTH_JWT_SECRET === 'dev-secret-change-me' && !env.AUTH_JWKS_URL) {
