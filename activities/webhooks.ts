@@ -142,6 +142,7 @@ export function createWebhookActivities(deps: ActivityDeps, options: WebhookActi
       rawBody: target.body,
       timeoutMs: input.timeoutMs,
       allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE,
+      internalOrigins: deps.config.WEBHOOK_INTERNAL_ORIGINS,
       lookup: options.lookup,
     });
     attemptsTotal.inc({ outcome: outcome.ok ? 'success' : outcome.statusCode === null ? 'no_response' : 'http_error' });

@@ -11,6 +11,8 @@ source scripts/lib.sh
 RUN_DIR=.data/run; LOG_DIR=.data/logs
 mkdir -p "$RUN_DIR" "$LOG_DIR"
 export PORT="${PORT:-3000}"
+# The dev CLI mints `role: admin` operator JWTs; only development trusts that claim (refused in production).
+export AUTH_TRUST_ROLE_CLAIM="${AUTH_TRUST_ROLE_CLAIM:-1}"
 export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:7233}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
 

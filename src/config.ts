@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** Milliseconds list such as "1000,5000,30000". */
@@ -11,6 +12,93 @@ const boolFlag = z
   .default('0')
   .transform((v) => v === '1' || v === 'true');
 
+/** Comma-separated list; empty entries dropped. */
+const commaList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== ''),
+);
+
+/**
+ * Settings of the production hardening (issue 11, docs/decisions/security.md "Production
+ * settings"), kept together so they read as one policy.
+ */
+const productionHardeningSettings = {
+  /**
+   * How many proxies in front of the API append to X-Forwarded-For. The client address is the
+   * entry this many places from the right (the rightmost one no trusted proxy wrote); everything
+   * left of it is whatever the client sent. Required with TRUST_PROXY in production.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).optional(),
+  /** Subjects (`sub`) of session JWTs that are operators. */
+  AUTH_OPERATOR_SUBJECTS: commaList.optional(),
+  /**
+   * `claim=value`: a session JWT is an operator when its namespaced claim (a URL or URN, e.g.
+   * `https://example.com/roles=operator`) equals the value or is an array containing it.
+   */
+  AUTH_OPERATOR_CLAIM: z
+    .string()
+    .regex(/^[a-z][a-z0-9+.-]*:[^=\s]+=[^=\s]+$/i, 'claim=value, with a namespaced claim name (a URL or URN, e.g. https://example.com/roles=operator)')
+    .optional(),
+  /** Take the unnamespaced `role: admin` claim as operator (dev CLI and tests only; refused in production). */
+  AUTH_TRUST_ROLE_CLAIM: boolFlag,
+  /** Bearer credential required on GET /metrics. */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** Serve /metrics on its own listener (METRICS_HOST:METRICS_PORT) instead of the API's port. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  /** Open spectator streams (GET /challenges/:id/live) per client IP, per API process. */
+  SPECTATOR_STREAMS_PER_IP: z.coerce.number().int().min(1).max(10_000).default(20),
+  /**
+   * Exact origins (`http://10.0.0.5:8080`, IP literal and port) of internal webhook receivers the
+   * operator names; they skip the address checks of the SSRF guard. Unlike WEBHOOK_ALLOW_PRIVATE
+   * this admits no other port or host, so it is allowed in production.
+   */
+  WEBHOOK_INTERNAL_ORIGINS: commaList.pipe(z.array(z.string().refine(isIpLiteralOrigin, 'each entry must be an origin with an IP literal host, e.g. http://127.0.0.1:8080'))).default(''),
+};
+
+function isIpLiteralOrigin(entry: string): boolean {
+  try {
+    const url = new URL(entry);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    return url.origin === entry && isIP(host) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Production refusals of the hardening settings; each names what to set instead. */
+function refuseUnsafeInProduction(env: Config, ctx: z.RefinementCtx): void {
+  const refuse = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (env.WEBHOOK_ALLOW_PRIVATE) {
+    refuse('WEBHOOK_ALLOW_PRIVATE', 'loopback webhook targets are refused in production (name internal receivers in WEBHOOK_INTERNAL_ORIGINS)');
+  }
+  if (env.AUTH_JWKS_URL && (!env.AUTH_JWT_ISSUER || !env.AUTH_JWT_AUDIENCE)) {
+    refuse('AUTH_JWKS_URL', 'a JWKS needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE in production');
+  }
+  if (env.AUTH_TRUST_ROLE_CLAIM) {
+    refuse('AUTH_TRUST_ROLE_CLAIM', 'the role claim is refused in production; name operators with AUTH_OPERATOR_SUBJECTS or AUTH_OPERATOR_CLAIM');
+  }
+  if (!databaseUrlHasPassword(env.DATABASE_URL)) {
+    refuse('DATABASE_URL', 'a database URL without a password is refused in production');
+  }
+  if (!env.METRICS_TOKEN && env.METRICS_PORT === undefined) {
+    refuse('METRICS_TOKEN', '/metrics needs its own credential (METRICS_TOKEN) or listener (METRICS_PORT) in production');
+  }
+  if (env.TRUST_PROXY && env.TRUST_PROXY_HOPS === undefined) {
+    refuse('TRUST_PROXY_HOPS', 'TRUST_PROXY needs the number of trusted proxies (TRUST_PROXY_HOPS) in production');
+  }
+}
+
+function databaseUrlHasPassword(databaseUrl: string): boolean {
+  try {
+    return new URL(databaseUrl).password !== '';
+  } catch {
+    return false;
+  }
+}
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -19,6 +107,7 @@ const envSchema = z
     PUBLIC_BASE_URL: z.string().url().optional(),
     /** Trust X-Forwarded-For (behind a proxy; tests use it to give each suite its own client IP). */
     TRUST_PROXY: boolFlag,
+    ...productionHardeningSettings,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
     DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/challenges'),
@@ -104,6 +193,7 @@ const envSchema = z
           message: 'unsafe-process is refused in production: submitted code would run without the OS sandbox',
         });
       }
+      refuseUnsafeInProduction(env, ctx);
     }
   });
 

@@ -16,14 +16,19 @@ export interface BenchUser {
   jwt: string;
 }
 
-export async function newUser(role: 'user' | 'admin' = 'user', secret = DEV_JWT_SECRET): Promise<BenchUser> {
-  const subject = `bench|${randomUUID()}`;
+export async function newUser(
+  role: 'user' | 'admin' = 'user',
+  secret = DEV_JWT_SECRET,
+  options: { subject?: string; issuer?: string; audience?: string } = {},
+): Promise<BenchUser> {
+  const subject = options.subject ?? `bench|${randomUUID()}`;
   return {
     subject,
     jwt: await mintSessionJwt(
       secret,
       { sub: subject, name: role === 'admin' ? 'Operator' : 'Bench User', role },
       '24h',
+      { issuer: options.issuer, audience: options.audience },
     ),
   };
 }
@@ -171,11 +176,10 @@ export async function seedLeaderboardBoard(
   agents: number,
   namePrefix: string,
 ): Promise<void> {
-  await db.query(`INSERT INTO agents (owner_user_id, name) SELECT $1, $3 || g FROM generate_series(1, $2) g`, [
-    ownerUserId,
-    agents,
-    namePrefix,
-  ]);
+  await db.query(
+    `INSERT INTO agents (owner_user_id, name) SELECT $1, $3 || g FROM generate_series(1, $2) g`,
+    [ownerUserId, agents, namePrefix],
+  );
   await db.query(
     `INSERT INTO entries (challenge_id, agent_id, status) SELECT $1, id, 'judged' FROM agents WHERE owner_user_id = $2`,
     [challengeId, ownerUserId],

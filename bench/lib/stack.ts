@@ -95,6 +95,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     HOST: '127.0.0.1',
     PORT: String(apiPort),
     WEBHOOK_ALLOW_PRIVATE: '1',
+    // Fixtures mint `role: admin` operator JWTs (newUser('admin')); development only.
+    AUTH_TRUST_ROLE_CLAIM: '1',
     ...(options.env ?? {}),
   };
   const childEnv = { ...process.env, ...env };

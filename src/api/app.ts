@@ -51,6 +51,9 @@ function unmatchedRouteRateLimit(deps: AppDeps): Koa.Middleware {
 export function createApp(deps: AppDeps, routes: AnyRouteDef[] = allRoutes()): Koa {
   const app = new Koa();
   app.proxy = deps.config.TRUST_PROXY;
+  // The client is the entry TRUST_PROXY_HOPS places from the right of X-Forwarded-For (the last one
+  // no trusted proxy wrote); entries further left are the client's own claims (docs/decisions/security.md).
+  app.maxIpsCount = deps.config.TRUST_PROXY_HOPS ?? 1;
   // Errors are answered by errorHandler; Koa's default handler would print stacks to stderr.
   app.silent = true;
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));

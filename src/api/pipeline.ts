@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { z, ZodTypeAny } from 'zod';
-import { resolveCredentials } from '../auth/authenticate';
+import { resolveCredentials, type CredentialOutcome } from '../auth/authenticate';
 import { hasScope, rateLimitSubject, type Principal } from '../auth/principal';
 import { rateLimitedTotal } from '../lib/metrics';
 import type { AppDeps } from './deps';
@@ -122,13 +122,15 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
     ctx.state.operationId = def.operationId;
     if (def.auth === 'agentKey') ctx.state.errorStyle = 'flat';
 
-    const outcome = await resolveCredentials(
-      deps.db,
-      deps.jwt,
-      def.auth === 'agentKey'
-        ? { agentKey: ctx.get('x-service-api-key') || undefined }
-        : { authorization: ctx.get('authorization') || undefined },
-    );
+    const outcome: CredentialOutcome = def.ownCredential?.(deps.config)
+      ? { ok: true, principal: { kind: 'anonymous' } }
+      : await resolveCredentials(
+          deps.db,
+          deps.jwt,
+          def.auth === 'agentKey'
+            ? { agentKey: ctx.get('x-service-api-key') || undefined }
+            : { authorization: ctx.get('authorization') || undefined },
+        );
     const principal: Principal = outcome.ok ? outcome.principal : { kind: 'anonymous' };
     const category: RateLimitCategory = principal.kind === 'anonymous' ? 'anonymous' : def.rateLimit;
     await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, clientIp(ctx)));

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { z, type ZodTypeAny } from 'zod';
 import type { Principal } from '../auth/principal';
+import type { Config } from '../config';
 import type { Scope } from '../auth/scopes';
 import type { AppDeps } from './deps';
 import type { RateLimitCategory } from './rate-limits';
@@ -65,6 +66,11 @@ export interface RouteDef<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAn
   responses: Record<number, { description: string; schema?: ZodTypeAny; contentType?: string }>;
   /** Hidden from the OpenAPI document (HTML pages). */
   internal?: boolean;
+  /**
+   * When this answers true the route checks its own credential (GET /metrics with METRICS_TOKEN):
+   * the pipeline does not read Authorization as a user credential, and rate-limits per address.
+   */
+  ownCredential?: (config: Config) => boolean;
   handler: (input: HandlerInput<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<HandlerResult>;
 }
 

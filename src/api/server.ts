@@ -1,5 +1,6 @@
 import { getConfig } from '../config';
 import { createLogger } from '../lib/logger';
+import { startMetricsListener } from '../lib/metrics-access';
 import { createApp } from './app';
 import { buildDeps } from './build-deps';
 import { answerClientErrorsInEnvelope } from './client-error';
@@ -12,8 +13,11 @@ async function main(): Promise<void> {
     logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'API listening');
   });
   answerClientErrorsInEnvelope(server);
+  const metricsServer = config.METRICS_PORT !== undefined ? startMetricsListener(config) : undefined;
+  metricsServer?.once('listening', () => logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'metrics listening'));
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'API shutting down');
+    metricsServer?.close();
     server.close(() => void close().finally(() => process.exit(0)));
     setTimeout(() => process.exit(0), 5000).unref();
   };

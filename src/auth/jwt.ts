@@ -12,6 +12,26 @@ export const sessionClaimsSchema = z.object({
 });
 export type SessionClaims = z.infer<typeof sessionClaimsSchema>;
 
+type OperatorSettings = Partial<Pick<Config, 'AUTH_OPERATOR_SUBJECTS' | 'AUTH_OPERATOR_CLAIM' | 'AUTH_TRUST_ROLE_CLAIM'>>;
+
+/**
+ * Who is an operator is the server's decision, not the token's: a subject listed in
+ * AUTH_OPERATOR_SUBJECTS, or a token carrying the namespaced claim the operator named in
+ * AUTH_OPERATOR_CLAIM (`claim=value`). Any identity provider account can carry a plain `role`
+ * claim, so it counts only with AUTH_TRUST_ROLE_CLAIM (dev CLI and tests; refused in production).
+ */
+export function operatorRole(payload: Record<string, unknown>, settings: OperatorSettings): 'user' | 'admin' {
+  if (typeof payload.sub === 'string' && settings.AUTH_OPERATOR_SUBJECTS?.includes(payload.sub)) return 'admin';
+  if (settings.AUTH_OPERATOR_CLAIM) {
+    const split = settings.AUTH_OPERATOR_CLAIM.lastIndexOf('=');
+    const claim = payload[settings.AUTH_OPERATOR_CLAIM.slice(0, split)];
+    const wanted = settings.AUTH_OPERATOR_CLAIM.slice(split + 1);
+    if (claim === wanted || (Array.isArray(claim) && claim.includes(wanted))) return 'admin';
+  }
+  if (settings.AUTH_TRUST_ROLE_CLAIM && payload.role === 'admin') return 'admin';
+  return 'user';
+}
+
 export interface SessionJwtVerifier {
   verify(token: string): Promise<SessionClaims>;
 }
@@ -67,9 +87,18 @@ function stallGuardAgent(url: URL, idleMs: number): http.Agent {
  * key is fetched). With a JWKS, a failure to fetch it throws IdentityProviderUnavailableError.
  */
 export function createSessionJwtVerifier(
-  config: Pick<Config, 'AUTH_JWT_SECRET' | 'AUTH_JWKS_URL' | 'AUTH_JWT_ISSUER' | 'AUTH_JWT_AUDIENCE'> & Partial<Pick<Config, 'AUTH_JWKS_TIMEOUT_MS'>>,
+  config: Pick<Config, 'AUTH_JWT_SECRET' | 'AUTH_JWKS_URL' | 'AUTH_JWT_ISSUER' | 'AUTH_JWT_AUDIENCE'> &
+    Partial<Pick<Config, 'AUTH_JWKS_TIMEOUT_MS'>> &
+    OperatorSettings,
 ): SessionJwtVerifier {
   const common = { issuer: config.AUTH_JWT_ISSUER, audience: config.AUTH_JWT_AUDIENCE, requiredClaims: ['exp', 'sub'] };
+  // Where the role claim is trusted it must be one we know (a malformed one refuses the token);
+  // elsewhere it belongs to the identity provider and is ignored.
+  const shape = config.AUTH_TRUST_ROLE_CLAIM ? sessionClaimsSchema : sessionClaimsSchema.omit({ role: true });
+  const claimsOf = (payload: Record<string, unknown>): SessionClaims => ({
+    ...shape.parse(payload),
+    role: operatorRole(payload, config),
+  });
   if (config.AUTH_JWKS_URL) {
     const url = new URL(config.AUTH_JWKS_URL);
     const timeoutMs = config.AUTH_JWKS_TIMEOUT_MS ?? 5_000;
@@ -84,7 +113,7 @@ export function createSessionJwtVerifier(
     return {
       async verify(token) {
         const { payload } = await jwtVerify(token, jwks, { ...common, algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'] });
-        return sessionClaimsSchema.parse(payload);
+        return claimsOf(payload);
       },
     };
   }
@@ -92,7 +121,7 @@ export function createSessionJwtVerifier(
   return {
     async verify(token) {
       const { payload } = await jwtVerify(token, key, { ...common, algorithms: ['HS256'] });
-      return sessionClaimsSchema.parse(payload);
+      return claimsOf(payload);
     },
   };
 }

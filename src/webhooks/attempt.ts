@@ -37,6 +37,8 @@ export interface WebhookAttemptInput {
   rawBody: string;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** WEBHOOK_INTERNAL_ORIGINS. */
+  internalOrigins?: readonly string[];
   lookup?: HostLookup;
   maxExcerptBytes?: number;
 }
@@ -72,6 +74,7 @@ export async function sendWebhookAttempt(input: WebhookAttemptInput): Promise<We
   try {
     const checked = assertDeliverableUrl(input.url, {
       allowPrivate: input.allowPrivate,
+      internalOrigins: input.internalOrigins,
       lookup: input.lookup,
     });
     target = await withinDeadline(checked, input.timeoutMs);

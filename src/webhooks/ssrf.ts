@@ -35,6 +35,8 @@ export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export interface DeliverableUrlOptions {
   allowPrivate: boolean;
+  /** Exact origins of internal receivers named by the operator (WEBHOOK_INTERNAL_ORIGINS). */
+  internalOrigins?: readonly string[];
   /** DNS resolution; defaults to the system resolver (`dns.lookup`, all addresses). */
   lookup?: HostLookup;
 }
@@ -221,7 +223,7 @@ interface PrecheckedUrl {
 }
 
 /** The checks that need no DNS. Throws UnsafeWebhookUrlError. */
-function precheck(rawUrl: string, allowPrivate: boolean): PrecheckedUrl {
+function precheck(rawUrl: string, allowPrivate: boolean, internalOrigins: readonly string[] = []): PrecheckedUrl {
   if (rawUrl.length > MAX_WEBHOOK_URL_LENGTH) {
     throw new UnsafeWebhookUrlError('INVALID_URL', `URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters`);
   }
@@ -230,6 +232,12 @@ function precheck(rawUrl: string, allowPrivate: boolean): PrecheckedUrl {
     url = new URL(rawUrl);
   } catch {
     throw new UnsafeWebhookUrlError('INVALID_URL', 'not a valid absolute URL');
+  }
+  // An origin the operator named (an IP literal and port, checked at config load) is trusted as is,
+  // scheme included; no other port or scheme of that host is.
+  if (internalOrigins.includes(url.origin) && url.username === '' && url.password === '') {
+    const address = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    return { url, host: address, literal: { address, family: isIP(address) } };
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPrivate)) {
     throw new UnsafeWebhookUrlError(
@@ -301,9 +309,9 @@ export function isSyntacticallyDeliverableUrl(url: string, allowPrivate: boolean
 }
 
 /** The reason `isSyntacticallyDeliverableUrl` refuses a URL, or null. */
-export function syntacticUrlProblem(url: string, allowPrivate: boolean): string | null {
+export function syntacticUrlProblem(url: string, allowPrivate: boolean, internalOrigins: readonly string[] = []): string | null {
   try {
-    precheck(url, allowPrivate);
+    precheck(url, allowPrivate, internalOrigins);
     return null;
   } catch (error) {
     if (error instanceof UnsafeWebhookUrlError) return error.message;
@@ -329,7 +337,7 @@ export async function assertDeliverableUrl(
   url: string,
   opts: DeliverableUrlOptions,
 ): Promise<DeliverableTarget> {
-  const checked = precheck(url, opts.allowPrivate);
+  const checked = precheck(url, opts.allowPrivate, opts.internalOrigins);
   if (checked.literal) return { url: checked.url, addresses: [checked.literal] };
 
   let resolved: ResolvedAddress[];

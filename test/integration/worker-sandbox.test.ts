@@ -36,6 +36,7 @@ const PRODUCTION = {
   AUTH_JWT_SECRET: 'a-production-secret-for-this-test-only',
   WEBHOOK_SECRET_KEY: 'a-production-webhook-key-for-this-test',
   DATABASE_URL: 'postgres://postgres:unused-password@127.0.0.1:5432/challenges_worker_sandbox_test',
+  METRICS_TOKEN: 'a-metrics-token-for-this-test',
   // Nothing answers here: the worker must stop before it ever connects.
   TEMPORAL_ADDRESS: '127.0.0.1:1',
 };

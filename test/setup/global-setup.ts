@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '../../src/db/migrate';
-import { ARTIFACTS_DIR, TEST_DATABASE_NAME, testEnvironment } from './test-env';
+import { ARTIFACTS_DIR, TEMPORAL_BACKEND, TEST_DATABASE_NAME, TEST_TEMPORAL_DB_PREFIX, testEnvironment } from './test-env';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -51,6 +51,42 @@ function startChild(name: string, command: string, args: string[], env: NodeJS.P
   return child;
 }
 
+/** Resolves once the child prints `text` (its ready line); rejects if it exits first or times out. */
+function readyLine(child: ChildProcess, text: string, name: string, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const log = `test-artifacts/${name}.log`;
+    const timer = setTimeout(() => reject(new Error(`${name} did not become ready in ${timeoutMs / 1000} s; see ${log}`)), timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes(text)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} during start; see ${log}`));
+    });
+  });
+}
+
+/**
+ * TEMPORAL_BACKEND=postgres: the real server on PostgreSQL (temporal/server-postgres.sh), on
+ * databases of this run's own (dropped first, so every run starts as empty as the in-memory dev
+ * server). Ready when the script has registered the search attributes and a query on them answers.
+ */
+async function startPostgresTemporal(port: number, databaseUrl: string): Promise<void> {
+  const prefix = TEST_TEMPORAL_DB_PREFIX;
+  const admin = new Client({ connectionString: databaseUrl.replace(/\/[^/]+$/, '/postgres') });
+  await admin.connect();
+  try {
+    for (const name of [prefix, `${prefix}_visibility`]) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  const server = startChild('temporal', path.join(ROOT, 'temporal/server-postgres.sh'), [String(port), prefix], process.env);
+  await readyLine(server, 'TEMPORAL_POSTGRES_READY', 'temporal', 600_000);
+}
+
 export default async function globalSetup(): Promise<void> {
   const env = testEnvironment();
   Object.assign(process.env, env);
@@ -59,23 +95,14 @@ export default async function globalSetup(): Promise<void> {
   const [host, portText] = env.TEMPORAL_ADDRESS.split(':');
   const port = Number(portText);
   if (!(await portOpen(host, port))) {
-    // No server there: start a headless in-memory dev server for this run.
-    startChild('temporal', path.join(ROOT, 'temporal/dev-server.sh'), [String(port), 'headless'], process.env);
-    await waitFor(`Temporal dev server on ${env.TEMPORAL_ADDRESS}`, () => portOpen(host, port), 120_000);
+    if (TEMPORAL_BACKEND === 'postgres') await startPostgresTemporal(port, env.DATABASE_URL);
+    else {
+      // No server there: start a headless in-memory dev server for this run.
+      startChild('temporal', path.join(ROOT, 'temporal/dev-server.sh'), [String(port), 'headless'], process.env);
+      await waitFor(`Temporal dev server on ${env.TEMPORAL_ADDRESS}`, () => portOpen(host, port), 120_000);
+    }
   }
 
   const worker = startChild('worker', process.execPath, [require.resolve('tsx/cli'), 'src/worker.ts'], { ...process.env, ...env });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker did not become ready in 120 s; see test-artifacts/worker.log')), 120_000);
-    worker.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('WORKER_READY')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    worker.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} during start; see test-artifacts/worker.log`));
-    });
-  });
+  await readyLine(worker, 'WORKER_READY', 'worker', 120_000);
 }

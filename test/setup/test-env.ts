@@ -6,6 +6,12 @@
 export const TEST_TEMPORAL_PORT = Number(process.env.TEST_TEMPORAL_PORT ?? 7244);
 export const TEST_DATABASE_NAME = process.env.TEST_DATABASE_NAME ?? 'challenges_test';
 export const ARTIFACTS_DIR = 'test-artifacts';
+/**
+ * `dev` (default): the Temporal CLI's in-memory dev server. `postgres`: the real Temporal server on
+ * PostgreSQL (temporal/server-postgres.sh), databases TEST_TEMPORAL_DB_PREFIX and its _visibility.
+ */
+export const TEMPORAL_BACKEND = process.env.TEMPORAL_BACKEND === 'postgres' ? 'postgres' : 'dev';
+export const TEST_TEMPORAL_DB_PREFIX = process.env.TEST_TEMPORAL_DB_PREFIX ?? `temporal_${TEST_DATABASE_NAME}`;
 
 export function testEnvironment(): Record<string, string> {
   return {
@@ -16,6 +22,8 @@ export function testEnvironment(): Record<string, string> {
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS ?? `127.0.0.1:${TEST_TEMPORAL_PORT}`,
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Date.now()}`,
     TRUST_PROXY: '1',
+    // Test fixtures mint `role: admin` JWTs for operators (refused in production: docs/decisions/security.md).
+    AUTH_TRUST_ROLE_CLAIM: '1',
     WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_RETRY_DELAYS_MS: '100,200,300',
     WEBHOOK_TIMEOUT_MS: '2000',

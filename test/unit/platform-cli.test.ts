@@ -17,6 +17,8 @@ const ENV = {
   NODE_ENV: 'development',
   AUTH_JWT_SECRET: SECRET,
   API_BASE_URL: 'http://api.test',
+  // The dev CLI's --role admin only counts where the API is told to trust it (scripts/run.sh does).
+  AUTH_TRUST_ROLE_CLAIM: '1',
 } as NodeJS.ProcessEnv;
 
 interface Run {

@@ -1,10 +1,12 @@
+import type Koa from 'koa';
 import { z } from 'zod';
 import { isAdmin } from '../../auth/principal';
 import { latestArrivalId, latestFeedSeq, listArrivedEvents, listReleasedEvents } from '../../db/queries/live-events';
 import { requireWatchableChallenge, toFeedItem } from '../../domain/connector/feed';
 import { liveHubFor } from '../../domain/connector/live-hub';
-import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, runSseStream } from '../../domain/connector/sse';
+import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, reserveClientStreamSlot, runSseStream } from '../../domain/connector/sse';
 import { renderNotFoundPage, renderWatchPage } from '../../web/watch-page';
+import type { AppDeps } from '../deps';
 import { ApiError, forbidden } from '../errors';
 import { defineRoute, uuidParam } from '../route';
 import { errorEnvelopeSchema, pagedEnvelope } from '../schemas/common';
@@ -16,11 +18,37 @@ export const SSE_INITIAL_BACKLOG = 500;
 const FEED_POLL_MS = 2_000;
 /** Operators' undelayed stream has no notification (nothing is released): it polls. */
 const LIVE_POLL_MS = 1_000;
+/** Retry-After of the 429 answered when a client address has SPECTATOR_STREAMS_PER_IP streams open. */
+const SPECTATOR_SLOT_RETRY_AFTER_SEC = 30;
 
 const notFoundResponse = { 404: { description: 'unknown or draft challenge', schema: errorEnvelopeSchema } };
 
 function parseLastEventId(header: string): number | undefined {
   return /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
+}
+
+/** Serves one Server-Sent Events connection of the delayed (or, for operators, live) feed until it closes. */
+async function serveLiveStream(deps: AppDeps, ctx: Koa.Context, challengeId: string, query: z.infer<typeof liveQuery>): Promise<void> {
+  const resume = parseLastEventId(ctx.get('last-event-id')) ?? query.after_seq;
+  const live = query.live;
+  const startAfter =
+    resume ??
+    Math.max(0, (live ? await latestArrivalId(deps.db, challengeId) : await latestFeedSeq(deps.db, challengeId)) - SSE_INITIAL_BACKLOG);
+  await runSseStream({
+    ctx,
+    hub: liveHubFor(deps.config.DATABASE_URL, deps.logger),
+    logger: deps.logger,
+    challengeId,
+    startAfter,
+    heartbeatMs: deps.config.SPECTATOR_SSE_HEARTBEAT_MS,
+    pollMs: live ? LIVE_POLL_MS : FEED_POLL_MS,
+    fetchPage: async (after, limit) => {
+      const rows = live
+        ? await listArrivedEvents(deps.db, { challengeId, afterId: after, agentId: query.agent_id, limit })
+        : await listReleasedEvents(deps.db, { challengeId, afterSeq: after, agentId: query.agent_id, limit, delayMs: deps.config.SPECTATOR_DELAY_MS });
+      return rows.map((row) => ({ cursor: Number(live ? row.id : row.feed_seq), data: toFeedItem(row) }));
+    },
+  });
 }
 
 /**
@@ -89,27 +117,18 @@ export const spectatorRoutes = [
       if (openSseStreams() >= MAX_SSE_STREAMS_PER_PROCESS) {
         throw new ApiError('SERVICE_UNAVAILABLE', 'too many open streams; retry shortly', { 'Retry-After': '5' });
       }
-      const challengeId = params.id;
-      const resume = parseLastEventId(ctx.get('last-event-id')) ?? query.after_seq;
-      const live = query.live;
-      const startAfter =
-        resume ??
-        Math.max(0, (live ? await latestArrivalId(deps.db, challengeId) : await latestFeedSeq(deps.db, challengeId)) - SSE_INITIAL_BACKLOG);
-      await runSseStream({
-        ctx,
-        hub: liveHubFor(deps.config.DATABASE_URL, deps.logger),
-        logger: deps.logger,
-        challengeId,
-        startAfter,
-        heartbeatMs: deps.config.SPECTATOR_SSE_HEARTBEAT_MS,
-        pollMs: live ? LIVE_POLL_MS : FEED_POLL_MS,
-        fetchPage: async (after, limit) => {
-          const rows = live
-            ? await listArrivedEvents(deps.db, { challengeId, afterId: after, agentId: query.agent_id, limit })
-            : await listReleasedEvents(deps.db, { challengeId, afterSeq: after, agentId: query.agent_id, limit, delayMs: deps.config.SPECTATOR_DELAY_MS });
-          return rows.map((row) => ({ cursor: Number(live ? row.id : row.feed_seq), data: toFeedItem(row) }));
-        },
-      });
+      const cap = deps.config.SPECTATOR_STREAMS_PER_IP;
+      const releaseSlot = reserveClientStreamSlot(ctx.ip, cap);
+      if (!releaseSlot) {
+        throw new ApiError('RATE_LIMITED', `at most ${cap} spectator streams may be open from one client address; close one first`, {
+          'Retry-After': String(SPECTATOR_SLOT_RETRY_AFTER_SEC),
+        });
+      }
+      try {
+        await serveLiveStream(deps, ctx, params.id, query);
+      } finally {
+        releaseSlot();
+      }
       return { streamed: true };
     },
   }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { metricsRegistry } from '../../lib/metrics';
-import { ApiError } from '../errors';
+import { metricsCredentialAccepted } from '../../lib/metrics-access';
+import { ApiError, notFound, unauthorized } from '../errors';
 import { buildOpenApiDocument } from '../openapi';
 import { defineRoute, type AnyRouteDef } from '../route';
 import { REFERENCE_PAGE_HTML } from './reference-page';
@@ -51,8 +52,14 @@ export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
       auth: 'public',
       rateLimit: 'default',
       internal: true,
+      ownCredential: (config) => config.METRICS_TOKEN !== undefined,
       responses: { 200: { description: 'metrics', contentType: 'text/plain' } },
-      async handler() {
+      async handler({ deps, ctx }) {
+        // With its own listener (METRICS_PORT) the API port does not serve it at all.
+        if (deps.config.METRICS_PORT !== undefined) throw notFound('route');
+        if (!metricsCredentialAccepted(deps.config, ctx.get('authorization'))) {
+          throw unauthorized('GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"');
+        }
         return { raw: await metricsRegistry.metrics(), contentType: metricsRegistry.contentType };
       },
     }),

@@ -33,6 +33,25 @@ let openStreams = 0;
 export const openSseStreams = (): number => openStreams;
 export const MAX_SSE_STREAMS_PER_PROCESS = 2_000;
 
+const openStreamsByClient = new Map<string, number>();
+/**
+ * Takes one of `cap` stream slots of a client address, synchronously (so concurrent opens cannot
+ * overshoot); returns the release, or null when every slot is taken. Counted per API process.
+ */
+export function reserveClientStreamSlot(client: string, cap: number): (() => void) | null {
+  const open = openStreamsByClient.get(client) ?? 0;
+  if (open >= cap) return null;
+  openStreamsByClient.set(client, open + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (openStreamsByClient.get(client) ?? 1) - 1;
+    if (left <= 0) openStreamsByClient.delete(client);
+    else openStreamsByClient.set(client, left);
+  };
+}
+
 /**
  * Serves one Server-Sent Events connection until the client goes away: backlog first, then
  * whatever becomes visible (woken by the hub or the fallback poll), with a heartbeat comment so

@@ -71,13 +71,18 @@ export function assertKnownEventTypes(events: string[]): void {
  * does not resolve (yet) is accepted for https (every attempt checks again after resolving); http
  * (loopback only, WEBHOOK_ALLOW_PRIVATE=1) must resolve to loopback now.
  */
-export async function assertAcceptableUrl(url: string, allowPrivate: boolean, lookup?: HostLookup): Promise<void> {
-  const problem = syntacticUrlProblem(url, allowPrivate);
+export async function assertAcceptableUrl(
+  url: string,
+  allowPrivate: boolean,
+  lookup?: HostLookup,
+  internalOrigins: readonly string[] = [],
+): Promise<void> {
+  const problem = syntacticUrlProblem(url, allowPrivate, internalOrigins);
   if (problem !== null) throw validationError(`body.url: ${problem}`);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      assertDeliverableUrl(url, { allowPrivate, lookup }),
+      assertDeliverableUrl(url, { allowPrivate, lookup, internalOrigins }),
       new Promise<void>((resolve) => {
         timer = setTimeout(resolve, CREATE_DNS_TIMEOUT_MS);
       }),
@@ -106,7 +111,7 @@ export async function createSubscription(
   lookup?: HostLookup,
 ): Promise<WebhookSubscriptionRow> {
   assertKnownEventTypes(input.events);
-  await assertAcceptableUrl(input.url, config.WEBHOOK_ALLOW_PRIVATE, lookup);
+  await assertAcceptableUrl(input.url, config.WEBHOOK_ALLOW_PRIVATE, lookup, config.WEBHOOK_INTERNAL_ORIGINS);
   const events = [...new Set(input.events)];
   const secretEncrypted = encryptSecret(input.secret, secretBoxKey(config));
   return withTransaction(db, async (tx) => {

@@ -41,6 +41,7 @@ export async function sendTestEvent(config: Config, sub: WebhookSubscriptionRow,
     rawBody,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    internalOrigins: config.WEBHOOK_INTERNAL_ORIGINS,
     lookup,
   });
   return {

@@ -272,3 +272,24 @@ describe('request-validation pre-check', () => {
     expect(result.error?.issues[0]?.message).toMatch(/metadata/);
   });
 });
+
+describe('WEBHOOK_INTERNAL_ORIGINS: exact internal receivers named by the operator', () => {
+  const origins = ['http://127.0.0.1:7370', 'http://[::1]:7371'];
+  const check = (url: string) => assertDeliverableUrl(url, { allowPrivate: false, internalOrigins: origins, lookup: fakeDns({}) });
+
+  test('a named origin is delivered to its literal address, over http, without DNS', async () => {
+    const target = await check('http://127.0.0.1:7370/hooks/a?x=1');
+    expect(target.addresses).toEqual([{ address: '127.0.0.1', family: 4 }]);
+    expect((await check('http://[::1]:7371/h')).addresses).toEqual([{ address: '::1', family: 6 }]);
+  });
+
+  test.each([
+    ['another port of the same host', 'http://127.0.0.1:5432/'],
+    ['the Temporal frontend', 'http://127.0.0.1:7233/'],
+    ['https to the same host and port', 'https://127.0.0.1:7370/'],
+    ['credentials in the URL', 'http://u:p@127.0.0.1:7370/'],
+    ['a name for the same address', 'http://localhost:7370/'],
+  ])('%s stays refused', async (_name, url) => {
+    await expect(check(url)).rejects.toBeInstanceOf(UnsafeWebhookUrlError);
+  });
+});
