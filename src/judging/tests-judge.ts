@@ -3,7 +3,7 @@ import type { TestCaseConfig, TestsJudgeConfig } from './config';
 import { weightedScore } from './scoring';
 import { encodedEqualsJson, previewEncoded, previewJson } from './sandbox/encoded-value';
 import { type PreparedSubmission, prepareSubmission } from './sandbox/prepare-submission';
-import { type SandboxModule, type SandboxResult, runInSandbox } from './sandbox/run-in-sandbox';
+import { type SandboxModule, type SandboxResult, runCallsInSandbox } from './sandbox/run-in-sandbox';
 import { sandboxRuntime } from './sandbox/sandbox-runtime';
 import type { CriterionResult, JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './types';
 
@@ -97,6 +97,23 @@ async function runPool<T, R>(
   }
 }
 
+/**
+ * Test indexes grouped into sandbox batches: hidden and visible tests never share a process (code
+ * that escaped the vm could otherwise carry hidden inputs into visible feedback), and each kind is
+ * split into at most `concurrency` batches so a submission's tests still run side by side.
+ */
+export function batchesOf(tests: readonly TestCaseConfig[], concurrency: number): number[][] {
+  const batches: number[][] = [];
+  for (const hidden of [false, true]) {
+    const indexes = tests.flatMap((test, index) => (test.hidden === hidden ? [index] : []));
+    const count = Math.min(indexes.length, Math.max(1, concurrency));
+    const size = Math.ceil(indexes.length / Math.max(1, count));
+    for (let start = 0; start < indexes.length; start += size)
+      batches.push(indexes.slice(start, start + size));
+  }
+  return batches;
+}
+
 function buildOutcome(
   config: TestsJudgeConfig,
   verdicts: readonly TestVerdict[],
@@ -149,7 +166,8 @@ function oneLine(text: string, maxChars = 300): string {
 }
 
 /**
- * Runs every test case in its own sandbox process (see run-in-sandbox.ts). Problems of the
+ * Runs the test cases in sandboxed processes, each case in a fresh vm context under its own time
+ * limit, hidden and visible cases in separate processes (see batchesOf). Problems of the
  * submission become failed tests; throws only SandboxUnavailableError or the abort reason.
  */
 export async function runTestsJudge(
@@ -182,26 +200,28 @@ export async function runTestsJudge(
   const modules: readonly SandboxModule[] = prepared.modules;
   const { launcher, onUnsafeRun } = await sandboxRuntime();
   if (launcher.isolation === 'unsafe-process') onUnsafeRun?.();
+  const concurrency = options.testConcurrency ?? defaultConcurrency();
+  const verdicts: TestVerdict[] = new Array(config.tests.length);
   let completed = 0;
-  const verdicts = await runPool(
-    config.tests,
-    options.testConcurrency ?? defaultConcurrency(),
-    options.signal,
-    async (testCase, signal) => {
-      const result = await runInSandbox({
-        modules,
-        entry: prepared.entry,
-        exportName: testCase.export,
-        args: testCase.args,
-        timeoutMs: config.timeout_ms_per_test,
-        memoryMb: config.memory_mb,
-        signal,
-      });
-      completed += 1;
-      options.onProgress?.({ completed, total: config.tests.length });
-      return verdictFor(result, testCase, config);
-    },
-  );
+  await runPool(batchesOf(config.tests, concurrency), concurrency, options.signal, async (batch, signal) => {
+    await runCallsInSandbox({
+      modules,
+      entry: prepared.entry,
+      calls: batch.map((index) => ({
+        exportName: config.tests[index].export,
+        args: config.tests[index].args,
+      })),
+      timeoutMs: config.timeout_ms_per_test,
+      memoryMb: config.memory_mb,
+      signal,
+      onResult: (position, result) => {
+        const index = batch[position];
+        verdicts[index] = verdictFor(result, config.tests[index], config);
+        completed += 1;
+        options.onProgress?.({ completed, total: config.tests.length });
+      },
+    });
+  });
   const outcome = buildOutcome(config, verdicts, { resultState: 'scored', entry: prepared.entry });
   // Operators (admin breakdown) see which wall the code ran behind; competitors do not.
   return { ...outcome, details: { ...outcome.details, sandbox: launcher.isolation } };

@@ -11,10 +11,10 @@
  * generation. The vm context is not a security boundary on its own; the permission model, the
  * memory flags and the parent's SIGKILL watchdog are what contain a submission that gets out.
  *
- * Protocol (one test per process):
+ * Protocol (the calls of one group of test cases per process, each in a fresh vm context):
  *   child  -> parent  {"type":"ready"}\n                    as soon as the runtime is up
  *   parent -> child   one JSON request on stdin, then EOF
- *   child  -> parent  {"type":"result","nonce":"...","payload":"<JSON text>"}\n
+ *   child  -> parent  {"type":"result","nonce":"...","index":i,"payload":"<JSON text>"}\n  per call, in order
  * The parent validates every line; anything else counts as a crashed test.
  *
  * Plain JavaScript on purpose: this file is executed directly by `node` (no transpiler), and
@@ -28,12 +28,11 @@ const vm = require('node:vm');
 const writeStdout = process.stdout.write.bind(process.stdout);
 const MAX_PAYLOAD_CHARS = 1_000_000;
 
-let finished = false;
-function finish(nonce, payload) {
-  if (finished) return;
-  finished = true;
-  const line = JSON.stringify({ type: 'result', nonce, payload }) + '\n';
-  writeStdout(line, () => process.exit(0));
+/** Writes one result line; resolves once it is handed to the pipe. */
+function writeResult(nonce, index, payload) {
+  return new Promise((resolve) => {
+    writeStdout(JSON.stringify({ type: 'result', nonce, index, payload }) + '\n', () => resolve());
+  });
 }
 
 function readStdin() {
@@ -530,107 +529,139 @@ function isValidRequest(request) {
         (m.kind === 'js' || m.kind === 'json') &&
         typeof m.source === 'string',
     ) &&
-    typeof request.call === 'object' &&
-    typeof request.call.entry === 'string' &&
-    typeof request.call.export_name === 'string' &&
-    Array.isArray(request.call.args)
+    Array.isArray(request.calls) &&
+    request.calls.length > 0 &&
+    request.calls.every(
+      (call) =>
+        call !== null &&
+        typeof call === 'object' &&
+        typeof call.entry === 'string' &&
+        typeof call.export_name === 'string' &&
+        Array.isArray(call.args),
+    )
   );
+}
+
+/** The call whose outcome an escaped exception belongs to. */
+let settleCurrent;
+
+/**
+ * Runs one call in a context of its own (fresh realm, fresh module instances): nothing a call
+ * does to its globals or modules is seen by the next. Resolves with the report (JSON text).
+ */
+function runCall(request, call) {
+  return new Promise((resolve) => {
+    let done = false;
+    const settleText = (text) => {
+      if (done) return;
+      done = true;
+      settleCurrent = undefined;
+      resolve(text);
+    };
+    const report = (object) => settleText(JSON.stringify(object));
+    settleCurrent = report;
+
+    const context = vm.createContext(Object.create(null), {
+      name: 'submission',
+      codeGeneration: { strings: false, wasm: false },
+      // The context gets its own microtask queue, drained inside runInContext and therefore under
+      // its timeout: an `await`-driven infinite loop is stopped here too, not only by the parent.
+      microtaskMode: 'afterEvaluate',
+    });
+    // Captured before any submitted code runs. import() must fail with an error of the
+    // submission's own realm: without this hook V8 rejects with an error built in this (host)
+    // realm, whose prototype chain leads to the host's Object.prototype and from there to
+    // `process`. Needs --experimental-vm-modules on Node 20.
+    const RealmTypeError = vm.runInContext('TypeError', context);
+    const refuseImport = () => {
+      throw new RealmTypeError('import() is not available in the sandbox: use require() of relative paths');
+    };
+    const harness = new vm.Script(`(${createHarness.toString()})(${JSON.stringify(request.limits)})`, {
+      filename: 'judge-harness.js',
+    }).runInContext(context);
+    const { register, start, poll, logs } = harness;
+
+    for (const module of request.modules) {
+      if (module.kind === 'json') {
+        register(module.path, 'json', module.source);
+        continue;
+      }
+      let factory;
+      try {
+        factory = vm.compileFunction(
+          module.source,
+          ['exports', 'require', 'module', '__filename', '__dirname'],
+          {
+            parsingContext: context,
+            filename: '/' + module.path,
+            importModuleDynamically: refuseImport,
+          },
+        );
+      } catch (error) {
+        // V8's own SyntaxError (possibly from the context's realm); no submitted code has run yet.
+        const message = error && typeof error.message === 'string' ? error.message : 'invalid source';
+        report({ status: 'threw', message: `SyntaxError in ${module.path}: ${message}`, logs: '' });
+        return;
+      }
+      register(module.path, 'js', factory);
+    }
+
+    const startedAt = Date.now();
+    const remaining = () => Math.max(1, request.timeout_ms - (Date.now() - startedAt));
+    const runUnderTimeout = (script) => {
+      try {
+        return { value: script.runInContext(context, { timeout: remaining() }) };
+      } catch (error) {
+        if (isVmTimeout(error)) report({ status: 'timeout', logs: logs() });
+        else report({ status: 'runner_error', message: 'the test harness failed' });
+        return undefined;
+      }
+    };
+    const deliver = (text) => {
+      if (typeof text === 'string' && text.length <= MAX_PAYLOAD_CHARS) settleText(text);
+      else report({ status: 'unserializable', message: 'the test report is too large' });
+    };
+
+    context.__judgeStart = start;
+    context.__judgeRequest = JSON.stringify(call);
+    const started = runUnderTimeout(START_SCRIPT);
+    if (started === undefined) return;
+    if (started.value !== undefined) {
+      deliver(started.value);
+      return;
+    }
+    // A returned promise normally settled while the microtask queue was drained above. One that
+    // waits on something else (e.g. Atomics.waitAsync) is polled, pumping the context's microtask
+    // queue under the remaining time, until the limit.
+    const pollForResult = () => {
+      if (done) return;
+      if (runUnderTimeout(PUMP_SCRIPT) === undefined) return;
+      const settled = poll();
+      if (settled !== undefined) deliver(settled);
+      else if (Date.now() - startedAt >= request.timeout_ms) report({ status: 'timeout', logs: logs() });
+      else setTimeout(pollForResult, 5);
+    };
+    pollForResult();
+  });
 }
 
 async function main() {
   writeStdout(JSON.stringify({ type: 'ready' }) + '\n');
   const request = JSON.parse(await readStdin());
   if (!isValidRequest(request)) throw new Error('malformed request');
-  const { nonce, limits } = request;
-  const report = (object) => finish(nonce, JSON.stringify(object));
 
   // A late rejection or callback error belongs to the submission; never let it crash the
   // runner before the result is written (and never touch the submission's error value).
   process.on('unhandledRejection', () => {});
-  process.on('uncaughtException', () =>
-    report({ status: 'threw', message: 'an exception escaped the test' }),
-  );
+  process.on('uncaughtException', () => settleCurrent?.({ status: 'threw', message: 'an exception escaped the test' }));
 
-  const context = vm.createContext(Object.create(null), {
-    name: 'submission',
-    codeGeneration: { strings: false, wasm: false },
-    // The context gets its own microtask queue, drained inside runInContext and therefore under
-    // its timeout: an `await`-driven infinite loop is stopped here too, not only by the parent.
-    microtaskMode: 'afterEvaluate',
-  });
-  // Captured before any submitted code runs. import() must fail with an error of the
-  // submission's own realm: without this hook V8 rejects with an error built in this (host)
-  // realm, whose prototype chain leads to the host's Object.prototype and from there to
-  // `process`. Needs --experimental-vm-modules on Node 20.
-  const RealmTypeError = vm.runInContext('TypeError', context);
-  const refuseImport = () => {
-    throw new RealmTypeError('import() is not available in the sandbox: use require() of relative paths');
-  };
-  const harness = new vm.Script(`(${createHarness.toString()})(${JSON.stringify(limits)})`, {
-    filename: 'judge-harness.js',
-  }).runInContext(context);
-  const { register, start, poll, logs } = harness;
-
-  for (const module of request.modules) {
-    if (module.kind === 'json') {
-      register(module.path, 'json', module.source);
-      continue;
-    }
-    let factory;
-    try {
-      factory = vm.compileFunction(
-        module.source,
-        ['exports', 'require', 'module', '__filename', '__dirname'],
-        {
-          parsingContext: context,
-          filename: '/' + module.path,
-          importModuleDynamically: refuseImport,
-        },
-      );
-    } catch (error) {
-      // V8's own SyntaxError (possibly from the context's realm); no submitted code has run yet.
-      const message = error && typeof error.message === 'string' ? error.message : 'invalid source';
-      report({ status: 'threw', message: `SyntaxError in ${module.path}: ${message}`, logs: '' });
-      return;
-    }
-    register(module.path, 'js', factory);
+  // The calls run one after another, each under its own time limit; the parent restarts the
+  // remaining ones in a new process when one ends this process (memory, hard timeout).
+  for (let index = 0; index < request.calls.length; index++) {
+    const payload = await runCall(request, request.calls[index]);
+    await writeResult(request.nonce, index, payload);
   }
-
-  const startedAt = Date.now();
-  const remaining = () => Math.max(1, request.timeout_ms - (Date.now() - startedAt));
-  const runUnderTimeout = (script) => {
-    try {
-      return { value: script.runInContext(context, { timeout: remaining() }) };
-    } catch (error) {
-      if (isVmTimeout(error)) report({ status: 'timeout', logs: logs() });
-      else report({ status: 'runner_error', message: 'the test harness failed' });
-      return undefined;
-    }
-  };
-  const deliver = (text) => {
-    if (typeof text === 'string' && text.length <= MAX_PAYLOAD_CHARS) finish(nonce, text);
-    else report({ status: 'unserializable', message: 'the test report is too large' });
-  };
-
-  context.__judgeStart = start;
-  context.__judgeRequest = JSON.stringify(request.call);
-  const started = runUnderTimeout(START_SCRIPT);
-  if (started === undefined) return;
-  if (started.value !== undefined) {
-    deliver(started.value);
-    return;
-  }
-  // A returned promise normally settled while the microtask queue was drained above. One that
-  // waits on something else (e.g. Atomics.waitAsync) is polled, pumping the context's microtask
-  // queue under the remaining time, until the limit.
-  const pollForResult = () => {
-    if (runUnderTimeout(PUMP_SCRIPT) === undefined) return;
-    const settled = poll();
-    if (settled !== undefined) deliver(settled);
-    else if (Date.now() - startedAt >= request.timeout_ms) report({ status: 'timeout', logs: logs() });
-    else setTimeout(pollForResult, 5);
-  };
-  pollForResult();
+  process.exit(0);
 }
 
 main().catch(() => {

@@ -9,14 +9,18 @@ import {
   type JudgeOutcome,
   type SubmissionForJudging,
   type TestRunDetail,
+  type TestsJudgeConfig,
   breakdownView,
+  judgeConfigSchema,
   runJudge,
 } from '../../../src/judging';
 import {
   resolveSandboxRunnerPath,
+  runCallsInSandbox,
   runInSandbox,
   sandboxNodeFlags,
 } from '../../../src/judging/sandbox/run-in-sandbox';
+import { batchesOf } from '../../../src/judging/tests-judge';
 
 type TestCaseInput = Extract<JudgeConfigInput, { kind: 'tests' }>['tests'][number];
 
@@ -587,5 +591,73 @@ describe('runInSandbox', () => {
       status: 'threw',
       message: expect.stringMatching(/^SyntaxError in a\.js: /),
     });
+  });
+});
+
+describe('tests judge: batches of test cases in one sandboxed process', () => {
+  it('never mixes hidden and visible tests, and splits each kind by the concurrency', () => {
+    const config = testsConfig([
+      { name: 'v1', export: 'f', args: [], expected: 1 },
+      { name: 'h1', export: 'f', args: [], expected: 1, hidden: true },
+      { name: 'v2', export: 'f', args: [], expected: 1 },
+      { name: 'v3', export: 'f', args: [], expected: 1 },
+      { name: 'h2', export: 'f', args: [], expected: 1, hidden: true },
+    ]);
+    const parsed = judgeConfigSchema.parse(config) as TestsJudgeConfig;
+    expect(batchesOf(parsed.tests, 1)).toEqual([
+      [0, 2, 3],
+      [1, 4],
+    ]);
+    expect(batchesOf(parsed.tests, 2)).toEqual([[0, 2], [3], [1], [4]]);
+    expect(batchesOf(parsed.tests, 8)).toEqual([[0], [2], [3], [1], [4]]);
+  });
+
+  it('gives every call a fresh realm and fresh modules, and carries on after a call that ends the process', async () => {
+    const results = await runCallsInSandbox({
+      modules: [
+        {
+          path: 'a.js',
+          kind: 'js',
+          source: `let loads = (globalThis.loads || 0) + 1; globalThis.loads = loads;
+            exports.state = () => ({ loads, leaked: typeof globalThis.leaked });
+            exports.leak = () => { globalThis.leaked = 'yes'; Object.prototype.polluted = 1; return 'set'; };
+            exports.polluted = () => ({}).polluted === undefined;
+            exports.bomb = () => { const all = []; for (;;) all.push(new Uint8Array(1e7).fill(1)); };
+            exports.spin = () => { for (;;) {} };`,
+        },
+      ],
+      entry: 'a.js',
+      calls: [
+        { exportName: 'leak', args: [] },
+        { exportName: 'state', args: [] },
+        { exportName: 'polluted', args: [] },
+        { exportName: 'bomb', args: [] },
+        { exportName: 'state', args: [] },
+        { exportName: 'spin', args: [] },
+        { exportName: 'state', args: [] },
+      ],
+      timeoutMs: 1500,
+      memoryMb: 64,
+    });
+    expect(results.map((result) => result.status)).toEqual([
+      'returned',
+      'returned',
+      'returned',
+      'memory_limit',
+      'returned',
+      'timeout',
+      'returned',
+    ]);
+    const state = [
+      'o',
+      [
+        ['loads', ['n', 1]],
+        ['leaked', ['s', 'undefined']],
+      ],
+    ];
+    expect(results[1]).toMatchObject({ value: state });
+    expect(results[2]).toMatchObject({ value: ['b', true] });
+    expect(results[4]).toMatchObject({ value: state });
+    expect(results[6]).toMatchObject({ value: state });
   });
 });
