@@ -117,6 +117,12 @@ export function createWebhookActivities(deps: ActivityDeps, options: WebhookActi
     let generation = target.enable_generation;
     if (waitMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, waitMs));
+      // A timer counts from the event loop's cached clock and can fire a millisecond or two before
+      // the wall clock reaches the moment: never send (or record) a retry before its delay.
+      const notBeforeMs = input.notBeforeMs ?? 0;
+      while (Date.now() < notBeforeMs) {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, notBeforeMs - Date.now())));
+      }
       const now = await findSubscriptionState(deps.db, target.subscription_id);
       status = now?.status ?? 'inactive';
       generation = now?.enable_generation ?? generation;
