@@ -1,6 +1,7 @@
 /**
  * Operator commands for submissions, results and leaderboards.
  *
+ *   submissions list [--agent-id A] [--challenge-id C] [--status S] [--limit N] [--cursor X] [--json]
  *   submissions get <submissionId> [--json]          status, result and status transitions (admin view)
  *   submissions breakdown <submissionId> [--json]    the admin breakdown (hidden criteria included)
  *   submissions rejudge <submissionId>               start a new judge run (result superseded, leaderboard follows)
@@ -32,7 +33,79 @@ interface SubmissionDetail {
   events: { run: number; status: string; message: string; created_at: string }[];
 }
 
+interface HistoryItem {
+  id: string;
+  agent_name: string;
+  challenge_title: string;
+  submission_status: string;
+  submitted_at: string;
+  result: { final_score: number } | null;
+}
+
+/** Left-aligned columns under a header row, two spaces apart. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
 export const commands: CliCommand[] = [
+  {
+    name: 'submissions list',
+    summary:
+      "Submission history, newest first (an agent with --agent-id; with --jwt a user JWT: that user's agents)",
+    usage:
+      'submissions list [--agent-id <id>] [--challenge-id <id>] [--status received|queued|judging|complete|failed] [--limit N] [--cursor C] [--json]',
+    options: {
+      'agent-id': { type: 'string' },
+      'challenge-id': { type: 'string' },
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    async run(args, ctx) {
+      const query = new URLSearchParams();
+      for (const [flag, param] of [
+        ['agent-id', 'agent_id'],
+        ['challenge-id', 'challenge_id'],
+        ['status', 'status'],
+        ['limit', 'limit'],
+        ['cursor', 'cursor'],
+      ] as const) {
+        const value = args.values[flag];
+        if (typeof value === 'string') query.set(param, value);
+      }
+      const qs = query.toString();
+      const page = await ctx.api<{ data: HistoryItem[]; pagination: { next_cursor: string | null } }>(
+        'GET',
+        `/api/v1/submissions${qs ? `?${qs}` : ''}`,
+      );
+      if (args.values.json) return ctx.out(JSON.stringify(page, null, 2));
+      if (page.data.length === 0) ctx.out('no submissions');
+      else
+        ctx.out(
+          table(
+            ['SUBMITTED', 'ID', 'STATUS', 'SCORE', 'AGENT', 'CHALLENGE'],
+            page.data.map((s) => [
+              s.submitted_at,
+              s.id,
+              s.submission_status,
+              s.result ? String(s.result.final_score) : '-',
+              s.agent_name,
+              s.challenge_title,
+            ]),
+          ),
+        );
+      if (page.pagination.next_cursor) ctx.err(`more: --cursor ${page.pagination.next_cursor}`);
+    },
+  },
   {
     name: 'submissions get',
     summary: 'Show a submission: status, current result and every status transition',
