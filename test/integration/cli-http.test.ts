@@ -80,3 +80,97 @@ describe('submissions list', () => {
     expect(run.err).toContain('400 VALIDATION_ERROR');
   });
 });
+
+describe('the operator CLI behaves', () => {
+  const category = `cli-${Date.now().toString(36)}`;
+  let challengeId: string;
+
+  beforeAll(async () => {
+    challengeId = await newChallenge(server, { title: 'CLI table' });
+    await server.deps.db.query('UPDATE challenges SET category = $2 WHERE id = $1', [challengeId, category]);
+  });
+
+  it('takes global options before or after the command', async () => {
+    const before = await cli([
+      '--base-url',
+      server.baseUrl,
+      '--json',
+      'challenges',
+      'list',
+      '--category',
+      category,
+    ]);
+    const after = await cli([
+      'challenges',
+      'list',
+      '--category',
+      category,
+      '--json',
+      `--base-url=${server.baseUrl}`,
+    ]);
+    expect(before.code).toBe(0);
+    expect(after.code).toBe(0);
+    expect(JSON.parse(before.out).data.map((c: { id: string }) => c.id)).toEqual([challengeId]);
+    expect(JSON.parse(after.out)).toEqual(JSON.parse(before.out));
+  });
+
+  it('prints tables with a header row unless --json', async () => {
+    const run = await cli(['challenges', 'list', '--category', category]);
+    expect(run.code).toBe(0);
+    const [header, row, ...more] = run.out.trim().split('\n');
+    expect(header.split(/\s{2,}/)).toEqual(['ID', 'STATUS', 'CATEGORY', 'FORMAT', 'ENTRIES', 'TITLE']);
+    expect(row.split(/\s{2,}/)).toEqual([challengeId, 'active', category, 'solo', '0', 'CLI table']);
+    expect(more).toEqual([]);
+  });
+
+  it.each([
+    [['challenges', 'list', '--staus', 'active'], 'unknown option --staus; did you mean --status?'],
+    [['submissions', 'list', '--limt', '1'], 'unknown option --limt; did you mean --limit?'],
+    [['leaderboard', 'show', '--csvv'], 'unknown option --csvv; did you mean --csv?'],
+    [['submisions', 'list'], 'did you mean "submissions list"?'],
+  ])('rejects %j with exit 2, a suggestion on stderr and nothing on stdout', async (argv, message) => {
+    const run = await cli(argv);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(message);
+    expect(run.out).toBe('');
+  });
+
+  it('puts API errors on stderr (exit 1), data on stdout', async () => {
+    const missing = await cli(['challenges', 'get', '7b0c1f7e-9a1e-4c55-8f50-4a3a3b1f0d11']);
+    expect(missing.code).toBe(1);
+    expect(missing.out).toBe('');
+    expect(missing.err).toContain('404 NOT_FOUND');
+  });
+
+  it('names the default base URL on stderr, and is quiet about one given explicitly', async () => {
+    const port = new URL(server.baseUrl).port;
+    const byDefault = await cli(['challenges', 'list', '--category', category, '--json'], {
+      API_BASE_URL: '',
+      PUBLIC_BASE_URL: '',
+      HOST: '127.0.0.1',
+      PORT: port,
+    });
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.err).toContain(`using http://127.0.0.1:${port} (the default`);
+    expect(JSON.parse(byDefault.out).data).toHaveLength(1);
+    const explicit = await cli(['challenges', 'list', '--category', category, '--json']);
+    expect(explicit.err).toBe('');
+  });
+
+  it('never mints an admin JWT for another host', async () => {
+    const run = await cli(['challenges', 'list', '--base-url', 'https://challenges.example.com']);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('refusing to mint a development JWT for https://challenges.example.com');
+    expect(run.out).toBe('');
+    const asUser = await cli([
+      'token',
+      'list',
+      '--sub',
+      'someone',
+      '--base-url',
+      'https://challenges.example.com',
+    ]);
+    expect(asUser.code).toBe(1);
+    expect(asUser.err).toContain('refusing to mint');
+  });
+});

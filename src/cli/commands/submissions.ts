@@ -11,7 +11,7 @@
  * All but `sweep` go through the HTTP API with an operator JWT; `sweep` talks to PostgreSQL and
  * Temporal directly with the service configuration (the same code the sweeper workflow runs).
  */
-import { usageError, type CliArgs, type CliCommand } from '../framework';
+import { table, usageError, type CliArgs, type CliCommand } from '../framework';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -40,19 +40,6 @@ interface HistoryItem {
   submission_status: string;
   submitted_at: string;
   result: { final_score: number } | null;
-}
-
-/** Left-aligned columns under a header row, two spaces apart. */
-export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [header, ...rows]
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 export const commands: CliCommand[] = [
@@ -157,7 +144,7 @@ export const commands: CliCommand[] = [
   {
     name: 'submissions rejudge',
     summary: 'Judge a complete or failed submission again (the new result supersedes the old)',
-    usage: 'submissions rejudge <submissionId>',
+    usage: 'submissions rejudge <submissionId> [--json]',
     options: { json: { type: 'boolean' } },
     async run(args, ctx) {
       const id = uuidArg(args, 'submission id');
@@ -175,9 +162,9 @@ export const commands: CliCommand[] = [
     name: 'submissions sweep',
     summary:
       'Run one sweeper pass now: start missing workflows, close lapsed sessions, fail runs whose workflow ended unfinished',
-    usage: 'submissions sweep',
-    options: {},
-    async run(_args, ctx) {
+    usage: 'submissions sweep [--json]',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
       const [{ createPool }, { lazyTemporalClient }, { createLogger }, { sweepOnce }] = await Promise.all([
         import('../../db/pool'),
         import('../../temporal/client'),
@@ -194,7 +181,9 @@ export const commands: CliCommand[] = [
           { checkStalled: true },
         );
         ctx.out(
-          `workflows started: ${report.workflowsStarted}; sessions closed: ${report.sessionsClosed}; stalled runs failed: ${report.stalledFailed}`,
+          args.values.json
+            ? JSON.stringify(report, null, 2)
+            : `workflows started: ${report.workflowsStarted}; sessions closed: ${report.sessionsClosed}; stalled runs failed: ${report.stalledFailed}`,
         );
       } finally {
         await temporal.close();
@@ -205,8 +194,8 @@ export const commands: CliCommand[] = [
   {
     name: 'leaderboard show',
     summary: "Print a challenge's leaderboard (first page, or the whole board as CSV)",
-    usage: 'leaderboard show <challengeId> [--limit N] [--csv]',
-    options: { limit: { type: 'string' }, csv: { type: 'boolean' } },
+    usage: 'leaderboard show <challengeId> [--limit N] [--csv | --json]',
+    options: { limit: { type: 'string' }, csv: { type: 'boolean' }, json: { type: 'boolean' } },
     async run(args, ctx) {
       const id = uuidArg(args, 'challenge id');
       if (args.values.csv) {
@@ -219,14 +208,18 @@ export const commands: CliCommand[] = [
       const { data } = await ctx.api<{
         data: { rank: number; agent_name: string; best_score: number; submission_count: number }[];
       }>('GET', `/api/v1/leaderboards/${id}?limit=${limit}`);
+      if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
       ctx.out(
         data.length
-          ? data
-              .map(
-                (e) =>
-                  `${String(e.rank).padStart(5)}  ${String(e.best_score).padStart(6)}  ${e.agent_name} (${e.submission_count})`,
-              )
-              .join('\n')
+          ? table(
+              ['RANK', 'SCORE', 'SUBMISSIONS', 'AGENT'],
+              data.map((e) => [
+                String(e.rank),
+                String(e.best_score),
+                String(e.submission_count),
+                e.agent_name,
+              ]),
+            )
           : 'no ranked agents yet',
       );
     },

@@ -8,7 +8,7 @@
  * A replay re-sends the same delivery id and body bytes as a new attempt series; the subscription
  * must be active (re-enable a disabled one first with PATCH /api/v1/webhooks/{id} {"active": true}).
  */
-import { usageError, type CliArgs, type CliCommand } from '../framework';
+import { table, usageError, type CliArgs, type CliCommand } from '../framework';
 
 const DELIVERY_ID = /^whd_[0-9a-f]{32}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,7 +25,9 @@ function positional(args: CliArgs, index: number, what: string, pattern: RegExp)
 export function parseSince(value: string, now = Date.now()): Date {
   const span = /^([1-9]\d*)([smhdw])$/.exec(value);
   if (span) {
-    const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[span[2] as 's' | 'm' | 'h' | 'd' | 'w'];
+    const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[
+      span[2] as 's' | 'm' | 'h' | 'd' | 'w'
+    ];
     return new Date(now - Number(span[1]) * unit);
   }
   const date = new Date(value);
@@ -46,10 +48,20 @@ interface Delivery {
   created_at: string;
 }
 
-const line = (d: Delivery) =>
-  [d.id, d.event_type.padEnd(22), d.status.padEnd(11), `replay ${d.replay_count}`, `attempts ${d.attempt_count}`, d.last_status_code ?? '-', d.created_at, d.last_error ?? '']
-    .join('  ')
-    .trimEnd();
+const deliveryTable = (rows: Delivery[]) =>
+  table(
+    ['ID', 'EVENT', 'STATUS', 'REPLAYS', 'ATTEMPTS', 'LAST HTTP', 'CREATED', 'LAST ERROR'],
+    rows.map((d) => [
+      d.id,
+      d.event_type,
+      d.status,
+      String(d.replay_count),
+      String(d.attempt_count),
+      d.last_status_code === null ? '-' : String(d.last_status_code),
+      d.created_at,
+      d.last_error ?? '',
+    ]),
+  );
 
 export const commands: CliCommand[] = [
   {
@@ -63,9 +75,12 @@ export const commands: CliCommand[] = [
       if (status !== undefined && (typeof status !== 'string' || !DELIVERY_STATUSES.includes(status))) {
         throw usageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')}`);
       }
-      const res = await ctx.api<{ data: Delivery[] }>('GET', `/api/v1/webhooks/${id}/deliveries${status ? `?status=${status}` : ''}`);
+      const res = await ctx.api<{ data: Delivery[] }>(
+        'GET',
+        `/api/v1/webhooks/${id}/deliveries${status ? `?status=${status}` : ''}`,
+      );
       if (args.values.json) ctx.out(JSON.stringify(res.data, null, 2));
-      else ctx.out(res.data.length ? res.data.map(line).join('\n') : 'no deliveries');
+      else ctx.out(res.data.length ? deliveryTable(res.data) : 'no deliveries');
     },
   },
   {
@@ -76,7 +91,11 @@ export const commands: CliCommand[] = [
     async run(args, ctx) {
       const id = positional(args, 0, 'delivery id (whd_...)', DELIVERY_ID);
       const res = await ctx.api<{ data: Delivery }>('POST', `/api/v1/admin/webhooks/deliveries/${id}/replay`);
-      ctx.out(args.values.json ? JSON.stringify(res.data, null, 2) : `replay ${res.data.replay_count} of ${res.data.id} started (${res.data.status})`);
+      ctx.out(
+        args.values.json
+          ? JSON.stringify(res.data, null, 2)
+          : `replay ${res.data.replay_count} of ${res.data.id} started (${res.data.status})`,
+      );
     },
   },
   {
