@@ -83,14 +83,6 @@ export class CliError extends Error {
 
 export const usageError = (message: string) => new CliError(message, 2);
 
-/** Flags every command accepts. */
-const GLOBAL_FLAGS = {
-  'base-url': { type: 'string' },
-  jwt: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies CliOptions;
-
 /** Edit distance, for "did you mean" suggestions. */
 export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -117,7 +109,7 @@ export function suggest(name: string, known: readonly string[]): string | undefi
 }
 
 /**
- * Takes the global options out of argv wherever they stand (before or after the command's
+ * Takes the global options (--base-url, --jwt, --json, -h/--help) out of argv wherever they stand (before or after the command's
  * name), so `--base-url X challenges list` and `challenges list --base-url X` mean the same.
  * Stops at `--`.
  */
