@@ -470,6 +470,43 @@ describe('CLI (npm run connector)', () => {
     expect(agentView.body.data).toMatchObject({ name: 'CLI Carl', skill_count: 4 });
   }, 60_000);
 
+  test('help, and unknown options or commands rejected with a suggestion (exit 2, stderr)', async () => {
+    const [help, misspelt, unknown] = await Promise.all([cli(['help']), cli(['run', '--evnets', 'x.jsonl']), cli(['pnig'])]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: npm run -s connector');
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain('unknown option --evnets; did you mean --events?');
+    expect(misspelt.stdout).toBe('');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "pnig"; did you mean "ping"?');
+  }, 60_000);
+
+  test('run prints one line per event: streamed with its seq_num, or rejected/skipped with its line number', async () => {
+    const agent = await newConnectorAgent(server);
+    const challengeId = await insertChallenge(server);
+    await enterViaApi(agent, challengeId);
+    const dir = mkdtempSync(path.join(tmpdir(), 'connector-cli-'));
+    const file = path.join(dir, 'events.jsonl');
+    const lines = ['{"type":"started"}', '{not json', '{"type":"progress","percent":101}', '{"type":"bogus"}', '# a comment', '{"type":"thinking","summary":"from the file"}'];
+    writeFileSync(file, lines.join('\n') + '\n');
+    let interrupted = false;
+    const result = await cli(['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'], {
+      onStdout: (text, child) => {
+        if (!interrupted && /line 6: streamed/.test(text)) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/line 1: streamed started \(seq_num 1\)/);
+    expect(result.stdout).toMatch(/line 6: streamed thinking \(seq_num 2\)/);
+    expect(result.stderr).toMatch(/line 2: not valid JSON; line skipped/);
+    expect(result.stderr).toMatch(/line 3: progress not streamed/);
+    expect(result.stderr).toMatch(/line 4: "type" must be one of/);
+    expect((await storedEvents(agent.agentId)).map((e) => e.type)).toEqual(['started', 'thinking']);
+  }, 60_000);
+
   test('run streams a JSONL file and stops cleanly on SIGINT', async () => {
     const agent = await newConnectorAgent(server);
     const challengeId = await insertChallenge(server);
