@@ -75,6 +75,9 @@ const envSchema = z
       if (env.WEBHOOK_SECRET_KEY === 'dev-webhook-key-change-me') {
         ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRET_KEY'], message: 'the dev webhook key is refused in production' });
       }
+      if (env.WEBHOOK_ALLOW_PRIVATE) {
+        ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE'], message: 'loopback webhook receivers are for development only' });
+      }
       if (env.RATE_LIMIT_DISABLED) {
         ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_DISABLED'], message: 'rate limits cannot be disabled in production' });
       }

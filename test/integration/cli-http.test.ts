@@ -1,9 +1,11 @@
 /**
  * The operator CLI against the real API over HTTP (runCli in process, the global fetch, a test server).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { runCli } from '../../src/cli/framework';
 import { loadCommands } from '../../src/cli/index';
-import { newAgent, type TestAgent } from '../helpers/factories';
+import { eventually, newAgent, type TestAgent } from '../helpers/factories';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -172,5 +174,93 @@ describe('the operator CLI behaves', () => {
     ]);
     expect(asUser.code).toBe(1);
     expect(asUser.err).toContain('refusing to mint');
+  });
+});
+
+describe('webhooks listen', () => {
+  it('subscribes a local receiver, prints verified deliveries, forwards them, and unsubscribes on Ctrl-C', async () => {
+    const agent = await newAgent(server, { name: 'listen-bot' });
+    const forwarded: { body: string; signature: string | undefined }[] = [];
+    const target = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        forwarded.push({ body, signature: req.headers['x-svc-signature'] as string | undefined });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const forwardTo = `http://127.0.0.1:${(target.address() as AddressInfo).port}/hook`;
+
+    const run: Run = { code: -1, out: '', err: '' };
+    const done = runCli(
+      [
+        'webhooks',
+        'listen',
+        '--jwt',
+        agent.user.jwt,
+        '--events',
+        'submission.received,submission.completed',
+        '--forward-to',
+        forwardTo,
+        '--json',
+      ],
+      await loadCommands(),
+      {
+        env: { ...process.env, API_BASE_URL: server.baseUrl, API_JWT: '' },
+        out: (t) => (run.out += `${t}\n`),
+        err: (t) => (run.err += `${t}\n`),
+      },
+    ).then((code) => (run.code = code));
+    const subscriptionId = await eventually(async () => /subscription ([0-9a-f-]{36})/.exec(run.err)?.[1]);
+    expect(run.err).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/webhook/);
+
+    const challenge = await newChallenge(server);
+    const submitted = await submit(server, agent.token, await sessionFor(server, agent, challenge), {
+      content: 'The answer is 42',
+    });
+    const lines = await eventually(async () => {
+      const parsed = run.out
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      return parsed.some((l) => l.event === 'submission.completed') ? parsed : undefined;
+    }, 30_000);
+    const completed = lines.find((l) => l.event === 'submission.completed');
+    expect(completed).toMatchObject({ signature: 'verified', forwarded: 'forwarded → 204' });
+    expect(JSON.stringify(completed.body)).toContain(submitted.body.data.id);
+    expect(lines.every((l) => l.signature === 'verified')).toBe(true);
+    // The forward target got the same bytes with the signature, so it can verify them itself.
+    expect(
+      forwarded.some((f) => f.body.includes(submitted.body.data.id) && f.signature?.startsWith('sha256=')),
+    ).toBe(true);
+
+    process.emit('SIGINT');
+    await done;
+    expect(run.code).toBe(0);
+    expect(run.err).toContain(`subscription ${subscriptionId} deactivated`);
+    const sub = await server.request('GET', `/api/v1/webhooks/${subscriptionId}`, { auth: agent.user.jwt });
+    expect(sub.body.data.status).toBe('inactive');
+    await new Promise((r) => target.close(r));
+  }, 60_000);
+
+  it('names the setting when the API refuses a loopback receiver', async () => {
+    const strict = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '0' });
+    try {
+      const user = await newAgent(strict);
+      const res = await strict.request('POST', '/api/v1/webhooks', {
+        auth: user.user.jwt,
+        body: {
+          url: 'http://127.0.0.1:9/hook',
+          events: ['submission.completed'],
+          secret: 'a-long-enough-secret',
+        },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain('WEBHOOK_ALLOW_PRIVATE=1');
+    } finally {
+      await strict.close();
+    }
   });
 });
