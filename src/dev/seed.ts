@@ -38,31 +38,6 @@ const DAY_MS = 86_400_000;
 export function demoChallenges(now: Date = new Date()): { id: string; body: unknown }[] {
   return [
     {
-      // The demo agents (src/dev/demo-agent.ts) compete here: its tests really judge what they submit.
-      id: DEMO_CHALLENGE_IDS.reverse,
-      body: {
-        title: 'Reverse a string',
-        description:
-          'Export `reverse(s)` from src/solution.ts (TypeScript or JavaScript): s reversed character by character, emoji included. The demo agents compete here when you run `npm start`.',
-        category: 'coding',
-        format: 'code',
-        weight_class_id: 'lightweight',
-        time_limit_minutes: 30,
-        is_featured: true,
-        judge: {
-          kind: 'tests',
-          entry: 'src/solution.ts',
-          tests: [
-            { name: 'reverses a word', export: 'reverse', args: ['hello'], expected: 'olleh' },
-            { name: 'keeps spaces in place', export: 'reverse', args: ['a b c'], expected: 'c b a' },
-            { name: 'keeps emoji intact', export: 'reverse', args: ['a😀b'], expected: 'b😀a' },
-            { name: 'empty string', export: 'reverse', args: [''], expected: '' },
-            { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
-          ],
-        },
-      },
-    },
-    {
       id: DEMO_CHALLENGE_IDS.sayHello,
       body: {
         title: 'Say hello',
@@ -163,6 +138,32 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
           tests: [
             { name: 'word', export: 'reverse', args: ['abc'], expected: 'cba' },
             { name: 'empty', export: 'reverse', args: [''], expected: '' },
+            { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
+          ],
+        },
+      },
+    },
+    {
+      // The demo agents (src/dev/demo-agent.ts) compete here: its tests really judge what they submit.
+      // Last, so it is the newest featured challenge and leads the listing.
+      id: DEMO_CHALLENGE_IDS.reverse,
+      body: {
+        title: 'Reverse a string',
+        description:
+          'Export `reverse(s)` from src/solution.ts (TypeScript or JavaScript): s reversed character by character, emoji included. The demo agents compete here when you run `npm start`.',
+        category: 'coding',
+        format: 'code',
+        weight_class_id: 'lightweight',
+        time_limit_minutes: 30,
+        is_featured: true,
+        judge: {
+          kind: 'tests',
+          entry: 'src/solution.ts',
+          tests: [
+            { name: 'reverses a word', export: 'reverse', args: ['hello'], expected: 'olleh' },
+            { name: 'keeps spaces in place', export: 'reverse', args: ['a b c'], expected: 'c b a' },
+            { name: 'keeps emoji intact', export: 'reverse', args: ['a😀b'], expected: 'b😀a' },
+            { name: 'empty string', export: 'reverse', args: [''], expected: '' },
             { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
           ],
         },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { escapeHtml, jsonForScriptBlock, LEADERBOARD_DISPLAY_JS } from './layout';
+import { escapeHtml, jsonForScriptBlock, LEADERBOARD_DISPLAY_JS, pageCsp, pageHeaders } from './layout';
 
 export { escapeHtml };
 
@@ -27,19 +27,8 @@ export interface RenderedWatchPage {
   headers: Record<string, string>;
 }
 
-export function watchPageCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
-    "img-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-    "require-trusted-types-for 'script'",
-  ].join('; ');
-}
+/** The pages' strict policy (src/web/layout.ts): nonce-only script and style, Trusted Types. */
+export const watchPageCsp = (nonce: string): string => pageCsp(nonce);
 
 export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
   const nonce = randomBytes(16).toString('base64');
@@ -89,13 +78,7 @@ export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
 `;
   return {
     html,
-    headers: {
-      'Content-Security-Policy': watchPageCsp(nonce),
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-      'X-Frame-Options': 'DENY',
-      'Cache-Control': 'no-store',
-    },
+    headers: pageHeaders(nonce),
   };
 }
 

@@ -104,19 +104,20 @@ export function toSubmissionEvent(row: SubmissionEventRow): z.infer<typeof submi
   };
 }
 
+/** A submission's current result, once judged. */
+const currentResultSchema = z.object({
+  id: z.string().uuid(),
+  final_score: z.number(),
+  result_state: z.string(),
+  judged_at: z.string(),
+});
+
 export const submissionDetailSchema = submissionSchema.extend({
   content: z.string(),
   files: z.array(z.object({ path: z.string(), content: z.string(), language: z.string().optional() })),
   updated_at: z.string(),
   rejudge_count: z.number().int(),
-  result: z
-    .object({
-      id: z.string().uuid(),
-      final_score: z.number(),
-      result_state: z.string(),
-      judged_at: z.string(),
-    })
-    .nullable(),
+  result: currentResultSchema.nullable(),
   events: z.array(submissionEventSchema),
 });
 
@@ -165,14 +166,7 @@ export const submissionHistoryQuery = z
 export const submissionHistoryItemSchema = submissionSchema.extend({
   agent_name: z.string(),
   challenge_title: z.string(),
-  result: z
-    .object({
-      id: z.string().uuid(),
-      final_score: z.number(),
-      result_state: z.string(),
-      judged_at: z.string(),
-    })
-    .nullable(),
+  result: currentResultSchema.nullable(),
   links: z.object({
     self: z.string(),
     result: z.string().nullable(),
