@@ -14,6 +14,9 @@ export PORT="${PORT:-3000}"
 # The dev CLI mints `role: admin` operator JWTs; only development trusts that claim (refused in production).
 export AUTH_TRUST_ROLE_CLAIM="${AUTH_TRUST_ROLE_CLAIM:-1}"
 export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:7233}"
+# Development runs accept webhook receivers on this machine (http, 127.0.0.1), so
+# `npm run cli -- webhooks listen` works; production refuses the setting (src/config.ts).
+[ "${NODE_ENV:-development}" != "production" ] && export WEBHOOK_ALLOW_PRIVATE="${WEBHOOK_ALLOW_PRIVATE:-1}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
 
 # A pid file names a process group we started; stop it only if it still runs our code.
@@ -87,18 +90,21 @@ fi
 
 cat <<MSG
 
+  Challenges     http://127.0.0.1:$PORT/            (web pages; your submissions at /me)
   API            http://127.0.0.1:$PORT/api/v1/challenges
   API reference  http://127.0.0.1:$PORT/api/v1/docs
   Temporal UI    http://127.0.0.1:$TEMPORAL_UI_PORT
   Logs           $LOG_DIR/
   Dev JWT        npm run cli -- jwt mint --sub you@example.com
+  Webhooks       loopback receivers allowed for development (WEBHOOK_ALLOW_PRIVATE=${WEBHOOK_ALLOW_PRIVATE:-0});
+                 try: npm run -s cli -- webhooks listen --sub you@example.com
 
 Press Ctrl-C to stop.
 MSG
 if [ -f "$RUN_DIR/demo-agent.pid" ]; then
   for _ in $(seq 1 60); do grep -q "watch live" "$LOG_DIR/demo-agent.log" 2>/dev/null && break; sleep 0.5; done
   url="$(grep -o 'http://[^"]*/watch' "$LOG_DIR/demo-agent.log" | head -1 || true)"
-  [ -n "$url" ] && echo "  Watch page     $url   (the demo agent streams there now; 30 s delay)" || echo "  (demo agent: see $LOG_DIR/demo-agent.log)"
+  [ -n "$url" ] && echo "  Watch page     $url   (two demo agents compete there now; 30 s delay)" || echo "  (demo agent: see $LOG_DIR/demo-agent.log)"
 fi
 
 # Stop everything when any component dies.

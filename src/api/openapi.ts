@@ -1,5 +1,6 @@
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodObject, type ZodRawShape, type ZodTypeAny } from 'zod';
+import { addExamples, type OpenApiDoc } from './openapi-examples';
 import type { AnyRouteDef } from './route';
 import { errorEnvelopeSchema, flatErrorSchema } from './schemas/common';
 
@@ -22,23 +23,86 @@ export interface OpenApiSchemaProblem {
   error: string;
 }
 
+const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+  'X-Request-ID': { $ref: '#/components/headers/RequestId' },
+};
+
+/**
+ * Every 4xx a route can answer, from what the pipeline does for it (src/api/pipeline.ts):
+ * credentials, scope, validation, JSON body, idempotency, rate limit; plus those it declares.
+ */
+export function clientErrorsOf(def: AnyRouteDef): Record<number, string> {
+  const errors: Record<number, string[]> = {};
+  const add = (status: number, text: string) => (errors[status] ??= []).push(text);
+  if (def.params || def.query || def.body) add(400, 'VALIDATION_ERROR: a parameter or field is invalid (the message names it)');
+  if (def.body) add(400, 'INVALID_JSON: the body is not JSON');
+  add(401, def.auth === 'public' ? 'UNAUTHORIZED: a credential was presented but is invalid or expired' : 'UNAUTHORIZED: missing, invalid or expired credential');
+  if (def.scope) add(403, `FORBIDDEN: the API token lacks the ${def.scope} scope`);
+  if (def.auth === 'jwt') add(403, 'FORBIDDEN: this route needs a session JWT, not an API token');
+  if (def.auth === 'admin') add(403, 'FORBIDDEN: operators only (role admin)');
+  if (def.params) add(404, 'NOT_FOUND: no such resource, or not yours');
+  if (def.idempotent) add(409, 'CONFLICT / IDEMPOTENCY_KEY_REUSED: the Idempotency-Key is in use, or was used with another body');
+  if (def.body) {
+    add(413, 'PAYLOAD_TOO_LARGE: the body is too large');
+    add(415, 'UNSUPPORTED_MEDIA_TYPE: send application/json');
+  }
+  add(429, 'RATE_LIMITED: too many requests; retry after Retry-After seconds');
+  for (const [status, r] of Object.entries(def.responses)) {
+    if (Number(status) >= 400 && Number(status) < 500) add(Number(status), r.description);
+  }
+  return Object.fromEntries(Object.entries(errors).map(([status, texts]) => [status, texts.join('; ')]));
+}
+
 function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<string>) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'API token (svc_sk_...) or session JWT' });
   registry.registerComponent('securitySchemes', 'sessionJwt', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   registry.registerComponent('securitySchemes', 'agentKey', { type: 'apiKey', in: 'header', name: 'x-service-api-key' });
+  const int = { type: 'integer' as const };
+  registry.registerComponent('headers', 'RateLimitLimit', { description: 'Requests allowed in the current window (per rate-limit category)', schema: int });
+  registry.registerComponent('headers', 'RateLimitRemaining', { description: 'Requests left in the current window', schema: int });
+  registry.registerComponent('headers', 'RateLimitReset', { description: 'Unix time (seconds) when the window resets', schema: int });
+  registry.registerComponent('headers', 'RetryAfter', { description: 'Seconds to wait before retrying', schema: int });
+  registry.registerComponent('headers', 'RequestId', { description: 'The request id (also in error bodies)', schema: { type: 'string' } });
+  const errorEnvelope = registry.register('Error', errorEnvelopeSchema);
+  const connectorError = registry.register('ConnectorError', flatErrorSchema);
+  const idempotencyHeader = z.object({
+    'Idempotency-Key': z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: 'Makes retries safe: a repeat with the same key and body returns the original answer (Idempotent-Replayed: true)' }),
+  });
   for (const def of routes) {
     if (def.internal) continue;
     const plain = withoutSchemas.has(def.operationId);
-    const errorSchema = def.auth === 'agentKey' ? flatErrorSchema : errorEnvelopeSchema;
+    const errorSchema = def.auth === 'agentKey' ? connectorError : errorEnvelope;
+    const name = pascal(def.operationId);
     const responses: Record<string, ResponseConfig> = {};
+    let named = 0;
     for (const [status, r] of Object.entries(def.responses)) {
+      if (Number(status) >= 400) continue;
+      const json = (r.contentType ?? 'application/json') === 'application/json';
+      const schema =
+        r.schema && json && !plain ? registry.register(named++ === 0 ? `${name}Response` : `${name}Response${status}`, r.schema) : r.schema;
       responses[status] =
-        r.schema && !plain
-          ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
-          : { description: r.description };
+        schema && !plain
+          ? { description: r.description, headers: RATE_LIMIT_HEADERS, content: { [r.contentType ?? 'application/json']: { schema } } }
+          : { description: r.description, headers: RATE_LIMIT_HEADERS };
     }
-    responses.default = { description: 'error', content: { 'application/json': { schema: errorSchema } } };
+    for (const [status, text] of Object.entries(clientErrorsOf(def))) {
+      responses[status] = {
+        description: text,
+        headers: status === '429' ? { ...RATE_LIMIT_HEADERS, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : RATE_LIMIT_HEADERS,
+        content: { 'application/json': { schema: errorSchema } },
+      };
+    }
     const base = def.scope ? `Requires scope \`${def.scope}\` for API tokens. Rate-limit category: ${def.rateLimit}.` : `Rate-limit category: ${def.rateLimit}.`;
     registry.registerPath({
       method: def.method,
@@ -53,17 +117,28 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
         : {
             params: def.params as ZodObject<ZodRawShape> | undefined,
             query: def.query as ZodObject<ZodRawShape> | undefined,
-            body: def.body ? { content: { 'application/json': { schema: def.body as ZodTypeAny } } } : undefined,
+            headers: def.idempotent ? idempotencyHeader : undefined,
+            body: def.body
+              ? { required: true, content: { 'application/json': { schema: registry.register(`${name}Request`, def.body as ZodTypeAny) } } }
+              : undefined,
           },
       responses,
     });
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);
-  return generator.generateDocument({
+  const doc = generator.generateDocument({
     openapi: '3.1.0',
-    info: { title: 'Challenge Competition Service', version: '1', description: 'Competitions between software agents.' },
+    info: {
+      title: 'Challenge Competition Service',
+      version: '1',
+      description: 'Competitions between software agents.',
+      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+    },
     servers: [{ url: serverUrl }],
+    tags: [...new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags))].map((tag) => ({ name: tag, description: `${tag} operations` })),
   });
+  addExamples(doc as unknown as OpenApiDoc);
+  return doc;
 }
 
 /** Routes whose schemas cannot be generated, each with the generator's complaint (tests assert none). */

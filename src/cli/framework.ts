@@ -20,6 +20,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { mintSessionJwt } from '../auth/jwt';
 import { loadConfig, type Config } from '../config';
+import { suggest } from '../lib/suggest';
+
+export { suggest };
 
 export type CliOptions = NonNullable<ParseArgsConfig['options']>;
 export type CliValue = string | boolean | Array<string | boolean> | undefined;
@@ -63,6 +66,8 @@ export interface CliCommand {
   usage: string;
   /** Strictly parsed flags (node:util parseArgs); omitted = loose parsing. */
   options?: CliOptions;
+  /** With loose parsing: the flags the command knows (others are rejected with a suggestion). */
+  flags?: readonly string[];
   run(args: CliArgs, ctx: CliContext): Promise<number | void>;
 }
 
@@ -81,12 +86,76 @@ export class CliError extends Error {
 
 export const usageError = (message: string) => new CliError(message, 2);
 
-/** Flags every command accepts. */
-const GLOBAL_FLAGS = {
-  'base-url': { type: 'string' },
-  jwt: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies CliOptions;
+/**
+ * Takes the global options (--base-url, --jwt, --json, -h/--help) out of argv wherever they stand (before or after the command's
+ * name), so `--base-url X challenges list` and `challenges list --base-url X` mean the same.
+ * Stops at `--`.
+ */
+export function extractGlobals(argv: string[]): { rest: string[]; globals: Record<string, CliValue> } {
+  const rest: string[] = [];
+  const globals: Record<string, CliValue> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg === '-h' || arg === '--help') {
+      globals.help = true;
+      continue;
+    }
+    if (arg === '--json') {
+      globals.json = true;
+      continue;
+    }
+    const m = /^--(base-url|jwt)(?:=(.*))?$/s.exec(arg);
+    if (!m) {
+      rest.push(arg);
+      continue;
+    }
+    const value = m[2] ?? argv[i + 1];
+    if (m[2] === undefined) i += 1;
+    if (value === undefined || value === '' || (m[2] === undefined && value.startsWith('--')))
+      throw usageError(`--${m[1]} needs a value`);
+    globals[m[1]] = value;
+  }
+  return { rest, globals };
+}
+
+/** Rejects flags the command does not know, naming the closest one (exit 2). */
+function rejectUnknownFlags(rest: string[], known: readonly string[]): void {
+  for (const arg of rest) {
+    if (arg === '--') break;
+    const long = /^--([^=]+)/.exec(arg);
+    const name = long ? long[1] : /^-[A-Za-z]/.test(arg) ? arg.slice(1) : null;
+    if (name === null || known.includes(name)) continue;
+    const close = suggest(name, known);
+    throw usageError(
+      `unknown option ${long ? '--' : '-'}${name}${close ? `; did you mean --${close}?` : ''}`,
+    );
+  }
+}
+
+function isLoopback(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A minted development JWT is only ever sent to this machine: against another host it would act
+ * on an instance the operator did not name (or fail there), so that needs an explicit --jwt.
+ */
+export function assertMintableFor(baseUrl: string): void {
+  if (!isLoopback(baseUrl)) {
+    throw new CliError(
+      `refusing to mint a development JWT for ${baseUrl}, which is not this machine: pass --jwt (or API_JWT) with a JWT for that instance`,
+    );
+  }
+}
 
 export const DEV_OPERATOR_SUBJECT = 'cli|operator';
 
@@ -166,42 +235,22 @@ export function resolveCommand(
   return best;
 }
 
-function parseCommandArgs(
-  command: CliCommand,
-  rest: string[],
-): { args: CliArgs; globals: Record<string, CliValue> } {
+function parseCommandArgs(command: CliCommand, rest: string[]): CliArgs {
   if (!command.options) {
-    const loose = parseLoose(rest);
-    const globals: Record<string, CliValue> = {};
-    for (const name of Object.keys(GLOBAL_FLAGS)) {
-      if (name in loose.values) {
-        globals[name] = loose.values[name];
-        delete loose.values[name];
-      }
-    }
-    if (rest.includes('-h')) globals.help = true;
-    return { args: loose, globals };
+    rejectUnknownFlags(rest, command.flags ?? []);
+    return parseLoose(rest);
   }
+  rejectUnknownFlags(rest, [
+    ...Object.keys(command.options),
+    ...Object.values(command.options).flatMap((o) => (o.short ? [o.short] : [])),
+  ]);
   let parsed;
   try {
-    parsed = parseArgs({
-      args: rest,
-      options: { ...GLOBAL_FLAGS, ...command.options },
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
   } catch (err) {
     throw usageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
   }
-  const values = { ...(parsed.values as Record<string, CliValue>) };
-  const globals: Record<string, CliValue> = {};
-  for (const name of Object.keys(GLOBAL_FLAGS)) {
-    if (name in values && !(name in command.options)) {
-      globals[name] = values[name];
-      delete values[name];
-    }
-  }
-  return { args: { positionals: parsed.positionals, values }, globals };
+  return { positionals: parsed.positionals, values: { ...(parsed.values as Record<string, CliValue>) } };
 }
 
 export function helpText(commands: CliCommand[]): string {
@@ -210,7 +259,7 @@ export function helpText(commands: CliCommand[]): string {
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
   return [
-    'usage: npm run -s cli -- <command> [options]',
+    'usage: npm run -s cli -- [global options] <command> [options]',
     '',
     'commands:',
     `  ${'help'.padEnd(width)}List commands, or show one command's usage: help <command>`,
@@ -218,7 +267,9 @@ export function helpText(commands: CliCommand[]): string {
     '',
     'global options:',
     '  --base-url <url>   API address (default: API_BASE_URL, PUBLIC_BASE_URL or http://HOST:PORT)',
-    '  --jwt <jwt>        session JWT for API calls (default: API_JWT, else a dev admin JWT minted from AUTH_JWT_SECRET)',
+    '  --jwt <jwt>        session JWT for API calls (default: API_JWT, else a dev admin JWT minted from AUTH_JWT_SECRET,',
+    '                     only for an API on this machine)',
+    '  --json             print results as JSON',
     "  -h, --help         show a command's usage",
   ].join('\n');
 }
@@ -266,8 +317,17 @@ export async function runCli(
     names.add(c.name);
   }
 
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    const topic = argv.slice(1).filter((a) => !a.startsWith('-'));
+  let extracted: ReturnType<typeof extractGlobals>;
+  try {
+    extracted = extractGlobals(argv);
+  } catch (e) {
+    err(`error: ${(e as Error).message}`);
+    return 2;
+  }
+  const { rest: commandArgv, globals } = extracted;
+
+  if (commandArgv.length === 0 || commandArgv[0] === 'help') {
+    const topic = commandArgv.slice(1).filter((a) => !a.startsWith('-'));
     if (topic.length > 0) {
       const found = resolveCommand(commands, topic);
       if (!found) {
@@ -281,11 +341,17 @@ export async function runCli(
     return 0;
   }
 
-  const found = resolveCommand(commands, argv);
+  const found = resolveCommand(commands, commandArgv);
   if (!found) {
-    const group = commands.filter((c) => c.name.split(' ')[0] === argv[0]);
+    const group = commands.filter((c) => c.name.split(' ')[0] === commandArgv[0]);
+    const close = group.length
+      ? undefined
+      : (suggest(
+          commandArgv.slice(0, 2).join(' '),
+          commands.map((c) => c.name),
+        ) ?? suggest(commandArgv[0], [...new Set(commands.map((c) => c.name.split(' ')[0]))]));
     err(
-      `unknown command "${argv.slice(0, 2).join(' ')}"${group.length ? `; did you mean: ${group.map((c) => c.name).join(', ')}` : ''}; see: help`,
+      `unknown command "${commandArgv.slice(0, 2).join(' ')}"${group.length ? `; did you mean: ${group.map((c) => c.name).join(', ')}` : close ? `; did you mean "${close}"?` : ''}; see: help`,
     );
     return 2;
   }
@@ -304,11 +370,12 @@ export async function runCli(
   };
 
   try {
-    const { args, globals } = parseCommandArgs(command, found.rest);
     if (globals.help) {
       out(`${command.summary}\n\nusage: ${command.usage}`);
       return 0;
     }
+    const args = parseCommandArgs(command, found.rest);
+    if (globals.json) args.values.json = true;
     const explicitJwt = (typeof globals.jwt === 'string' && globals.jwt) || env.API_JWT || undefined;
     let minted: Promise<string> | undefined;
     const baseUrlFlag = typeof globals['base-url'] === 'string' ? globals['base-url'] : undefined;
@@ -319,11 +386,21 @@ export async function runCli(
       },
       env,
       get baseUrl() {
-        baseUrl ??= (baseUrlFlag ?? defaultBaseUrl(env, getConfig)).replace(/\/+$/, '');
+        if (baseUrl === undefined) {
+          baseUrl = (baseUrlFlag ?? defaultBaseUrl(env, getConfig)).replace(/\/+$/, '');
+          // Say which instance a command acts on when the operator did not name one.
+          if (!baseUrlFlag && !env.API_BASE_URL)
+            err(`using ${baseUrl} (the default; pass --base-url or set API_BASE_URL for another instance)`);
+        }
         return baseUrl;
       },
       adminJwt() {
         if (explicitJwt) return Promise.resolve(explicitJwt);
+        try {
+          assertMintableFor(ctx.baseUrl);
+        } catch (e) {
+          return Promise.reject(e);
+        }
         minted ??= mintDevJwt(
           getConfig(),
           { sub: DEV_OPERATOR_SUBJECT, name: 'CLI operator', role: 'admin' },
@@ -372,6 +449,19 @@ export async function runCli(
   }
 }
 
+/** Left-aligned columns under a header row, two spaces apart. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
 /** Reads a string flag; `required` turns its absence into a usage error. */
 export function stringFlag(args: CliArgs, name: string, required: true): string;
 export function stringFlag(args: CliArgs, name: string, required?: false): string | undefined;
@@ -391,19 +481,27 @@ export function groupCommand(def: {
   name: string;
   summary: string;
   usage: string;
+  /** Every flag the group's commands take (others are rejected with a suggestion). */
+  flags: readonly string[];
   run: (
     args: { _: string[]; [flag: string]: unknown },
-    ctx: { baseUrl: string; adminJwt: string; print?: (line: string) => void },
+    ctx: {
+      baseUrl: string;
+      adminJwt: string;
+      print?: (line: string) => void;
+      printError?: (line: string) => void;
+    },
   ) => Promise<{ exitCode: number }>;
 }): CliCommand {
   return {
     name: def.name,
     summary: def.summary,
     usage: def.usage.replace(/^usage:\s*/, ''),
+    flags: [...def.flags, 'json'],
     async run(args, ctx) {
       const outcome = await def.run(
         { ...args.values, _: args.positionals },
-        { baseUrl: ctx.baseUrl, adminJwt: await ctx.adminJwt(), print: ctx.out },
+        { baseUrl: ctx.baseUrl, adminJwt: await ctx.adminJwt(), print: ctx.out, printError: ctx.err },
       );
       return outcome.exitCode;
     },

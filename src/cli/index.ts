@@ -18,6 +18,7 @@ export const COMMAND_MODULES: CliModuleLoader[] = [
           name: 'challenges',
           summary: 'Operate challenges (admin): list, get, create, update, publish, quarantine, retire',
           usage: m.CHALLENGE_COMMANDS_USAGE,
+          flags: m.CHALLENGE_FLAGS,
           run: m.challengeCommands,
         }),
       ],

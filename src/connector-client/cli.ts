@@ -15,6 +15,7 @@
 import { parseArgs } from 'node:util';
 import { ConnectorClient, ConnectorHttpError } from './client';
 import { bootstrapDemoAgent, runDemo } from './demo';
+import { suggest } from '../lib/suggest';
 import { readJsonlEvents } from './jsonl';
 import { ConnectorRunner, type LogLevel, type RunnerLogger } from './runner';
 import { LIVE_EVENT_TYPES, type HeartbeatProfile, type LiveEventInput, type LiveEventType } from './types';
@@ -22,12 +23,14 @@ import { LIVE_EVENT_TYPES, type HeartbeatProfile, type LiveEventInput, type Live
 const USAGE = `usage: npm run -s connector -- <command> [options]
 
 commands:
+  help      this text
   ping      [--agent-name N] [--model-name M] [--version V] [--skill-count K] [--soul-excerpt S]
   assigned
   stream    --challenge ID (--event '{"type":"thinking","summary":"..."}' | --type T [--summary S] [--tool T]
             [--filename F] [--language L] [--snippet S] [--command C] [--exit-code N] [--error-summary E]
             [--percent P] [--stage S])
   run       [--events FILE.jsonl | -] [--heartbeat-ms 30000] [--poll-ms 5000]
+            (one line per event: streamed, waiting for an assignment, or rejected with its line number)
   demo      [--challenge ID] [--pace-ms 2100] [--exit-when-done]
             (with --key [--token], or --jwt JWT / --mint-jwt SUBJECT to create a demo agent)
 
@@ -36,6 +39,7 @@ options:
   --key KEY        connector key aa_... (env AGENT_KEY)
   --token TOKEN    API token svc_sk_... for submissions (env API_TOKEN)
   --quiet          only warnings and errors
+  --json           results and log lines as JSON
 `;
 
 const OPTIONS = {
@@ -68,18 +72,44 @@ const OPTIONS = {
   jwt: { type: 'string' },
   'mint-jwt': { type: 'string' },
   quiet: { type: 'boolean' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+const COMMANDS = ['help', 'ping', 'assigned', 'stream', 'run', 'demo'];
+
+/** Unknown options and commands are usage errors that name the closest known one. */
+function checkUsage(argv: string[]): void {
+  const known = Object.keys(OPTIONS);
+  for (const arg of argv) {
+    if (arg === '--') break;
+    const long = /^--([^=]+)/.exec(arg);
+    if (long && !known.includes(long[1])) {
+      const close = suggest(long[1], known);
+      throw new UsageError(`unknown option --${long[1]}${close ? `; did you mean --${close}?` : ''}`);
+    }
+  }
+  const command = argv[0];
+  if (command && !command.startsWith('-') && !COMMANDS.includes(command)) {
+    const close = suggest(command, COMMANDS);
+    throw new UsageError(`unknown command "${command}"${close ? `; did you mean "${close}"?` : ''}`);
+  }
+}
 
 class UsageError extends Error {}
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-function makeLogger(quiet: boolean): RunnerLogger {
+function makeLogger(quiet: boolean, json = false): RunnerLogger {
   const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
   const min = quiet ? order.warn : order.info;
   return (level, message, fields) => {
     if (order[level] < min) return;
+    if (json) {
+      const record = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
+      (level === 'error' || level === 'warn' ? console.error : console.log)(record);
+      return;
+    }
     const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
     const line = `${new Date().toISOString()} ${level.padEnd(5)} ${message}${extra}`;
     (level === 'error' || level === 'warn' ? console.error : console.log)(line);
@@ -159,13 +189,14 @@ async function mintDevJwt(subject: string): Promise<string> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  checkUsage(argv);
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const command = positionals[0];
-  if (values.help || !command) {
-    console.log(USAGE);
+  if (values.help || !command || command === 'help') {
+    (command || values.help ? console.log : console.error)(USAGE);
     return command || values.help ? 0 : 2;
   }
-  const log = makeLogger(Boolean(values.quiet));
+  const log = makeLogger(Boolean(values.quiet), Boolean(values.json));
   switch (command) {
     case 'ping': {
       console.log(JSON.stringify(await client(values).heartbeat(profileFrom(values)), null, 2));
@@ -187,7 +218,7 @@ export async function main(argv: string[]): Promise<number> {
         heartbeatIntervalMs: int(values, 'heartbeat-ms'),
         pollIntervalMs: int(values, 'poll-ms'),
         profile: profileFrom(values),
-        events: values.events ? readJsonlEvents(values.events) : undefined,
+        events: values.events ? readJsonlEvents(values.events, (message) => log('warn', `${message}; line skipped`)) : undefined,
         logger: log,
         onAssignment: (a) =>
           log('info', `assigned: "${a.challenge.title}" — watch at ${client(values, false).baseUrl}/challenges/${a.challenge.id}/watch`),

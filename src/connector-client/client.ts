@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type {
+  Breakdown,
+  SubmissionState,
   Assignment,
   HeartbeatProfile,
   HeartbeatResult,
@@ -169,6 +171,24 @@ export class ConnectorClient {
       { body: { content, files }, signal: options.signal, auth: 'token', headers: { 'Idempotency-Key': key } },
     );
     return { session: session.data, submission: submission.data };
+  }
+
+  /** GET /api/v1/submissions/{id} with the API token: status and current result. */
+  async getSubmission(submissionId: string, options: RequestOptions = {}): Promise<SubmissionState> {
+    const res = await this.request<{ data: SubmissionState }>('GET', `/api/v1/submissions/${encodeURIComponent(submissionId)}`, {
+      signal: options.signal,
+      auth: 'token',
+    });
+    return res.data;
+  }
+
+  /** GET /api/v1/submissions/{id}/breakdown: the competitor's view of the judge's criteria or tests. */
+  async getBreakdown(submissionId: string, options: RequestOptions = {}): Promise<Breakdown> {
+    const res = await this.request<{ data: Breakdown }>('GET', `/api/v1/submissions/${encodeURIComponent(submissionId)}/breakdown`, {
+      signal: options.signal,
+      auth: 'token',
+    });
+    return res.data;
   }
 
   private async request<T>(

@@ -28,18 +28,31 @@ export function parseEventLine(line: string, lineNumber = 0): ScriptedEvent | nu
   }
   if (challengeId !== undefined && typeof challengeId !== 'string') throw new Error(`line ${lineNumber}: challengeId must be a string`);
   if (delay_ms !== undefined && (typeof delay_ms !== 'number' || delay_ms < 0)) throw new Error(`line ${lineNumber}: delay_ms must be a number >= 0`);
-  return { challengeId: challengeId as string | undefined, delayMs: delay_ms as number | undefined, event: body as unknown as LiveEventInput };
+  return { challengeId: challengeId as string | undefined, delayMs: delay_ms as number | undefined, event: body as unknown as LiveEventInput, line: lineNumber || undefined };
 }
 
-/** Streams the events of a JSONL file (or stdin with "-") lazily, line by line. */
-export async function* readJsonlEvents(pathOrStream: string | Readable): AsyncGenerator<ScriptedEvent> {
+/**
+ * Streams the events of a JSONL file (or stdin with "-") lazily, line by line. A bad line goes to
+ * `onInvalid` (with its number) and is skipped; without it, a bad line ends the stream with an error.
+ */
+export async function* readJsonlEvents(
+  pathOrStream: string | Readable,
+  onInvalid?: (message: string, lineNumber: number) => void,
+): AsyncGenerator<ScriptedEvent> {
   const input = typeof pathOrStream === 'string' ? (pathOrStream === '-' ? process.stdin : createReadStream(pathOrStream, 'utf8')) : pathOrStream;
   const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   try {
     for await (const line of lines) {
       n += 1;
-      const parsed = parseEventLine(line, n);
+      let parsed: ScriptedEvent | null;
+      try {
+        parsed = parseEventLine(line, n);
+      } catch (err) {
+        if (!onInvalid) throw err;
+        onInvalid((err as Error).message, n);
+        continue;
+      }
       if (parsed) yield parsed;
     }
   } finally {

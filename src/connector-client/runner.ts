@@ -5,6 +5,8 @@ import type { Assignment, HeartbeatProfile, LiveEventInput, StreamResult } from 
 /** One event to stream; without a challengeId it goes to the first assignment the runner sees. */
 export interface ScriptedEvent {
   challengeId?: string;
+  /** Where it came from (a JSONL line number), for the per-event feedback. */
+  line?: number;
   /** Wait this long before sending (pacing a replay). */
   delayMs?: number;
   event: LiveEventInput;
@@ -235,9 +237,16 @@ export class ConnectorRunner {
         if (next === 'stopped' || next.done) break;
         const item = next.value;
         if (item.delayMs && !(await sleep(item.delayMs, this.signal))) break;
-        const challengeId = item.challengeId ?? (await this.firstAssignment())?.challenge.id;
+        const where = item.line ? `line ${item.line}: ` : '';
+        let challengeId = item.challengeId;
+        if (!challengeId) {
+          if (this.assignments.size === 0) this.log('info', `${where}waiting for an assignment before streaming ${item.event.type}`);
+          challengeId = (await this.firstAssignment())?.challenge.id;
+        }
         if (!challengeId || this.stopped) break;
-        await this.stream(challengeId, item.event);
+        const result = await this.stream(challengeId, item.event);
+        if (result) this.log('info', `${where}streamed ${item.event.type} (seq_num ${result.seq_num})`);
+        else if (!this.stopped) this.log('warn', `${where}${item.event.type} not streamed (refused, or out of attempts)`);
       }
     } catch (err) {
       if (!this.stopped) this.log('error', 'event source failed', { error: (err as Error)?.message ?? String(err) });

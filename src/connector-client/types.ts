@@ -80,3 +80,17 @@ export interface SubmitResult {
   session: { session_id: string; expires_at: string | null; existing: boolean };
   submission: { id: string; submission_status: string; [key: string]: unknown };
 }
+
+export interface SubmissionState {
+  id: string;
+  submission_status: 'received' | 'queued' | 'judging' | 'complete' | 'failed';
+  failure_reason: string | null;
+  result: { id: string; final_score: number; result_state: string } | null;
+}
+
+export interface Breakdown {
+  final_score: number;
+  result_state: string;
+  summary?: string;
+  criteria: { name: string; passed?: boolean; score?: number; feedback?: string }[];
+}

@@ -1,26 +1,54 @@
 /**
- * The scripted demo agent `npm start` runs, so a new user sees a live watch page within a
- * minute: it creates (through the public API) an agent with a connector key and a token,
- * enters it into the seeded "Say hello" challenge, streams a believable session and submits.
+ * The scripted demo agents `npm start` runs, so a new user sees a live, truthful competition within
+ * a minute: two agents with different names are created through the public API (agent, connector
+ * key, API token), entered into the seeded "Reverse a string" challenge, and each streams its
+ * session and submits for real. The tests judge scores every submission; each judged result is
+ * streamed back into the feed, so the watch page's feed and leaderboard tell the same story:
+ * Basil's quick draft scores 60, Ada's first draft 40, then she corrects herself and wins with 100.
  */
 import { mintSessionJwt } from '../auth/jwt';
 import { getConfig } from '../config';
 import { ConnectorClient } from '../connector-client/client';
-import { bootstrapDemoAgent, runDemo } from '../connector-client/demo';
+import { bootstrapDemoAgent, DEMO_AGENT_NAMES, runDemo, type DemoPersona } from '../connector-client/demo';
 import { DEMO_CHALLENGE_IDS } from './seed';
 
 async function main(): Promise<void> {
   const config = getConfig();
   const baseUrl = process.env.API_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
-  const jwt = await mintSessionJwt(config.AUTH_JWT_SECRET, { sub: 'demo|agent-owner', name: 'Demo Agent Owner' });
-  const identity = await bootstrapDemoAgent({ baseUrl, jwt, challengeId: DEMO_CHALLENGE_IDS.sayHello, agentName: 'Demo Agent' });
-  const client = new ConnectorClient({ baseUrl, agentKey: identity.agentKey, apiToken: identity.apiToken, userAgent: 'challenge-connector-demo/1.0' });
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
-  const log = (level: string, message: string, fields?: Record<string, unknown>) => console.log(JSON.stringify({ level, message, ...fields }));
-  const outcome = await runDemo({ client, challengeId: identity.challengeId, signal: stop.signal, logger: log });
-  log('info', 'demo finished', { ...outcome });
+  const runPersona = async (persona: DemoPersona, startAfterMs: number) => {
+    const jwt = await mintSessionJwt(config.AUTH_JWT_SECRET, {
+      sub: `demo|${persona}`,
+      name: DEMO_AGENT_NAMES[persona],
+    });
+    const identity = await bootstrapDemoAgent({
+      baseUrl,
+      jwt,
+      challengeId: DEMO_CHALLENGE_IDS.reverse,
+      agentName: DEMO_AGENT_NAMES[persona],
+    });
+    const client = new ConnectorClient({
+      baseUrl,
+      agentKey: identity.agentKey,
+      apiToken: identity.apiToken,
+      userAgent: 'challenge-connector-demo/1.0',
+    });
+    const log = (level: string, message: string, fields?: Record<string, unknown>) =>
+      console.log(JSON.stringify({ level, agent: DEMO_AGENT_NAMES[persona], message, ...fields }));
+    await new Promise((r) => setTimeout(r, startAfterMs));
+    const outcome = await runDemo({
+      client,
+      challengeId: identity.challengeId,
+      persona,
+      signal: stop.signal,
+      logger: log,
+    });
+    log('info', 'demo finished', { ...outcome });
+  };
+  // Basil starts a little later, so his one submission lands between Ada's two.
+  await Promise.all([runPersona('ada', 0), runPersona('basil', 8_000)]);
 }
 
 main().catch((err) => {

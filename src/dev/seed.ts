@@ -6,8 +6,8 @@
  * Idempotent: challenges have fixed ids and are only created (and published) when missing, so an
  * operator's later edits, quarantines or retirements are never undone by a re-run.
  *
- * Judge kinds: rubric ("Say hello", "Sea haiku") and tests ("Implement add", "FizzBuzz", and the
- * upcoming "Reverse a string"). No `http` challenge is seeded: an http judge needs an external
+ * Judge kinds: rubric ("Say hello", "Sea haiku") and tests ("Reverse a string", where the demo
+ * agents compete, "Implement add", "FizzBuzz", and the upcoming weekend sprint). No `http` challenge is seeded: an http judge needs an external
  * grader service (POST {submission: {content, files}} → {score, feedback?, criteria?}) and none
  * ships with the service; create one with POST /api/v1/admin/challenges once you run a grader.
  */
@@ -29,6 +29,7 @@ export const DEMO_CHALLENGE_IDS = {
   fizzbuzz: '00000000-0000-4000-8000-00000000c003',
   haiku: '00000000-0000-4000-8000-00000000c004',
   upcoming: '00000000-0000-4000-8000-00000000c005',
+  reverse: '00000000-0000-4000-8000-00000000c006',
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -137,6 +138,32 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
           tests: [
             { name: 'word', export: 'reverse', args: ['abc'], expected: 'cba' },
             { name: 'empty', export: 'reverse', args: [''], expected: '' },
+            { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
+          ],
+        },
+      },
+    },
+    {
+      // The demo agents (src/dev/demo-agent.ts) compete here: its tests really judge what they submit.
+      // Last, so it is the newest featured challenge and leads the listing.
+      id: DEMO_CHALLENGE_IDS.reverse,
+      body: {
+        title: 'Reverse a string',
+        description:
+          'Export `reverse(s)` from src/solution.ts (TypeScript or JavaScript): s reversed character by character, emoji included. The demo agents compete here when you run `npm start`.',
+        category: 'coding',
+        format: 'code',
+        weight_class_id: 'lightweight',
+        time_limit_minutes: 30,
+        is_featured: true,
+        judge: {
+          kind: 'tests',
+          entry: 'src/solution.ts',
+          tests: [
+            { name: 'reverses a word', export: 'reverse', args: ['hello'], expected: 'olleh' },
+            { name: 'keeps spaces in place', export: 'reverse', args: ['a b c'], expected: 'c b a' },
+            { name: 'keeps emoji intact', export: 'reverse', args: ['a😀b'], expected: 'b😀a' },
+            { name: 'empty string', export: 'reverse', args: [''], expected: '' },
             { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
           ],
         },

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { escapeHtml, jsonForScriptBlock, LEADERBOARD_DISPLAY_JS, pageCsp, pageHeaders } from './layout';
+
+export { escapeHtml };
 
 /**
  * The spectator page (`GET /challenges/:id/watch`): one self-contained HTML document (no CDN,
@@ -24,37 +27,17 @@ export interface RenderedWatchPage {
   headers: Record<string, string>;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-/** JSON that is safe inside a <script type="application/json"> block. */
-function jsonForScriptBlock(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
-
-export function watchPageCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
-    "img-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-    "require-trusted-types-for 'script'",
-  ].join('; ');
-}
+/** The pages' strict policy (src/web/layout.ts): nonce-only script and style, Trusted Types. */
+export const watchPageCsp = (nonce: string): string => pageCsp(nonce);
 
 export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
   const nonce = randomBytes(16).toString('base64');
-  const config = { challengeId: input.challengeId, title: input.title, status: input.status, delayMs: input.delayMs };
+  const config = {
+    challengeId: input.challengeId,
+    title: input.title,
+    status: input.status,
+    delayMs: input.delayMs,
+  };
   const delaySeconds = Math.round(input.delayMs / 100) / 10;
   const html = `<!doctype html>
 <html lang="en">
@@ -95,13 +78,7 @@ export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
 `;
   return {
     html,
-    headers: {
-      'Content-Security-Policy': watchPageCsp(nonce),
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-      'X-Frame-Options': 'DENY',
-      'Cache-Control': 'no-store',
-    },
+    headers: pageHeaders(nonce),
   };
 }
 
@@ -110,7 +87,11 @@ export function renderNotFoundPage(): RenderedWatchPage {
   const nonce = randomBytes(16).toString('base64');
   return {
     html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Challenge not found</title><style nonce="${nonce}">${STYLE}</style></head><body><main class="notfound"><h1>Challenge not found</h1><p class="muted">There is no challenge to watch at this address.</p></main></body></html>`,
-    headers: { 'Content-Security-Policy': watchPageCsp(nonce), 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' },
+    headers: {
+      'Content-Security-Policy': watchPageCsp(nonce),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-store',
+    },
   };
 }
 
@@ -179,6 +160,7 @@ td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
 const SCRIPT = `
 (function () {
   'use strict';
+  ${LEADERBOARD_DISPLAY_JS}
   var config = JSON.parse(document.getElementById('watch-config').textContent);
   var agentsEl = document.getElementById('agents');
   var emptyEl = document.getElementById('empty');
@@ -211,7 +193,8 @@ const SCRIPT = `
     var root = el('article', 'agent');
     root.setAttribute('data-agent-id', item.agent_id);
     var head = el('header');
-    head.append(el('h3', 'name', item.agent_name || item.agent_id));
+    var nameEl = el('h3', 'name', item.agent_name || item.agent_id);
+    head.append(nameEl);
     var state = el('span', 'badge state', 'active');
     head.append(state);
     var prog = el('div', 'progress');
@@ -222,8 +205,16 @@ const SCRIPT = `
     var list = el('ol', 'events');
     root.append(head, prog, list);
     agentsEl.append(root);
-    card = { root: root, state: state, bar: bar, stage: stage, list: list };
+    card = { root: root, state: state, bar: bar, stage: stage, list: list, nameEl: nameEl, name: item.agent_name || item.agent_id, id: item.agent_id };
     cards[item.agent_id] = card;
+    // Two agents with the same name: both cards show the start of their id (as the leaderboard does).
+    Object.keys(cards).forEach(function (id) {
+      var other = cards[id];
+      if (other !== card && other.name === card.name) {
+        other.nameEl.textContent = other.name + ' #' + other.id.slice(0, 8);
+        card.nameEl.textContent = card.name + ' #' + card.id.slice(0, 8);
+      }
+    });
     return card;
   }
 
@@ -310,11 +301,14 @@ const SCRIPT = `
     head.append(el('th', 'num', '#'), el('th', '', 'Agent'), el('th', 'num', 'Best'), el('th', 'num', 'Subs'));
     var thead = el('thead'); thead.append(head);
     var tbody = el('tbody');
+    var display = leaderboardDisplay(rows);
     rows.forEach(function (r, i) {
       var tr = el('tr');
+      tr.setAttribute('data-agent-id', r.agent_id);
       var score = typeof r.best_score === 'number' ? r.best_score.toFixed(1) : (r.best_score == null ? '–' : String(r.best_score));
-      tr.append(el('td', 'num', r.rank != null ? r.rank : i + 1), el('td', '', r.agent_name || r.agent_id || ''),
-        el('td', 'num', score), el('td', 'num', r.submission_count != null ? r.submission_count : ''));
+      var rank = el('td', 'num', display[i].rank);
+      if (display[i].tied) rank.title = 'tied';
+      tr.append(rank, el('td', '', display[i].label), el('td', 'num', score), el('td', 'num', r.submission_count != null ? r.submission_count : ''));
       tbody.append(tr);
     });
     table.append(thead, tbody);

@@ -222,6 +222,16 @@ interface PrecheckedUrl {
   literal: ResolvedAddress | null;
 }
 
+/** Appended when a development receiver (http, localhost, 127.0.0.1, ::1) is refused: names the setting. */
+export const LOOPBACK_DEV_HINT =
+  ' (for local development set WEBHOOK_ALLOW_PRIVATE=1, as `npm start` does, to allow http and loopback receivers)';
+
+function isLoopbackHost(host: string): boolean {
+  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  return isIP(bare) !== 0 && classifyAddress(bare, true).isLoopback;
+}
+
 /** The checks that need no DNS. Throws UnsafeWebhookUrlError. */
 function precheck(rawUrl: string, allowPrivate: boolean, internalOrigins: readonly string[] = []): PrecheckedUrl {
   if (rawUrl.length > MAX_WEBHOOK_URL_LENGTH) {
@@ -244,7 +254,7 @@ function precheck(rawUrl: string, allowPrivate: boolean, internalOrigins: readon
       'SCHEME_NOT_ALLOWED',
       allowPrivate
         ? `scheme ${url.protocol} is not allowed; use https (or http to a loopback address)`
-        : `scheme ${url.protocol} is not allowed; use https`,
+        : `scheme ${url.protocol} is not allowed; use https${url.protocol === 'http:' && isLoopbackHost(url.hostname) ? LOOPBACK_DEV_HINT : ''}`,
     );
   }
   if (url.username !== '' || url.password !== '') {
@@ -268,7 +278,7 @@ function precheck(rawUrl: string, allowPrivate: boolean, internalOrigins: readon
   }
   if (host === 'localhost' || host.endsWith('.localhost')) {
     if (!allowPrivate) {
-      throw new UnsafeWebhookUrlError('HOST_NOT_ALLOWED', `host ${host} is loopback`);
+      throw new UnsafeWebhookUrlError('HOST_NOT_ALLOWED', `host ${host} is loopback${LOOPBACK_DEV_HINT}`);
     }
     return { url, host, literal: null };
   }
@@ -290,7 +300,8 @@ function precheck(rawUrl: string, allowPrivate: boolean, internalOrigins: readon
 function assertAddressAllowed(address: string, allowPrivate: boolean, url: URL, lead: string): void {
   const verdict = classifyAddress(address, allowPrivate);
   if (!verdict.allowed) {
-    throw new UnsafeWebhookUrlError('ADDRESS_NOT_ALLOWED', `${lead} ${verdict.description}; not allowed`);
+    const hint = !allowPrivate && classifyAddress(address, true).isLoopback ? LOOPBACK_DEV_HINT : '';
+    throw new UnsafeWebhookUrlError('ADDRESS_NOT_ALLOWED', `${lead} ${verdict.description}; not allowed${hint}`);
   }
   if (url.protocol === 'http:' && !verdict.isLoopback) {
     throw new UnsafeWebhookUrlError(

@@ -427,7 +427,7 @@ describe('entries', () => {
 describe('operator CLI module', () => {
   test('create from a JSON file, publish, quarantine, retire, list', async () => {
     const out: string[] = [];
-    const ctx = { baseUrl: server.baseUrl, adminJwt: admin.jwt, print: (line: string) => out.push(line) };
+    const ctx = { baseUrl: server.baseUrl, adminJwt: admin.jwt, print: (line: string) => out.push(line), printError: (line: string) => out.push(line) };
     const dir = mkdtempSync(path.join(tmpdir(), 'challenge-cli-'));
     const file = path.join(dir, 'c.json');
     const category = uniqueCategory();

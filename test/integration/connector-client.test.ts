@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { backoffDelay } from '../../src/connector-client/backoff';
 import { ConnectorClient, ConnectorHttpError, ConnectorNetworkError, idempotencyKeyFor, parseRetryAfter, randomIdempotencyKey } from '../../src/connector-client/client';
-import { demoScript, runDemo } from '../../src/connector-client/demo';
+import { demoPlan, demoScript, judgedEvent, runDemo } from '../../src/connector-client/demo';
 import { parseEventLine, readJsonlEvents } from '../../src/connector-client/jsonl';
 import { ConnectorRunner } from '../../src/connector-client/runner';
 import { eventually } from '../helpers/factories';
@@ -80,8 +80,10 @@ describe('pure helpers', () => {
     expect(idempotencyKeyFor('c', 'x')).not.toBe(idempotencyKeyFor('c', 'y'));
   });
 
-  test('the demo script covers every live event type but timed_out, with progress 10 → 100', () => {
+  test('the demo script covers every live event type but timed_out (error_hit comes from the judge), with progress 10 → 100', () => {
     const types = new Set(demoScript().map((e) => e.event.type));
+    const failing = { id: 'x', submission_status: 'complete' as const, failure_reason: null, result: { id: 'r', final_score: 40, result_state: 'scored' } };
+    types.add(judgedEvent('draft', failing, null).type);
     for (const t of ['started', 'thinking', 'tool_call', 'code_write', 'command_run', 'error_hit', 'self_correct', 'progress', 'submitted']) {
       expect(types).toContain(t);
     }
@@ -193,15 +195,19 @@ describe('ConnectorRunner against the API', () => {
       client: new ConnectorClient({ baseUrl: server.baseUrl, agentKey: agent.key, apiToken: agent.token }),
       paceMs: 10,
       pollIntervalMs: 100,
+      judgePollMs: 100,
       exitWhenDone: true,
       logger: (_level, message) => void logs.push(message),
     });
     expect(outcome.challengeId).toBe(challengeId);
-    expect(outcome.streamed).toBe(demoScript().length);
+    // Every scripted event, plus one judged-result event per submission in the plan.
+    const submits = demoPlan().filter((s) => s.submit).length;
+    expect(outcome.submissions).toHaveLength(submits);
+    expect(outcome.streamed).toBe(demoScript().length + submits);
     expect(outcome.submissionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(logs).toContain(`watch live: ${server.baseUrl}/challenges/${challengeId}/watch`);
     const events = await storedEvents(agent.agentId);
-    expect(events.map((e) => e.seq_num)).toEqual(Array.from({ length: demoScript().length }, (_, i) => i + 1));
+    expect(events.map((e) => e.seq_num)).toEqual(Array.from({ length: demoScript().length + submits }, (_, i) => i + 1));
     expect(events.at(-1)?.type).toBe('submitted');
     expect(['submitted', 'judged']).toContain(await entryStatus(server, challengeId, agent.agentId));
   });
@@ -422,7 +428,9 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
 describe('CLI (npm run connector)', () => {
   function cli(args: string[], options: { onStdout?: (text: string, child: ReturnType<typeof spawn>) => void } = {}) {
     return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/connector-client/cli.ts', ...args], {
+      // node --import tsx, not the tsx CLI: the CLI relays a signal to its child and, when the child
+      // does not confirm within 30 ms (a loaded machine), SIGKILLs it and exits 130.
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/connector-client/cli.ts', ...args], {
         cwd: ROOT,
         env: { ...process.env, AGENT_KEY: '', API_TOKEN: '' },
       });
@@ -460,6 +468,43 @@ describe('CLI (npm run connector)', () => {
     expect(refused.stderr).toMatch(/HTTP 400: body\.event\.percent/);
     const agentView = await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token });
     expect(agentView.body.data).toMatchObject({ name: 'CLI Carl', skill_count: 4 });
+  }, 60_000);
+
+  test('help, and unknown options or commands rejected with a suggestion (exit 2, stderr)', async () => {
+    const [help, misspelt, unknown] = await Promise.all([cli(['help']), cli(['run', '--evnets', 'x.jsonl']), cli(['pnig'])]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: npm run -s connector');
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain('unknown option --evnets; did you mean --events?');
+    expect(misspelt.stdout).toBe('');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "pnig"; did you mean "ping"?');
+  }, 60_000);
+
+  test('run prints one line per event: streamed with its seq_num, or rejected/skipped with its line number', async () => {
+    const agent = await newConnectorAgent(server);
+    const challengeId = await insertChallenge(server);
+    await enterViaApi(agent, challengeId);
+    const dir = mkdtempSync(path.join(tmpdir(), 'connector-cli-'));
+    const file = path.join(dir, 'events.jsonl');
+    const lines = ['{"type":"started"}', '{not json', '{"type":"progress","percent":101}', '{"type":"bogus"}', '# a comment', '{"type":"thinking","summary":"from the file"}'];
+    writeFileSync(file, lines.join('\n') + '\n');
+    let interrupted = false;
+    const result = await cli(['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'], {
+      onStdout: (text, child) => {
+        if (!interrupted && /line 6: streamed/.test(text)) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/line 1: streamed started \(seq_num 1\)/);
+    expect(result.stdout).toMatch(/line 6: streamed thinking \(seq_num 2\)/);
+    expect(result.stderr).toMatch(/line 2: not valid JSON; line skipped/);
+    expect(result.stderr).toMatch(/line 3: progress not streamed/);
+    expect(result.stderr).toMatch(/line 4: "type" must be one of/);
+    expect((await storedEvents(agent.agentId)).map((e) => e.type)).toEqual(['started', 'thinking']);
   }, 60_000);
 
   test('run streams a JSONL file and stops cleanly on SIGINT', async () => {

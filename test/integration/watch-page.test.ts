@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { demoScript } from '../../src/connector-client/demo';
+import { demoScript, judgedEvent } from '../../src/connector-client/demo';
 import { enteredAgent, insertChallenge, liveEvent, postEvent } from '../helpers/connector-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -86,8 +86,20 @@ test('renders the delayed feed per agent, hostile text as text, and the leaderbo
   await page.waitForSelector('#conn[data-state="live"]', { timeout: 10_000 });
 
   const postedAt = Date.now();
-  for (const item of demoScript().slice(0, 16)) {
-    expect((await postEvent(server, ada, challengeId, liveEvent(item.event.type, { ...item.event, timestamp: new Date().toISOString() }))).status).toBe(200);
+  // The demo's scripted events up to the fix, then what a local test run and a judged result look like.
+  const adaEvents = [
+    ...demoScript()
+      .map((item) => item.event)
+      .slice(0, 11),
+    { type: 'command_run' as const, command: 'npm test', exit_code: 1, summary: '1 of 3 tests fail' },
+    judgedEvent('first draft', { id: 'x', submission_status: 'complete', failure_reason: null, result: { id: 'r', final_score: 40, result_state: 'scored' } }, null),
+    { type: 'command_run' as const, command: 'npm test', exit_code: 0, summary: 'All tests pass' },
+    { type: 'command_run' as const, command: 'npx tsc --noEmit', exit_code: 0 },
+    { type: 'progress' as const, percent: 80, stage: 'edge cases' },
+  ];
+  expect(adaEvents).toHaveLength(16);
+  for (const event of adaEvents) {
+    expect((await postEvent(server, ada, challengeId, liveEvent(event.type, { ...event, timestamp: new Date().toISOString() }))).status).toBe(200);
   }
   const hostile = [
     liveEvent('code_write', { filename: 'evil.html', language: 'html', summary: '<b>bold?</b> <script>alert(1)</script>', snippet: HOSTILE_SNIPPET }),

@@ -16,7 +16,7 @@ const SECRET = 'unit-test-secret-of-enough-length';
 const ENV = {
   NODE_ENV: 'development',
   AUTH_JWT_SECRET: SECRET,
-  API_BASE_URL: 'http://api.test',
+  API_BASE_URL: 'http://127.0.0.1:3999',
   // The dev CLI's --role admin only counts where the API is told to trust it (scripts/run.sh does).
   AUTH_TRUST_ROLE_CLAIM: '1',
 } as NodeJS.ProcessEnv;
@@ -230,7 +230,7 @@ describe('token create', () => {
     expect(run.calls).toHaveLength(1);
     const call = run.calls[0];
     expect(call.method).toBe('POST');
-    expect(call.url).toBe('http://api.test/api/v1/auth/tokens');
+    expect(call.url).toBe('http://127.0.0.1:3999/api/v1/auth/tokens');
     expect(call.body).toEqual({
       name: 'ci',
       scopes: ['challenge:read', 'submission:create'],
@@ -306,7 +306,7 @@ describe('token create', () => {
 
 describe('group modules', () => {
   test('challenges (adapted group command) gets the base URL, an admin JWT and loose flags', async () => {
-    const run = await cli(['challenges', 'list', '--status', 'active', '--limit=5'], {
+    const run = await cli(['challenges', 'list', '--status', 'active', '--limit=5', '--json'], {
       respond: () =>
         new Response(
           JSON.stringify({ data: [], pagination: { total: 0, page: 1, limit: 5, has_more: false } }),
@@ -315,7 +315,7 @@ describe('group modules', () => {
     });
     expect(run.code).toBe(0);
     const url = new URL(run.calls[0].url);
-    expect(`${url.origin}${url.pathname}`).toBe('http://api.test/api/v1/admin/challenges');
+    expect(`${url.origin}${url.pathname}`).toBe('http://127.0.0.1:3999/api/v1/admin/challenges');
     expect(Object.fromEntries(url.searchParams)).toEqual({ status: 'active', limit: '5' });
     expect(await verify(run.calls[0].headers.authorization.slice(7))).toMatchObject({ role: 'admin' });
     expect(JSON.parse(run.out)).toMatchObject({ data: [] });

@@ -12,11 +12,12 @@ import { resultRoutes } from './results';
 import { leaderboardRoutes } from './leaderboards';
 import { adminSubmissionRoutes } from './admin-submissions';
 import { webhookRoutes } from './webhooks';
+import { pageRoutes } from './pages';
 
 /**
  * The route table: every HTTP operation of the service, declared once. The router, the OpenAPI
  * document and the scope × route security tests are all generated from it.
  */
 export function allRoutes(): AnyRouteDef[] {
-  return [...systemRoutes(allRoutes), ...tokenRoutes, ...connectorRoutes, ...spectatorRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes, ...webhookRoutes, ...sessionRoutes, ...submissionRoutes, ...resultRoutes, ...leaderboardRoutes, ...adminSubmissionRoutes];
+  return [...systemRoutes(allRoutes), ...tokenRoutes, ...connectorRoutes, ...spectatorRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes, ...webhookRoutes, ...sessionRoutes, ...submissionRoutes, ...resultRoutes, ...leaderboardRoutes, ...adminSubmissionRoutes, ...pageRoutes];
 }

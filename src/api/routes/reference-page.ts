@@ -1,41 +1,117 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { notFound } from '../errors';
+import { defineRoute } from '../route';
+
 /**
- * A self-contained API reference (no CDN, works offline): fetches openapi.json and renders
- * every operation with its parameters, body and responses. Text is inserted with textContent.
+ * The API reference: Swagger UI (npm `swagger-ui-dist`), served from node_modules so it works
+ * offline, over /api/v1/openapi.json. No inline script (the initialiser is a served file), no
+ * request leaves the origin (validatorUrl off), and a CSP that allows only this origin; Swagger UI
+ * sets style attributes, hence `'unsafe-inline'` for styles only.
  */
-export const REFERENCE_PAGE_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Challenge Competition Service API</title>
+const ASSET_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+
+const INIT_JS = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    url: '/api/v1/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    defaultModelsExpandDepth: 0,
+    displayRequestDuration: true,
+  });
+});
+`;
+
+const ASSETS: Record<string, { type: string; load: () => string }> = {
+  'swagger-ui.css': {
+    type: 'text/css; charset=utf-8',
+    load: () => readFileSync(path.join(ASSET_DIR, 'swagger-ui.css'), 'utf8'),
+  },
+  'swagger-ui-bundle.js': {
+    type: 'text/javascript; charset=utf-8',
+    // The source-map comment would make browsers request a file we do not serve.
+    load: () =>
+      readFileSync(path.join(ASSET_DIR, 'swagger-ui-bundle.js'), 'utf8').replace(
+        /\n\/\/# sourceMappingURL=.*$/,
+        '\n',
+      ),
+  },
+  'init.js': { type: 'text/javascript; charset=utf-8', load: () => INIT_JS },
+};
+const loaded = new Map<string, string>();
+
+const REFERENCE_PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:14px/1.5 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-header{background:#1d2330;color:#fff;padding:16px 24px}main{max-width:1000px;margin:0 auto;padding:16px}
-.op{background:#fff;border:1px solid #dde1e7;border-radius:6px;margin:10px 0;padding:10px 14px}
-.m{display:inline-block;min-width:64px;font-weight:700;text-transform:uppercase}
-.get{color:#0a7d38}.post{color:#1a5fb4}.patch{color:#a15c00}.delete{color:#c01c28}.put{color:#6a3da8}
-code,pre{font:12px/1.4 ui-monospace,monospace}pre{background:#f0f2f5;padding:8px;overflow:auto;max-height:320px}
-h2{margin-top:28px}details summary{cursor:pointer}
-</style></head><body><header><h1 id="title">API reference</h1><div id="desc"></div></header><main id="root">Loading…</main>
-<script>
-(async function(){
-  const doc = await (await fetch('/api/v1/openapi.json')).json();
-  document.getElementById('title').textContent = doc.info.title + ' v' + doc.info.version;
-  document.getElementById('desc').textContent = doc.info.description || '';
-  const root = document.getElementById('root'); root.textContent = '';
-  const byTag = {};
-  for (const [path, ops] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(ops)) {
-    const tag = (op.tags && op.tags[0]) || 'other'; (byTag[tag] = byTag[tag] || []).push({path, method, op});
-  }
-  const el = (t, text, cls) => { const e = document.createElement(t); if (text) e.textContent = text; if (cls) e.className = cls; return e; };
-  for (const [tag, ops] of Object.entries(byTag)) {
-    root.appendChild(el('h2', tag));
-    for (const {path, method, op} of ops) {
-      const box = el('div', '', 'op');
-      const line = el('div'); line.appendChild(el('span', method, 'm ' + method)); line.appendChild(el('code', path));
-      box.appendChild(line); box.appendChild(el('div', op.summary || ''));
-      if (op.description) box.appendChild(el('small', op.description));
-      const d = el('details'); d.appendChild(el('summary', 'parameters, body and responses'));
-      const detail = { parameters: op.parameters, requestBody: op.requestBody, responses: op.responses, security: op.security };
-      d.appendChild(el('pre', JSON.stringify(detail, null, 2))); box.appendChild(d); root.appendChild(box);
-    }
-  }
-})().catch(e => { document.getElementById('root').textContent = 'Could not load the OpenAPI document: ' + e; });
-</script></body></html>`;
+<title>Challenge Competition Service API reference</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css">
+</head>
+<body>
+<noscript><p>The reference needs JavaScript; the document itself is <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript>
+<main id="swagger-ui"></main>
+<script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/api/v1/docs/assets/init.js"></script>
+</body>
+</html>
+`;
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+export const referenceRoutes = [
+  defineRoute({
+    operationId: 'getApiReference',
+    method: 'get',
+    path: '/api/v1/docs',
+    summary: 'Rendered API reference (Swagger UI, served locally)',
+    tags: ['system'],
+    auth: 'public',
+    rateLimit: 'reads',
+    internal: true,
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+    async handler() {
+      return { raw: REFERENCE_PAGE_HTML, contentType: 'text/html; charset=utf-8', headers: PAGE_HEADERS };
+    },
+  }),
+  defineRoute({
+    operationId: 'getApiReferenceAsset',
+    method: 'get',
+    path: '/api/v1/docs/assets/:file',
+    summary: "The reference page's script and style files",
+    tags: ['system'],
+    auth: 'public',
+    rateLimit: 'reads',
+    internal: true,
+    params: z.object({ file: z.string().max(100) }),
+    responses: { 200: { description: 'a static file' } },
+    async handler({ params }) {
+      const asset = ASSETS[params.file];
+      if (!Object.hasOwn(ASSETS, params.file) || !asset) throw notFound('file');
+      let body = loaded.get(params.file);
+      if (body === undefined) loaded.set(params.file, (body = asset.load()));
+      return {
+        raw: body,
+        contentType: asset.type,
+        headers: { 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' },
+      };
+    },
+  }),
+];

@@ -6,17 +6,41 @@ import { ownsAgentResource } from '../../domain/sessions';
 import { createSubmission, loadSubmissionFor } from '../../domain/submissions';
 import { ApiError, notFound } from '../errors';
 import { defineRoute, uuidParam } from '../route';
-import { envelope } from '../schemas/common';
+import { envelope, pagedEnvelope } from '../schemas/common';
+import { getSubmissionHistory } from '../../domain/submission-history';
 import { breakdownSchema } from '../schemas/results';
 import {
   createSubmissionBody,
   submissionDetailSchema,
+  submissionHistoryItemSchema,
+  submissionHistoryQuery,
   submissionSchema,
   toSubmission,
   toSubmissionDetail,
+  toSubmissionHistoryItem,
 } from '../schemas/submissions';
 
 export const submissionRoutes = [
+  defineRoute({
+    operationId: 'listSubmissions',
+    method: 'get',
+    path: '/api/v1/submissions',
+    summary:
+      "Submission history, newest first: an API token's agent, or every agent of the session JWT's user (agent_id narrows it). " +
+      "Filters challenge_id and status; keyset pages (pass next_cursor as cursor). Another owner's agent is 404.",
+    tags: ['submissions'],
+    auth: 'bearer',
+    scope: 'submission:read',
+    rateLimit: 'reads',
+    query: submissionHistoryQuery,
+    responses: {
+      200: { description: 'a page of submissions', schema: pagedEnvelope(submissionHistoryItemSchema) },
+    },
+    async handler({ query, principal, deps }) {
+      const { rows, pagination } = await getSubmissionHistory(deps.db, principal, query);
+      return { data: rows.map(toSubmissionHistoryItem), pagination };
+    },
+  }),
   defineRoute({
     operationId: 'createSubmission',
     method: 'post',

@@ -4,7 +4,7 @@ import { metricsCredentialAccepted } from '../../lib/metrics-access';
 import { ApiError, notFound, unauthorized } from '../errors';
 import { buildOpenApiDocument } from '../openapi';
 import { defineRoute, type AnyRouteDef } from '../route';
-import { REFERENCE_PAGE_HTML } from './reference-page';
+import { referenceRoutes } from './reference-page';
 
 /** Service routes. The OpenAPI route needs the whole table, so it is built from it. */
 export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
@@ -77,20 +77,7 @@ export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
         return { raw: openApiCache };
       },
     }),
-    defineRoute({
-      operationId: 'getApiReference',
-      method: 'get',
-      path: '/api/v1/docs',
-      summary: 'Rendered API reference',
-      tags: ['system'],
-      auth: 'public',
-      rateLimit: 'reads',
-      internal: true,
-      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
-      async handler() {
-        return { raw: REFERENCE_PAGE_HTML, contentType: 'text/html; charset=utf-8' };
-      },
-    }),
+    ...referenceRoutes,
     defineRoute({
       operationId: 'retiredCreateSubmission',
       method: 'post',

@@ -1,9 +1,15 @@
 import { z } from 'zod';
-import type { SubmissionEventRow, SubmissionRow, SubmissionSummaryRow } from '../../db/queries/submissions';
+import type {
+  SubmissionEventRow,
+  SubmissionHistoryRow,
+  SubmissionRow,
+  SubmissionSummaryRow,
+} from '../../db/queries/submissions';
+import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../domain/submission-history';
 import { SUBMISSION_LIMITS } from '../../domain/submissions';
-import { safeText } from './common';
+import { queryInt, safeText } from './common';
 
-const submissionStatusSchema = z.enum(['received', 'queued', 'judging', 'complete', 'failed']);
+export const submissionStatusSchema = z.enum(['received', 'queued', 'judging', 'complete', 'failed']);
 
 /** Relative paths only: no absolute path, drive letter, backslash root or `..` segment. */
 const filePath = safeText(SUBMISSION_LIMITS.maxPathChars, 1)
@@ -98,19 +104,20 @@ export function toSubmissionEvent(row: SubmissionEventRow): z.infer<typeof submi
   };
 }
 
+/** A submission's current result, once judged. */
+const currentResultSchema = z.object({
+  id: z.string().uuid(),
+  final_score: z.number(),
+  result_state: z.string(),
+  judged_at: z.string(),
+});
+
 export const submissionDetailSchema = submissionSchema.extend({
   content: z.string(),
   files: z.array(z.object({ path: z.string(), content: z.string(), language: z.string().optional() })),
   updated_at: z.string(),
   rejudge_count: z.number().int(),
-  result: z
-    .object({
-      id: z.string().uuid(),
-      final_score: z.number(),
-      result_state: z.string(),
-      judged_at: z.string(),
-    })
-    .nullable(),
+  result: currentResultSchema.nullable(),
   events: z.array(submissionEventSchema),
 });
 
@@ -144,3 +151,49 @@ export const rejudgeResponseSchema = z.object({
   submission_status: z.literal('queued'),
   workflow_started: z.boolean(),
 });
+
+export const submissionHistoryQuery = z
+  .object({
+    agent_id: z.string().uuid().optional(),
+    challenge_id: z.string().uuid().optional(),
+    status: submissionStatusSchema.optional(),
+    limit: queryInt(1, HISTORY_MAX_LIMIT, HISTORY_DEFAULT_LIMIT),
+    cursor: z.string().max(400).optional(),
+  })
+  .strict();
+
+/** One row of a submission history: the summary, its current score once judged, and where to read more. */
+export const submissionHistoryItemSchema = submissionSchema.extend({
+  agent_name: z.string(),
+  challenge_title: z.string(),
+  result: currentResultSchema.nullable(),
+  links: z.object({
+    self: z.string(),
+    result: z.string().nullable(),
+    breakdown: z.string().nullable(),
+  }),
+});
+
+export function toSubmissionHistoryItem(
+  row: SubmissionHistoryRow,
+): z.infer<typeof submissionHistoryItemSchema> {
+  const judged = row.result_id !== null && row.final_score !== null && row.judged_at !== null;
+  return {
+    ...toSubmission(row),
+    agent_name: row.agent_name,
+    challenge_title: row.challenge_title,
+    result: judged
+      ? {
+          id: row.result_id!,
+          final_score: Number(row.final_score),
+          result_state: row.result_state ?? 'scored',
+          judged_at: row.judged_at!.toISOString(),
+        }
+      : null,
+    links: {
+      self: `/api/v1/submissions/${row.id}`,
+      result: judged ? `/api/v1/results/${row.id}` : null,
+      breakdown: judged ? `/api/v1/submissions/${row.id}/breakdown` : null,
+    },
+  };
+}

@@ -8,8 +8,10 @@
  */
 import { SCOPES, type Scope } from '../../auth/scopes';
 import {
+  assertMintableFor,
   mintDevJwt,
   stringFlag,
+  table,
   usageError,
   type CliArgs,
   type CliCommand,
@@ -38,9 +40,9 @@ export function parseScopes(value: string): Scope[] {
 /** The session JWT a token command acts with: --sub mints one for that user (dev), else the context's. */
 async function userJwt(args: CliArgs, ctx: CliContext): Promise<string> {
   const sub = stringFlag(args, 'sub');
-  return sub
-    ? mintDevJwt(ctx.config, { sub, role: parseRole(stringFlag(args, 'role')) }, '15m')
-    : ctx.adminJwt();
+  if (!sub) return ctx.adminJwt();
+  assertMintableFor(ctx.baseUrl);
+  return mintDevJwt(ctx.config, { sub, role: parseRole(stringFlag(args, 'role')) }, '15m');
 }
 
 const asUser = {
@@ -52,8 +54,9 @@ export const commands: CliCommand[] = [
   {
     name: 'jwt mint',
     summary: 'Print a development session JWT signed with AUTH_JWT_SECRET (refused in production)',
-    usage: 'jwt mint --sub <user-id> [--name <display name>] [--role admin|user] [--expires 12h]',
+    usage: 'jwt mint --sub <user-id> [--name <display name>] [--role admin|user] [--expires 12h] [--json]',
     options: {
+      json: { type: 'boolean' },
       sub: { type: 'string' },
       name: { type: 'string' },
       role: { type: 'string' },
@@ -68,7 +71,7 @@ export const commands: CliCommand[] = [
         { sub, name: stringFlag(args, 'name'), role: parseRole(stringFlag(args, 'role')) },
         stringFlag(args, 'expires') ?? '12h',
       );
-      ctx.out(jwt);
+      ctx.out(args.values.json ? JSON.stringify({ jwt }, null, 2) : jwt);
     },
   },
   {
@@ -119,20 +122,43 @@ export const commands: CliCommand[] = [
   {
     name: 'token list',
     summary: "List a user's non-revoked API tokens (never the plaintext)",
-    usage: 'token list [--sub <user-id>]',
-    options: { ...asUser },
+    usage: 'token list [--sub <user-id>] [--json]',
+    options: { ...asUser, json: { type: 'boolean' } },
     async run(args, ctx) {
       const listed = await ctx.api<{ data: unknown[] }>('GET', '/api/v1/auth/tokens', undefined, {
         auth: await userJwt(args, ctx),
       });
-      ctx.out(JSON.stringify(listed.data, null, 2));
+      if (args.values.json) return ctx.out(JSON.stringify(listed.data, null, 2));
+      const rows = listed.data as {
+        id: string;
+        name: string;
+        token_prefix: string;
+        agent_id: string;
+        scopes: string[];
+        expires_at: string | null;
+      }[];
+      ctx.out(
+        rows.length
+          ? table(
+              ['ID', 'NAME', 'PREFIX', 'AGENT', 'EXPIRES', 'SCOPES'],
+              rows.map((t) => [
+                t.id,
+                t.name,
+                t.token_prefix,
+                t.agent_id,
+                t.expires_at ?? 'never',
+                t.scopes.join(','),
+              ]),
+            )
+          : 'no tokens',
+      );
     },
   },
   {
     name: 'token revoke',
     summary: 'Revoke an API token by id',
-    usage: 'token revoke <token-id> [--sub <user-id>]',
-    options: { ...asUser },
+    usage: 'token revoke <token-id> [--sub <user-id>] [--json]',
+    options: { ...asUser, json: { type: 'boolean' } },
     async run(args, ctx) {
       const id = args.positionals[0];
       if (!id || args.positionals.length > 1) throw usageError('exactly one token id is required');
@@ -144,7 +170,11 @@ export const commands: CliCommand[] = [
           auth: await userJwt(args, ctx),
         },
       );
-      ctx.out(`revoked ${revoked.data.id} at ${revoked.data.revoked_at}`);
+      ctx.out(
+        args.values.json
+          ? JSON.stringify(revoked.data, null, 2)
+          : `revoked ${revoked.data.id} at ${revoked.data.revoked_at}`,
+      );
     },
   },
 ];

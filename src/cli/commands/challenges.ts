@@ -13,6 +13,7 @@
  * group name, flags as properties) and returns an exit code: 0 ok, 1 the API refused, 2 usage.
  */
 import { readFile } from 'node:fs/promises';
+import { table } from '../framework';
 
 export interface ParsedArgs {
   _: string[];
@@ -26,6 +27,8 @@ export interface ChallengeCommandContext {
   adminJwt: string;
   /** Output sink (default: console.log). */
   print?: (line: string) => void;
+  /** Error sink (default: console.error). */
+  printError?: (line: string) => void;
 }
 
 export interface CommandOutcome {
@@ -34,13 +37,41 @@ export interface CommandOutcome {
 }
 
 export const CHALLENGE_COMMANDS_USAGE = `usage:
-  challenges list [--status draft|active|complete|archived] [--category C] [--weight-class W] [--format F] [--page N] [--limit N]
-  challenges get <id>
-  challenges create --file <challenge.json>
-  challenges update <id> --file <patch.json>
-  challenges publish <id>
-  challenges quarantine <id> --reason <text>
-  challenges retire <id>`;
+  challenges list [--status draft|active|complete|archived] [--category C] [--weight-class W] [--format F] [--page N] [--limit N] [--json]
+  challenges get <id> [--json]
+  challenges create --file <challenge.json> [--json]
+  challenges update <id> --file <patch.json> [--json]
+  challenges publish <id> [--json]
+  challenges quarantine <id> --reason <text> [--json]
+  challenges retire <id> [--json]`;
+
+/** Every flag the group takes (the CLI rejects others, suggesting the closest). */
+export const CHALLENGE_FLAGS = [
+  'status',
+  'category',
+  'weight-class',
+  'format',
+  'page',
+  'limit',
+  'file',
+  'reason',
+] as const;
+
+interface ChallengeSummary {
+  id: string;
+  status: string;
+  category: string;
+  format: string;
+  entry_count?: number;
+  title: string;
+}
+
+function challengeTable(rows: ChallengeSummary[]): string {
+  return table(
+    ['ID', 'STATUS', 'CATEGORY', 'FORMAT', 'ENTRIES', 'TITLE'],
+    rows.map((c) => [c.id, c.status, c.category, c.format, String(c.entry_count ?? 0), c.title]),
+  );
+}
 
 class UsageError extends Error {}
 
@@ -70,19 +101,27 @@ async function readJsonFile(args: ParsedArgs): Promise<unknown> {
   }
 }
 
-export async function challengeCommands(args: ParsedArgs, ctx: ChallengeCommandContext): Promise<CommandOutcome> {
+export async function challengeCommands(
+  args: ParsedArgs,
+  ctx: ChallengeCommandContext,
+): Promise<CommandOutcome> {
   const print = ctx.print ?? ((line: string) => console.log(line));
+  const printError = ctx.printError ?? ((line: string) => console.error(line));
   const positionals = args._[0] === 'challenges' ? args._.slice(1) : args._;
   const base = `${ctx.baseUrl.replace(/\/+$/, '')}/api/v1/admin/challenges`;
 
   const call = async (method: string, url: string, body?: unknown): Promise<CommandOutcome> => {
     const res = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${ctx.adminJwt}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${ctx.adminJwt}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    let parsed: { data?: unknown; pagination?: unknown; error?: { code?: string; message?: string } } | null = null;
+    let parsed: { data?: unknown; pagination?: unknown; error?: { code?: string; message?: string } } | null =
+      null;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {
@@ -90,10 +129,25 @@ export async function challengeCommands(args: ParsedArgs, ctx: ChallengeCommandC
     }
     if (!res.ok) {
       const err = parsed?.error;
-      print(`error ${res.status} ${err?.code ?? ''}: ${err?.message ?? text}`.trim());
+      printError(`error: ${res.status} ${err?.code ?? ''}: ${err?.message ?? text}`.replace(/ :/, ':'));
       return { exitCode: 1, result: parsed };
     }
-    print(JSON.stringify(parsed?.pagination ? { data: parsed.data, pagination: parsed.pagination } : parsed?.data, null, 2));
+    if (args.json) {
+      print(
+        JSON.stringify(
+          parsed?.pagination ? { data: parsed.data, pagination: parsed.pagination } : parsed?.data,
+          null,
+          2,
+        ),
+      );
+    } else if (Array.isArray(parsed?.data)) {
+      const p = parsed.pagination as { total?: number; page?: number; has_more?: boolean } | undefined;
+      print(parsed.data.length ? challengeTable(parsed.data as ChallengeSummary[]) : 'no challenges');
+      if (p?.has_more)
+        printError(`page ${p.page} of ${p.total} challenges; next: --page ${(p.page ?? 1) + 1}`);
+    } else if (parsed?.data) {
+      print(challengeTable([parsed.data as ChallengeSummary]));
+    }
     return { exitCode: 0, result: parsed?.data };
   };
 
@@ -129,14 +183,16 @@ export async function challengeCommands(args: ParsedArgs, ctx: ChallengeCommandC
         return await call('POST', `${base}/${id}/quarantine`, { reason });
       }
       default:
-        throw new UsageError(positionals[0] ? `unknown command "${positionals[0]}"` : 'a command is required');
+        throw new UsageError(
+          positionals[0] ? `unknown command "${positionals[0]}"` : 'a command is required',
+        );
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      print(`${err.message}\n${CHALLENGE_COMMANDS_USAGE}`);
+      printError(`error: ${err.message}\n${CHALLENGE_COMMANDS_USAGE}`);
       return { exitCode: 2 };
     }
-    print(`error: ${(err as Error).message}`);
+    printError(`error: ${(err as Error).message}`);
     return { exitCode: 1 };
   }
 }

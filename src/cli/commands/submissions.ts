@@ -1,6 +1,7 @@
 /**
  * Operator commands for submissions, results and leaderboards.
  *
+ *   submissions list [--agent-id A] [--challenge-id C] [--status S] [--limit N] [--cursor X] [--json]
  *   submissions get <submissionId> [--json]          status, result and status transitions (admin view)
  *   submissions breakdown <submissionId> [--json]    the admin breakdown (hidden criteria included)
  *   submissions rejudge <submissionId>               start a new judge run (result superseded, leaderboard follows)
@@ -10,7 +11,7 @@
  * All but `sweep` go through the HTTP API with an operator JWT; `sweep` talks to PostgreSQL and
  * Temporal directly with the service configuration (the same code the sweeper workflow runs).
  */
-import { usageError, type CliArgs, type CliCommand } from '../framework';
+import { table, usageError, type CliArgs, type CliCommand } from '../framework';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -32,7 +33,66 @@ interface SubmissionDetail {
   events: { run: number; status: string; message: string; created_at: string }[];
 }
 
+interface HistoryItem {
+  id: string;
+  agent_name: string;
+  challenge_title: string;
+  submission_status: string;
+  submitted_at: string;
+  result: { final_score: number } | null;
+}
+
 export const commands: CliCommand[] = [
+  {
+    name: 'submissions list',
+    summary:
+      "Submission history, newest first (an agent with --agent-id; with --jwt a user JWT: that user's agents)",
+    usage:
+      'submissions list [--agent-id <id>] [--challenge-id <id>] [--status received|queued|judging|complete|failed] [--limit N] [--cursor C] [--json]',
+    options: {
+      'agent-id': { type: 'string' },
+      'challenge-id': { type: 'string' },
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    async run(args, ctx) {
+      const query = new URLSearchParams();
+      for (const [flag, param] of [
+        ['agent-id', 'agent_id'],
+        ['challenge-id', 'challenge_id'],
+        ['status', 'status'],
+        ['limit', 'limit'],
+        ['cursor', 'cursor'],
+      ] as const) {
+        const value = args.values[flag];
+        if (typeof value === 'string') query.set(param, value);
+      }
+      const qs = query.toString();
+      const page = await ctx.api<{ data: HistoryItem[]; pagination: { next_cursor: string | null } }>(
+        'GET',
+        `/api/v1/submissions${qs ? `?${qs}` : ''}`,
+      );
+      if (args.values.json) return ctx.out(JSON.stringify(page, null, 2));
+      if (page.data.length === 0) ctx.out('no submissions');
+      else
+        ctx.out(
+          table(
+            ['SUBMITTED', 'ID', 'STATUS', 'SCORE', 'AGENT', 'CHALLENGE'],
+            page.data.map((s) => [
+              s.submitted_at,
+              s.id,
+              s.submission_status,
+              s.result ? String(s.result.final_score) : '-',
+              s.agent_name,
+              s.challenge_title,
+            ]),
+          ),
+        );
+      if (page.pagination.next_cursor) ctx.err(`more: --cursor ${page.pagination.next_cursor}`);
+    },
+  },
   {
     name: 'submissions get',
     summary: 'Show a submission: status, current result and every status transition',
@@ -84,7 +144,7 @@ export const commands: CliCommand[] = [
   {
     name: 'submissions rejudge',
     summary: 'Judge a complete or failed submission again (the new result supersedes the old)',
-    usage: 'submissions rejudge <submissionId>',
+    usage: 'submissions rejudge <submissionId> [--json]',
     options: { json: { type: 'boolean' } },
     async run(args, ctx) {
       const id = uuidArg(args, 'submission id');
@@ -102,9 +162,9 @@ export const commands: CliCommand[] = [
     name: 'submissions sweep',
     summary:
       'Run one sweeper pass now: start missing workflows, close lapsed sessions, fail runs whose workflow ended unfinished',
-    usage: 'submissions sweep',
-    options: {},
-    async run(_args, ctx) {
+    usage: 'submissions sweep [--json]',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
       const [{ createPool }, { lazyTemporalClient }, { createLogger }, { sweepOnce }] = await Promise.all([
         import('../../db/pool'),
         import('../../temporal/client'),
@@ -121,7 +181,9 @@ export const commands: CliCommand[] = [
           { checkStalled: true },
         );
         ctx.out(
-          `workflows started: ${report.workflowsStarted}; sessions closed: ${report.sessionsClosed}; stalled runs failed: ${report.stalledFailed}`,
+          args.values.json
+            ? JSON.stringify(report, null, 2)
+            : `workflows started: ${report.workflowsStarted}; sessions closed: ${report.sessionsClosed}; stalled runs failed: ${report.stalledFailed}`,
         );
       } finally {
         await temporal.close();
@@ -132,8 +194,8 @@ export const commands: CliCommand[] = [
   {
     name: 'leaderboard show',
     summary: "Print a challenge's leaderboard (first page, or the whole board as CSV)",
-    usage: 'leaderboard show <challengeId> [--limit N] [--csv]',
-    options: { limit: { type: 'string' }, csv: { type: 'boolean' } },
+    usage: 'leaderboard show <challengeId> [--limit N] [--csv | --json]',
+    options: { limit: { type: 'string' }, csv: { type: 'boolean' }, json: { type: 'boolean' } },
     async run(args, ctx) {
       const id = uuidArg(args, 'challenge id');
       if (args.values.csv) {
@@ -146,14 +208,18 @@ export const commands: CliCommand[] = [
       const { data } = await ctx.api<{
         data: { rank: number; agent_name: string; best_score: number; submission_count: number }[];
       }>('GET', `/api/v1/leaderboards/${id}?limit=${limit}`);
+      if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
       ctx.out(
         data.length
-          ? data
-              .map(
-                (e) =>
-                  `${String(e.rank).padStart(5)}  ${String(e.best_score).padStart(6)}  ${e.agent_name} (${e.submission_count})`,
-              )
-              .join('\n')
+          ? table(
+              ['RANK', 'SCORE', 'SUBMISSIONS', 'AGENT'],
+              data.map((e) => [
+                String(e.rank),
+                String(e.best_score),
+                String(e.submission_count),
+                e.agent_name,
+              ]),
+            )
           : 'no ranked agents yet',
       );
     },

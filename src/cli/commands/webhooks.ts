@@ -4,11 +4,21 @@
  *   webhooks deliveries <subscriptionId> [--status pending|retrying|delivered|dead_letter]
  *   webhooks replay <deliveryId>
  *   webhooks replay-dead-letters <subscriptionId> --since <ISO date-time | 30m | 12h | 7d>
+ *   webhooks listen [--forward-to URL] [--events e1,e2] [--sub user | --jwt JWT]   (local receiver, like stripe listen)
  *
  * A replay re-sends the same delivery id and body bytes as a new attempt series; the subscription
  * must be active (re-enable a disabled one first with PATCH /api/v1/webhooks/{id} {"active": true}).
  */
-import { usageError, type CliArgs, type CliCommand } from '../framework';
+import {
+  assertMintableFor,
+  mintDevJwt,
+  stringFlag,
+  table,
+  usageError,
+  type CliArgs,
+  type CliCommand,
+  type CliContext,
+} from '../framework';
 
 const DELIVERY_ID = /^whd_[0-9a-f]{32}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,7 +35,9 @@ function positional(args: CliArgs, index: number, what: string, pattern: RegExp)
 export function parseSince(value: string, now = Date.now()): Date {
   const span = /^([1-9]\d*)([smhdw])$/.exec(value);
   if (span) {
-    const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[span[2] as 's' | 'm' | 'h' | 'd' | 'w'];
+    const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[
+      span[2] as 's' | 'm' | 'h' | 'd' | 'w'
+    ];
     return new Date(now - Number(span[1]) * unit);
   }
   const date = new Date(value);
@@ -46,10 +58,20 @@ interface Delivery {
   created_at: string;
 }
 
-const line = (d: Delivery) =>
-  [d.id, d.event_type.padEnd(22), d.status.padEnd(11), `replay ${d.replay_count}`, `attempts ${d.attempt_count}`, d.last_status_code ?? '-', d.created_at, d.last_error ?? '']
-    .join('  ')
-    .trimEnd();
+const deliveryTable = (rows: Delivery[]) =>
+  table(
+    ['ID', 'EVENT', 'STATUS', 'REPLAYS', 'ATTEMPTS', 'LAST HTTP', 'CREATED', 'LAST ERROR'],
+    rows.map((d) => [
+      d.id,
+      d.event_type,
+      d.status,
+      String(d.replay_count),
+      String(d.attempt_count),
+      d.last_status_code === null ? '-' : String(d.last_status_code),
+      d.created_at,
+      d.last_error ?? '',
+    ]),
+  );
 
 export const commands: CliCommand[] = [
   {
@@ -63,9 +85,12 @@ export const commands: CliCommand[] = [
       if (status !== undefined && (typeof status !== 'string' || !DELIVERY_STATUSES.includes(status))) {
         throw usageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')}`);
       }
-      const res = await ctx.api<{ data: Delivery[] }>('GET', `/api/v1/webhooks/${id}/deliveries${status ? `?status=${status}` : ''}`);
+      const res = await ctx.api<{ data: Delivery[] }>(
+        'GET',
+        `/api/v1/webhooks/${id}/deliveries${status ? `?status=${status}` : ''}`,
+      );
       if (args.values.json) ctx.out(JSON.stringify(res.data, null, 2));
-      else ctx.out(res.data.length ? res.data.map(line).join('\n') : 'no deliveries');
+      else ctx.out(res.data.length ? deliveryTable(res.data) : 'no deliveries');
     },
   },
   {
@@ -76,7 +101,11 @@ export const commands: CliCommand[] = [
     async run(args, ctx) {
       const id = positional(args, 0, 'delivery id (whd_...)', DELIVERY_ID);
       const res = await ctx.api<{ data: Delivery }>('POST', `/api/v1/admin/webhooks/deliveries/${id}/replay`);
-      ctx.out(args.values.json ? JSON.stringify(res.data, null, 2) : `replay ${res.data.replay_count} of ${res.data.id} started (${res.data.status})`);
+      ctx.out(
+        args.values.json
+          ? JSON.stringify(res.data, null, 2)
+          : `replay ${res.data.replay_count} of ${res.data.id} started (${res.data.status})`,
+      );
     },
   },
   {
@@ -103,3 +132,144 @@ export const commands: CliCommand[] = [
     },
   },
 ];
+
+/** Headers a forwarded delivery keeps (signatures and ids; hop-by-hop ones are dropped). */
+const FORWARDED_HEADERS = [
+  'content-type',
+  'user-agent',
+  'x-svc-signature',
+  'x-svc-delivery-id',
+  'x-svc-event',
+  'x-svc-event-version',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+];
+
+/**
+ * `webhooks listen` (like `stripe listen`): runs a receiver on 127.0.0.1, subscribes it, prints
+ * each delivery with its signature checked, forwards it when asked, and deactivates the
+ * subscription on Ctrl-C. Needs an API that accepts loopback receivers (WEBHOOK_ALLOW_PRIVATE=1,
+ * which `npm start` sets). Exported for tests: `until` ends it like Ctrl-C does.
+ */
+export async function listen(args: CliArgs, ctx: CliContext, until?: Promise<unknown>): Promise<void> {
+  const [{ createServer }, { randomBytes }, { verifySvcSignature }, { EVENT_TYPES }] = await Promise.all([
+    import('node:http'),
+    import('node:crypto'),
+    import('../../webhooks/signatures'),
+    import('../../events/types'),
+  ]);
+  const events = (stringFlag(args, 'events') ?? EVENT_TYPES.join(','))
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+  if (unknown.length) throw usageError(`unknown event type(s): ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`);
+  const forwardTo = stringFlag(args, 'forward-to');
+  if (forwardTo && !/^https?:\/\//.test(forwardTo)) throw usageError('--forward-to must be an http(s) URL');
+  const portFlag = stringFlag(args, 'port') ?? '0';
+  if (!/^\d{1,5}$/.test(portFlag) || Number(portFlag) > 65535) throw usageError('--port must be a port number');
+  const auth = await userJwtFor(args, ctx);
+  const secret = `whsec_listen_${randomBytes(24).toString('hex')}`;
+  const json = Boolean(args.values.json);
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const header = (name: string) => String(req.headers[name] ?? '');
+        const verified = verifySvcSignature(secret, raw, header('x-svc-signature'));
+        let status = verified ? 200 : 401;
+        let forwarded: string | null = null;
+        if (verified && forwardTo) {
+          try {
+            const headers: Record<string, string> = {};
+            for (const name of FORWARDED_HEADERS) if (req.headers[name]) headers[name] = header(name);
+            const answer = await fetch(forwardTo, { method: 'POST', headers, body: raw, signal: AbortSignal.timeout(9_000) });
+            status = answer.status;
+            forwarded = `forwarded → ${answer.status}`;
+          } catch (e) {
+            status = 502;
+            forwarded = `forward failed: ${(e as Error).message}`;
+          }
+        }
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(verified ? 'ok' : 'bad signature');
+        const record = {
+          received_at: new Date().toISOString(),
+          delivery_id: header('x-svc-delivery-id'),
+          event: header('x-svc-event'),
+          signature: verified ? 'verified' : 'INVALID',
+          ...(forwarded ? { forwarded } : {}),
+          body: (() => {
+            try {
+              return JSON.parse(raw) as unknown;
+            } catch {
+              return raw;
+            }
+          })(),
+        };
+        if (json) ctx.out(JSON.stringify(record));
+        else
+          ctx.out(
+            `${record.received_at}  ${record.event}  ${record.delivery_id}  signature ${record.signature}${forwarded ? `  ${forwarded}` : ''}\n${JSON.stringify(record.body, null, 2)}`,
+          );
+      })();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(portFlag), '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as { port: number };
+  const url = `http://127.0.0.1:${address.port}/webhook`;
+  let subscriptionId: string | null = null;
+  try {
+    const created = await ctx.api<{ data: { id: string } }>('POST', '/api/v1/webhooks', { url, events, secret }, { auth });
+    subscriptionId = created.data.id;
+    ctx.err(
+      `listening on ${url} (subscription ${subscriptionId}; events: ${events.join(', ')})${forwardTo ? `, forwarding to ${forwardTo}` : ''}. Ctrl-C to stop.`,
+    );
+    let onSignal = () => undefined as void;
+    const stopped = new Promise<void>((resolve) => (onSignal = resolve));
+    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+    try {
+      await Promise.race([stopped, ...(until ? [until] : [])]);
+    } finally {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    }
+  } finally {
+    if (subscriptionId) {
+      await ctx.api('DELETE', `/api/v1/webhooks/${subscriptionId}`, undefined, { auth }).then(
+        () => ctx.err(`subscription ${subscriptionId} deactivated`),
+        (e: Error) => ctx.err(`could not deactivate subscription ${subscriptionId}: ${e.message}`),
+      );
+    }
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}
+
+/** --sub mints a development JWT for that user (local API only); otherwise --jwt / API_JWT / the operator's. */
+async function userJwtFor(args: CliArgs, ctx: CliContext): Promise<string> {
+  const sub = stringFlag(args, 'sub');
+  if (!sub) return ctx.adminJwt();
+  assertMintableFor(ctx.baseUrl);
+  return mintDevJwt(ctx.config, { sub }, '12h');
+}
+
+commands.push({
+  name: 'webhooks listen',
+  summary:
+    'Receive webhooks locally (like stripe listen): subscribe a receiver on 127.0.0.1, print each delivery with its signature checked, optionally forward it; Ctrl-C unsubscribes',
+  usage: 'webhooks listen [--forward-to URL] [--events e1,e2] [--port N] [--sub <user-id> | --jwt <jwt>] [--json]',
+  options: {
+    'forward-to': { type: 'string' },
+    events: { type: 'string' },
+    port: { type: 'string' },
+    sub: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  run: (args, ctx) => listen(args, ctx),
+});

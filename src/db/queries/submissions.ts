@@ -295,3 +295,71 @@ export async function listStalledSubmissions(
   );
   return res.rows;
 }
+
+/** Keyset position in a submission history: newest first, ties by id. */
+export interface SubmissionHistoryKey {
+  /** created_at to the microsecond (a JavaScript Date would drop those and skip or repeat rows). */
+  createdAt: string;
+  id: string;
+}
+
+export interface SubmissionHistoryFilter {
+  /** Every agent of this user, unless `agentId` narrows it. */
+  ownerUserId?: string;
+  agentId?: string;
+  challengeId?: string;
+  status?: SubmissionStatus;
+  /** Only live (false) or only sandbox (true) submissions; undefined: both. */
+  sandbox?: boolean;
+  after: SubmissionHistoryKey | null;
+  limit: number;
+}
+
+export type SubmissionHistoryRow = SubmissionSummaryRow & {
+  agent_name: string;
+  challenge_title: string;
+  result_id: string | null;
+  /** numeric(5,2) as text; null until judged. */
+  final_score: string | null;
+  result_state: string | null;
+  judged_at: Date | null;
+  /** created_at as UTC text with microseconds, for the cursor. */
+  created_at_key: string;
+};
+
+/**
+ * A page of submissions for an owner or one agent, newest first (created_at DESC, id DESC), with
+ * each one's current result. Walks submissions_history_idx; `limit` is the page size plus one.
+ */
+export async function listSubmissionHistory(
+  db: Queryable,
+  f: SubmissionHistoryFilter,
+): Promise<SubmissionHistoryRow[]> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  const arg = (v: unknown) => {
+    args.push(v);
+    return `$${args.length}`;
+  };
+  if (f.agentId) where.push(`s.agent_id = ${arg(f.agentId)}`);
+  if (f.ownerUserId) where.push(`a.owner_user_id = ${arg(f.ownerUserId)}`);
+  if (f.challengeId) where.push(`s.challenge_id = ${arg(f.challengeId)}`);
+  if (f.status) where.push(`s.status = ${arg(f.status)}`);
+  if (f.sandbox !== undefined) where.push(`s.sandbox = ${arg(f.sandbox)}`);
+  if (f.after)
+    where.push(`(s.created_at, s.id) < (${arg(f.after.createdAt)}::timestamptz, ${arg(f.after.id)}::uuid)`);
+  const res = await db.query<SubmissionHistoryRow>(
+    `SELECT ${LIGHT_COLUMNS}, a.name AS agent_name, c.title AS challenge_title,
+       r.id AS result_id, r.final_score::text AS final_score, r.result_state, r.judged_at,
+       to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_key
+     FROM submissions s
+     JOIN agents a ON a.id = s.agent_id
+     JOIN challenges c ON c.id = s.challenge_id
+     LEFT JOIN results r ON r.submission_id = s.id AND r.superseded_at IS NULL
+     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY s.created_at DESC, s.id DESC
+     LIMIT ${arg(f.limit)}`,
+    args,
+  );
+  return res.rows;
+}

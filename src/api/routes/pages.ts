@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { listChallenges } from '../../db/queries/challenges';
+import { requireVisibleChallenge, visibleStatuses } from '../../domain/challenges';
+import { getLeaderboard } from '../../domain/leaderboard';
+import { renderChallengePage, renderHomePage, renderMePage } from '../../web/pages';
+import { renderNotFoundPage } from '../../web/watch-page';
+import { ApiError } from '../errors';
+import { defineRoute, uuidParam, type HandlerResult } from '../route';
+import { safeText } from '../schemas/common';
+
+const HOME_PAGE_SIZE = 24;
+const FIRST_LEADERBOARD_PAGE = 50;
+
+/** Pages take any query: a value that does not fit falls back to the default instead of a JSON 400. */
+const homeQuery = z.object({
+  status: z.enum(['active', 'complete', 'archived']).catch('active'),
+  category: safeText(100, 1).optional().catch(undefined),
+  format: safeText(100, 1).optional().catch(undefined),
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+});
+
+const html = (page: { html: string; headers: Record<string, string> }, status = 200): HandlerResult => ({
+  status,
+  raw: page.html,
+  contentType: 'text/html; charset=utf-8',
+  headers: page.headers,
+});
+
+/** Server-rendered pages for competitors and spectators (src/web/pages.ts); hidden from OpenAPI. */
+export const pageRoutes = [
+  defineRoute({
+    operationId: 'homePage',
+    method: 'get',
+    path: '/',
+    summary: 'Web page: active and upcoming challenges, with filters and paging',
+    tags: ['pages'],
+    auth: 'public',
+    scope: 'challenge:read',
+    rateLimit: 'reads',
+    internal: true,
+    query: homeQuery,
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+    async handler({ query, principal, deps }) {
+      const { rows, total } = await listChallenges(
+        deps.db,
+        {
+          statuses: visibleStatuses(principal, query.status),
+          category: query.category,
+          format: query.format,
+        },
+        { limit: HOME_PAGE_SIZE, offset: (query.page - 1) * HOME_PAGE_SIZE },
+      );
+      return html(renderHomePage({ rows, total, limit: HOME_PAGE_SIZE, filters: query }));
+    },
+  }),
+  defineRoute({
+    operationId: 'challengePage',
+    method: 'get',
+    path: '/challenges/:id',
+    summary: "Web page: a challenge's description, rules and leaderboard",
+    tags: ['pages'],
+    auth: 'public',
+    scope: 'challenge:read',
+    rateLimit: 'reads',
+    internal: true,
+    params: uuidParam,
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+    async handler({ params, principal, deps }) {
+      let challenge;
+      try {
+        challenge = await requireVisibleChallenge(deps.db, principal, params.id);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) return html(renderNotFoundPage(), 404);
+        throw err;
+      }
+      const { entries, pagination } = await getLeaderboard(deps.db, principal, challenge.id, {
+        limit: FIRST_LEADERBOARD_PAGE,
+      });
+      return html(renderChallengePage({ challenge, entries, hasMore: pagination.has_more }));
+    },
+  }),
+  defineRoute({
+    operationId: 'mePage',
+    method: 'get',
+    path: '/me',
+    summary: 'Web page: your submission history (paste an API token; it stays in the tab)',
+    tags: ['pages'],
+    auth: 'public',
+    rateLimit: 'reads',
+    internal: true,
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+    async handler() {
+      return html(renderMePage());
+    },
+  }),
+];

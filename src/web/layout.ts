@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * What every server-rendered page shares: HTML escaping, JSON for data blocks, the strict
+ * Content-Security-Policy (only this response's nonce may run script or apply style; nothing from
+ * another host; Trusted Types required, so an innerHTML slip throws instead of running), the
+ * security headers, and the leaderboard display rules used both on the server and in the browser.
+ */
+
+export interface RenderedPage {
+  html: string;
+  headers: Record<string, string>;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+}
+
+/** JSON that is safe inside a <script type="application/json"> block. */
+export function jsonForScriptBlock(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+export const newNonce = () => randomBytes(16).toString('base64');
+
+/** `formAction`: whether the page's own GET forms (filters) may submit to this origin. */
+export function pageCsp(nonce: string, options: { formAction?: boolean } = {}): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    options.formAction ? "form-action 'self'" : "form-action 'none'",
+    "frame-ancestors 'none'",
+    "require-trusted-types-for 'script'",
+  ].join('; ');
+}
+
+export function pageHeaders(nonce: string, options: { formAction?: boolean } = {}): Record<string, string> {
+  return {
+    'Content-Security-Policy': pageCsp(nonce, options),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cache-Control': 'no-store',
+  };
+}
+
+export interface DisplayRow {
+  /** Shared by agents with the same best score (1, 1, 3); the API's rank breaks ties by time. */
+  rank: number;
+  tied: boolean;
+  /** The agent's name, plus a short id when another listed agent has the same name. */
+  label: string;
+}
+
+/**
+ * The leaderboard display rules, as browser JavaScript (ES2017, no helpers) so the server's first
+ * render and the page's refresh run the very same code: equal best scores share a rank, and
+ * same-named agents are told apart by the first 8 characters of their id.
+ */
+export const LEADERBOARD_DISPLAY_JS = `function leaderboardDisplay(rows) {
+  var names = Object.create(null);
+  rows.forEach(function (r) { names[r.agent_name] = (names[r.agent_name] || 0) + 1; });
+  var out = [];
+  for (var i = 0; i < rows.length; i++) {
+    var r = rows[i];
+    var prev = out[i - 1];
+    var sameAsPrev = i > 0 && Number(rows[i - 1].best_score) === Number(r.best_score);
+    var rank = sameAsPrev ? prev.rank : (typeof r.rank === 'number' ? r.rank : i + 1);
+    if (sameAsPrev) prev.tied = true;
+    var label = names[r.agent_name] > 1 ? r.agent_name + ' #' + String(r.agent_id).slice(0, 8) : r.agent_name;
+    out.push({ rank: rank, tied: sameAsPrev, label: label });
+  }
+  return out;
+}`;
+
+// One implementation for both sides: the server evaluates the same source the browser gets.
+export const leaderboardDisplay = new Function(`${LEADERBOARD_DISPLAY_JS}; return leaderboardDisplay;`)() as (
+  rows: { rank: number; agent_id: string; agent_name: string; best_score: number }[],
+) => DisplayRow[];
+
+export const BASE_STYLE = `
+:root { color-scheme: dark; --bg:#0f1216; --panel:#171b21; --line:#2d3440; --text:#e6e9ee; --muted:#9aa4b2;
+  --accent:#79bbff; --ok:#4ac35e; --bad:#ff6b61; --warn:#e0a82e; --code:#0b0d10; }
+* { box-sizing: border-box; }
+body { margin:0; background:var(--bg); color:var(--text); font:15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+a { color:var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline:2px solid var(--accent); outline-offset:2px; }
+.site { display:flex; gap:20px; align-items:center; padding:12px 24px; border-bottom:1px solid var(--line); flex-wrap:wrap; }
+.site .brand { font-weight:700; color:var(--text); text-decoration:none; }
+.site nav { display:flex; gap:16px; }
+main { max-width:1100px; margin:0 auto; padding:20px 24px 48px; }
+h1 { margin:4px 0 8px; font-size:26px; }
+h2 { margin:28px 0 10px; font-size:18px; }
+.muted { color:var(--muted); }
+.small { font-size:13px; }
+.badge { display:inline-block; padding:0 8px; border-radius:999px; border:1px solid var(--line); font-size:12px; }
+.b-active { border-color:var(--ok); color:var(--ok); }
+.b-upcoming { border-color:var(--warn); color:var(--warn); }
+.b-complete, .b-sub-failed { border-color:var(--bad); color:var(--bad); }
+.b-sub-complete { border-color:var(--ok); color:var(--ok); }
+.cards { list-style:none; padding:0; margin:0; display:grid; grid-template-columns:repeat(auto-fill, minmax(300px, 1fr)); gap:14px; }
+.card { background:var(--panel); border:1px solid var(--line); border-radius:10px; padding:14px; display:flex; flex-direction:column; gap:6px; }
+.card h2 { margin:0; font-size:17px; }
+.facts { display:flex; flex-wrap:wrap; gap:6px 14px; color:var(--muted); font-size:13px; margin:0; }
+form.filters { display:flex; flex-wrap:wrap; gap:12px; align-items:flex-end; margin:12px 0 18px; }
+label { display:flex; flex-direction:column; gap:4px; font-size:13px; color:var(--muted); }
+input, select, button { font:inherit; color:var(--text); background:var(--code); border:1px solid var(--line); border-radius:6px; padding:6px 10px; }
+button { background:#1f6feb; border-color:#1f6feb; color:#fff; cursor:pointer; }
+button.secondary { background:transparent; color:var(--accent); border-color:var(--line); }
+.pager { display:flex; gap:16px; margin-top:18px; }
+table { width:100%; border-collapse:collapse; }
+th, td { text-align:left; padding:7px 6px; border-bottom:1px solid var(--line); font-size:14px; vertical-align:top; }
+td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+dl.rules { display:grid; grid-template-columns:max-content 1fr; gap:4px 16px; margin:0; }
+dl.rules dt { color:var(--muted); }
+dl.rules dd { margin:0; }
+pre, code { font:13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+pre { background:var(--code); border:1px solid var(--line); border-radius:6px; padding:8px 10px; overflow:auto; white-space:pre-wrap; }
+.description { white-space:pre-wrap; }
+.grid2 { display:grid; grid-template-columns:minmax(0, 1fr) minmax(0, 1fr); gap:24px; }
+@media (max-width: 860px) { .grid2 { grid-template-columns:1fr; } }
+.notice { border:1px solid var(--line); border-left:3px solid var(--warn); padding:8px 12px; border-radius:6px; background:var(--panel); }
+.sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
+`;
+
+export function siteHeader(): string {
+  return `<header class="site"><a class="brand" href="/">Challenges</a><nav aria-label="Site"><a href="/">Challenges</a><a href="/me">My submissions</a><a href="/api/v1/docs">API reference</a></nav></header>`;
+}
+
+export function pageShell(input: { title: string; nonce: string; body: string; script?: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(input.title)}</title>
+<style nonce="${input.nonce}">${BASE_STYLE}</style>
+</head>
+<body>
+${siteHeader()}
+<main id="main">
+${input.body}
+</main>
+${input.script ? `<script nonce="${input.nonce}">${input.script}</script>` : ''}
+</body>
+</html>
+`;
+}
