@@ -32,6 +32,7 @@ export function buildRouter(routes: AnyRouteDef[], deps: AppDeps): Router {
   for (const def of [...routes].sort(bySpecificity)) {
     if (seen.has(def.operationId)) throw new Error(`duplicate operationId ${def.operationId}`);
     seen.add(def.operationId);
+    if (def.httpCache && (def.method !== 'get' || def.idempotent)) throw new Error(`${def.operationId}: httpCache is for GET reads`);
     router.register(def.path, [def.method.toUpperCase()], routePipeline(def, deps), { name: def.operationId });
   }
   return router;
