@@ -64,6 +64,11 @@ const envSchema = z
     AGENT_ONLINE_WINDOW_MS: z.coerce.number().int().positive().default(90_000),
     /** A received submission whose workflow has not started after this long is started by the sweeper. */
     SUBMISSION_SWEEP_AFTER_MS: z.coerce.number().int().positive().default(10_000),
+    /**
+     * How long an API process may reuse a credential row it read (revocations reach it at once by
+     * LISTEN/NOTIFY; this bounds a missed notification); 0 reads every request's credential afresh.
+     */
+    CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
     /** Disable rate limiting (benchmarks only; never in production). */
     RATE_LIMIT_DISABLED: boolFlag,
   })

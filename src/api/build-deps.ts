@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
+import { CredentialCache } from '../auth/credential-cache';
 import { createSessionJwtVerifier } from '../auth/jwt';
+import { notificationListenerFor } from '../db/notification-listener';
 import type { Config } from '../config';
 import { createPool } from '../db/pool';
+import type { AgentKeyAuthRow, ApiTokenAuthRow } from '../db/queries/credentials';
 import { lazyTemporalClient } from '../temporal/client';
 import type { AppDeps } from './deps';
 import { createPostgresRateLimiter } from './rate-limits';
@@ -13,6 +16,11 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
   // Rate-limit counters need no durability: their own small pool commits without waiting for the
   // WAL flush, which takes an fsync off every request (docs/benchmarks.md).
   const limiterDb = createPool(config.DATABASE_URL, 5, { synchronousCommit: false });
+  const credentialCache = new CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>(
+    notificationListenerFor(config.DATABASE_URL, logger),
+    config.CREDENTIAL_CACHE_TTL_MS,
+  );
+  credentialCache.start();
   const deps: AppDeps = {
     config,
     db,
@@ -20,10 +28,12 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
     logger,
     jwt: createSessionJwtVerifier(config),
     rateLimiter: createPostgresRateLimiter(limiterDb, { disabled: config.RATE_LIMIT_DISABLED }),
+    credentialCache,
   };
   return {
     deps,
     close: async () => {
+      credentialCache.stop();
       await temporal.close();
       await Promise.all([db.end(), limiterDb.end()]);
     },

@@ -165,6 +165,7 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       def.auth === 'agentKey'
         ? { agentKey: ctx.get('x-service-api-key') || undefined }
         : { authorization: ctx.get('authorization') || undefined },
+      deps.credentialCache,
     );
     const principal: Principal = outcome.ok ? outcome.principal : { kind: 'anonymous' };
     const category: RateLimitCategory = principal.kind === 'anonymous' ? 'anonymous' : def.rateLimit;
