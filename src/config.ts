@@ -61,6 +61,8 @@ const envSchema = z
     SPECTATOR_RELAY_SWEEP_MS: z.coerce.number().int().min(0).default(10_000),
     /** Heartbeat comment interval of the spectator Server-Sent Events stream. */
     SPECTATOR_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
+    /** A spectator stream whose client takes nothing for this long is dropped (it resumes with Last-Event-ID). */
+    SPECTATOR_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     AGENT_ONLINE_WINDOW_MS: z.coerce.number().int().positive().default(90_000),
     /** A received submission whose workflow has not started after this long is started by the sweeper. */
     SUBMISSION_SWEEP_AFTER_MS: z.coerce.number().int().positive().default(10_000),
