@@ -26,7 +26,7 @@ import { startStack } from './lib/stack';
 import { benchReads } from './reads';
 
 const TEMPORAL_PORT = Number(process.env.BENCH_TEMPORAL_PORT ?? 7266);
-const DATABASE = 'challenges_bench';
+const DATABASE = process.env.BENCH_DATABASE_NAME ?? 'challenges_bench';
 const OUT_DIR = path.join(ROOT, '.data/bench');
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const wanted = (part: string) => !ONLY || ONLY.has(part);
