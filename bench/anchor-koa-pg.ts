@@ -21,7 +21,11 @@ function serve(port: number, databaseUrl: string): void {
   const app = new Koa();
   app.use(async (ctx) => {
     if (ctx.path === '/api/v1/challenges') {
-      const { rows, total } = await listChallenges(db, { statuses: PUBLIC_STATUSES }, { limit: 20, offset: 0 });
+      const { rows, total } = await listChallenges(
+        db,
+        { statuses: PUBLIC_STATUSES },
+        { limit: 20, offset: 0 },
+      );
       ctx.body = { data: rows, total };
       return;
     }

@@ -13,7 +13,7 @@
  * figures read from its output. Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 10 minutes)
- *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, leaderboard, submissions, webhooks, stream)
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, leaderboard, submissions, webhooks, spectators, stream)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -204,6 +204,15 @@ async function streamPart(env: Record<string, string>): Promise<BenchRow[]> {
   ];
 }
 
+async function spectatorsPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const file = 'bench/spectators.ts';
+  const run = await runBenchFile(file, [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 15 * 60_000);
+  const line = run.output.split('\n').find((l) => l.startsWith('SPECTATORS_ROWS '));
+  if (!line || run.code !== 0)
+    return [failedRow('5,000 SSE spectators', 'every event in order; p99 ≤ 250 ms', `exit ${run.code}; see .data/bench/logs/spectators.log`, run.loadAfter)];
+  return JSON.parse(line.slice('SPECTATORS_ROWS '.length)) as BenchRow[];
+}
+
 async function leaderboardDetailPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/leaderboard.ts';
   if (!existsSync(path.join(ROOT, file))) return [];
@@ -290,6 +299,10 @@ async function main(): Promise<void> {
     if (wanted('webhooks')) {
       log('webhooks (bench/webhooks.ts)');
       rows.push(...(await webhooksPart(featureEnv)));
+    }
+    if (wanted('spectators')) {
+      log('live spectators (bench/spectators.ts)');
+      rows.push(...(await spectatorsPart(featureEnv)));
     }
     if (wanted('stream')) {
       log('stream ingest and relay (bench/stream.ts)');

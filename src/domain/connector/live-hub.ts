@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { notificationListenerFor, type NotificationListener } from '../../db/notification-listener';
 import { LIVE_EVENTS_CHANNEL } from '../../db/queries/live-events';
+import { spectatorFeedReads } from '../../lib/metrics';
 
 /** One feed item as read from the database, before serialisation. */
 export interface FeedSourceItem {
@@ -136,6 +137,7 @@ export class ChallengeFeed {
     for (;;) {
       const items = await this.spec.fetch(this.head, FEED_PAGE);
       this.reads += 1;
+      spectatorFeedReads.inc();
       if (this.closed || items.length === 0) return;
       const frames = items.map(serialiseFrame);
       this.head = frames[frames.length - 1].cursor;

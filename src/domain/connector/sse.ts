@@ -1,5 +1,7 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
+import { Gauge } from 'prom-client';
+import { metricsRegistry, spectatorStreamsEvicted } from '../../lib/metrics';
 import {
   FEED_PAGE,
   serialiseFrame,
@@ -32,6 +34,15 @@ export const openSseStreams = (): number => openStreams;
 /** Streams dropped for not reading (since the process started). */
 export const evictedSseStreams = (): number => evictedStreams;
 export const MAX_SSE_STREAMS_PER_PROCESS = 6_000;
+
+new Gauge({
+  name: 'spectator_streams_open',
+  help: 'Open spectator (SSE) streams in this process',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(openStreams);
+  },
+});
 
 /**
  * Serves one Server-Sent Events connection until the client goes away.
@@ -99,6 +110,7 @@ export async function runSseStream(options: SseStreamOptions): Promise<void> {
     if (onDrain) res.off('drain', onDrain);
     if (outcome === 'stalled' && !closed) {
       evictedStreams += 1;
+      spectatorStreamsEvicted.inc();
       closed = true;
       res.destroy();
     }
