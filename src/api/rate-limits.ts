@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { consumeRateLimitPoints, deleteExpiredRateLimits } from '../db/queries/rate-limits';
 
 /** The spec's limits table (section 8) plus DESIGN.md's numbers for what it leaves open. */
 export const RATE_LIMIT_CATEGORIES = {
@@ -33,53 +34,76 @@ export interface RateLimiter {
   consume(category: RateLimitCategory, subject: string): Promise<RateLimitDecision>;
 }
 
+/** Exhausted keys are refused from memory only in windows this short (seconds). */
+const MAX_MEMORY_BLOCK_SEC = 60;
+/** How often one process sweeps windows that ended over an hour ago from the shared table. */
+const SWEEP_EVERY_MS = 5 * 60_000;
+
 /**
- * Counters live in PostgreSQL so several API processes enforce one budget. Should the store
- * fail, an in-memory insurance limiter keeps limits per process rather than failing requests.
+ * Counters live in PostgreSQL so several API processes enforce one budget, exactly (one atomic
+ * upsert per request; every allowed request sees its own place in the shared countdown). The
+ * upsert is a named statement (planned once per connection), and a key that has used its whole
+ * budget is refused from memory until its window ends (it would be refused by the table anyway),
+ * so a client hammering past its limit costs no database work. Should the store fail, an
+ * in-memory insurance limiter keeps limits per process rather than failing requests.
  */
 export function createPostgresRateLimiter(pool: Pool, options: { disabled?: boolean } = {}): RateLimiter {
-  const limiters = new Map<RateLimitCategory, RateLimiterPostgres>();
-  let first = true;
+  const insurance = new Map<RateLimitCategory, RateLimiterMemory>();
   for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
-    limiters.set(
-      category,
-      new RateLimiterPostgres({
-        storeClient: pool,
-        storeType: 'pool',
-        tableName: 'rate_limits',
-        tableCreated: true,
-        keyPrefix: `rl:${category}`,
-        points: spec.points,
-        duration: spec.durationSec,
-        // Rows expired over an hour ago are deleted every 5 minutes (one shared table, so one
-        // limiter per process does it; the timer is unref'd and never keeps the process alive).
-        clearExpiredByTimeout: first,
-        insuranceLimiter: new RateLimiterMemory({ keyPrefix: `rlmem:${category}`, points: spec.points, duration: spec.durationSec }),
-      }),
-    );
-    first = false;
+    insurance.set(category, new RateLimiterMemory({ keyPrefix: `rlmem:${category}`, points: spec.points, duration: spec.durationSec }));
+  }
+  /** Exhausted keys → when their window ends (epoch ms). */
+  const exhausted = new Map<string, number>();
+  if (!options.disabled) {
+    const sweep = setInterval(() => {
+      void deleteExpiredRateLimits(pool).catch(() => undefined);
+      const now = Date.now();
+      for (const [key, until] of exhausted) if (until <= now) exhausted.delete(key);
+    }, SWEEP_EVERY_MS);
+    sweep.unref();
   }
   return {
     async consume(category, subject) {
       const spec = RATE_LIMIT_CATEGORIES[category];
       const retryAfterFixed = 'retryAfterSec' in spec ? spec.retryAfterSec : undefined;
-      const toDecision = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
-        allowed,
-        limit: spec.points,
-        remaining: Math.max(0, res.remainingPoints),
-        resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
-        retryAfterSec: retryAfterFixed ?? Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-      });
+      const decision = (consumed: number, windowEndsAt: number): RateLimitDecision => {
+        const msBeforeNext = Math.max(0, windowEndsAt - Date.now());
+        return {
+          allowed: consumed <= spec.points,
+          limit: spec.points,
+          remaining: Math.max(0, spec.points - consumed),
+          resetAt: Math.ceil(windowEndsAt / 1000),
+          retryAfterSec: retryAfterFixed ?? Math.max(1, Math.ceil(msBeforeNext / 1000)),
+        };
+      };
       if (options.disabled) {
         return { allowed: true, limit: spec.points, remaining: spec.points, resetAt: Math.ceil(Date.now() / 1000) + spec.durationSec, retryAfterSec: 0 };
       }
-      try {
-        const res = await limiters.get(category)!.consume(subject, 1);
-        return toDecision(res, true);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return toDecision(rejection, false);
-        throw rejection;
+      const key = `rl:${category}:${subject}`;
+      const blockedUntil = exhausted.get(key);
+      if (blockedUntil !== undefined) {
+        if (blockedUntil > Date.now()) return decision(spec.points + 1, blockedUntil);
+        exhausted.delete(key);
       }
+      let consumed: { points: number; expire: number };
+      try {
+        consumed = await consumeRateLimitPoints(pool, key, 1, spec.durationSec * 1000);
+      } catch {
+        try {
+          const res = await insurance.get(category)!.consume(subject, 1);
+          return decision(spec.points - res.remainingPoints, Date.now() + res.msBeforeNext);
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) return decision(spec.points + 1, Date.now() + rejection.msBeforeNext);
+          throw rejection;
+        }
+      }
+      // Only minute windows: an operator who clears a row (e.g. an hourly token-creation budget)
+      // waits at most that long for every process to let the caller in again.
+      if (consumed.points >= spec.points && spec.durationSec <= MAX_MEMORY_BLOCK_SEC) {
+        if (exhausted.size >= 100_000) exhausted.clear(); // bounded memory
+        exhausted.set(key, consumed.expire);
+      }
+      return decision(consumed.points, consumed.expire);
     },
   };
 }
