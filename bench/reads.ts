@@ -283,18 +283,22 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
     // ---- a 304 against a 200: the first page, revalidated with its current ETag (limiter off, so
     // only the read itself differs)
     const firstPage = [`/api/v1/leaderboards/${boardId}`];
-    const etag = (await fetch(`${unlimitedUrl}${firstPage[0]}`)).headers.get('etag') ?? '';
+    const probe = await fetch(`${unlimitedUrl}${firstPage[0]}`);
+    const etag = probe.headers.get('etag') ?? '';
+    const pageBytes = (await probe.arrayBuffer()).byteLength;
     const full = await measure(unlimitedUrl, firstPage, [{}]);
     const revalidated = await measure(unlimitedUrl, firstPage, [{ 'if-none-match': etag }], { okStatuses: [304] });
     log(`leaderboard first page: 200 ${fmt(full.report.rps)} req/s, 304 ${fmt(revalidated.report.rps)} req/s`);
-    const cost = (m: Measured) => m.report.cpuPerRequestMs.server + m.report.cpuPerRequestMs.postgres;
+    // The API process's own CPU: both run the same statements (PostgreSQL's CPU counter is the
+    // whole server's, which on a shared machine includes other databases' work).
+    const cost = (m: Measured) => m.report.cpuPerRequestMs.server;
     rows.push({
       figure: 'Leaderboard first page revalidated (If-None-Match → 304) against a full 200',
-      value: `304: ${fmt(revalidated.report.rps)} req/s, ${cost(revalidated).toFixed(2)} ms CPU/request; 200: ${fmt(full.report.rps)} req/s, ${cost(full).toFixed(2)} ms`,
-      target: '304 costs less than 200',
+      value: `304: ${fmt(revalidated.report.rps)} req/s, API ${cost(revalidated).toFixed(3)} ms CPU/request; 200: ${fmt(full.report.rps)} req/s, API ${cost(full).toFixed(3)} ms`,
+      target: '304 costs the service less than 200',
       ok: cost(revalidated) < cost(full) && (revalidated.report.statuses['304'] ?? 0) > 0,
       load: revalidated.load,
-      note: `anonymous, RATE_LIMIT_DISABLED=1; API+PostgreSQL CPU per request (304: ${cpuNote(revalidated.report)}); a 304 still runs the read, it saves serialising and sending the page`,
+      note: `anonymous, RATE_LIMIT_DISABLED=1; same statements either way (PostgreSQL: 304 ${revalidated.report.cpuPerRequestMs.postgres.toFixed(2)} ms, 200 ${full.report.cpuPerRequestMs.postgres.toFixed(2)} ms, whole server); a 304 saves the page's bytes (${fmt(pageBytes / 1024, 1)} KiB) and their sending`,
     });
   } finally {
     await Promise.all([unlimited.stop(), anchor.stop()]);

@@ -95,11 +95,9 @@ export async function getLeaderboard(
   query: { cursor?: string; limit: number },
 ): Promise<{ entries: LeaderboardEntry[]; pagination: Pagination }> {
   const after = query.cursor ? decodeCursor(query.cursor) : null;
-  // Both at once (two pooled connections): the page is discarded when the challenge is not visible.
-  const [, page] = await Promise.all([
-    requireLeaderboardChallenge(db, principal, challengeId),
-    leaderboardPage(db, challengeId, after, query.limit + 1, true),
-  ]);
+  // One statement: the page, its counts and the challenge's status (visibility checked here).
+  const page = await leaderboardPage(db, challengeId, after, query.limit + 1, true);
+  if (!page.challengeStatus || !canSeeChallenge(principal, { status: page.challengeStatus })) throw notFound('challenge');
   const hasMore = page.rows.length > query.limit;
   const rows = hasMore ? page.rows.slice(0, query.limit) : page.rows;
   const entries = rows.map((row, i) => toEntry(row, page.before + i + 1));
