@@ -13,7 +13,7 @@
  * figures read from its output. Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 10 minutes)
- *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, leaderboard, submissions, webhooks, spectators, stream)
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -213,6 +213,23 @@ async function spectatorsPart(env: Record<string, string>): Promise<BenchRow[]> 
   return JSON.parse(line.slice('SPECTATORS_ROWS '.length)) as BenchRow[];
 }
 
+async function limiterPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const run = await runBenchFile('bench/limiter.ts', [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 5 * 60_000);
+  const rate = (name: string) => num(new RegExp(`LIMITER ${name}: ([\\d,]+) consumes/s`), run.output.replace(/(\d),(\d)/g, '$1$2'));
+  const library = rate('library');
+  const ours = rate('ours');
+  return [
+    {
+      figure: 'Rate limiter alone: consumes/s, library RateLimiterPostgres → ours (named statement)',
+      value: `${fmt(library)} → ${fmt(ours)} consumes/s (${fmt(100 * (ours / library - 1))} %)`,
+      target: '(reduced, PostgreSQL kept)',
+      ok: null,
+      load: run.loadAfter,
+      note: run.code !== 0 ? `exit ${run.code}; see .data/bench/logs/limiter.log` : 'bench/limiter.ts: 16 callers, 200 keys, alternated rounds, medians',
+    },
+  ];
+}
+
 async function leaderboardDetailPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/leaderboard.ts';
   if (!existsSync(path.join(ROOT, file))) return [];
@@ -287,6 +304,10 @@ async function main(): Promise<void> {
       } finally {
         await stack.stop();
       }
+    }
+    if (wanted('limiter')) {
+      log('rate limiter A/B (bench/limiter.ts)');
+      rows.push(...(await limiterPart(featureEnv)));
     }
     if (wanted('leaderboard')) {
       log('leaderboard detail (bench/leaderboard.ts)');
