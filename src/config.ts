@@ -71,6 +71,11 @@ const envSchema = z
      * LISTEN/NOTIFY; this bounds a missed notification); 0 reads every request's credential afresh.
      */
     CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
+    /**
+     * Optional Redis (redis://host:port) for the rate-limit counters; without it they live in
+     * PostgreSQL (the default: the README's two commands need nothing else).
+     */
+    REDIS_URL: z.string().url().optional(),
     /** Disable rate limiting (benchmarks only; never in production). */
     RATE_LIMIT_DISABLED: boolFlag,
   })

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { consumeRateLimitPoints, deleteExpiredRateLimits } from '../db/queries/rate-limits';
 
 /** The spec's limits table (section 8) plus DESIGN.md's numbers for what it leaves open. */
@@ -32,6 +33,35 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   consume(category: RateLimitCategory, subject: string): Promise<RateLimitDecision>;
+  /** Resolves once the shared store is connected (until then, per-process insurance limits apply). */
+  whenReady?: () => Promise<void>;
+}
+
+/** The answer for a window in which `consumed` points are used (the current request included). */
+function decide(category: RateLimitCategory, consumed: number, windowEndsAt: number): RateLimitDecision {
+  const spec = RATE_LIMIT_CATEGORIES[category];
+  const retryAfterFixed = 'retryAfterSec' in spec ? spec.retryAfterSec : undefined;
+  const msBeforeNext = Math.max(0, windowEndsAt - Date.now());
+  return {
+    allowed: consumed <= spec.points,
+    limit: spec.points,
+    remaining: Math.max(0, spec.points - consumed),
+    resetAt: Math.ceil(windowEndsAt / 1000),
+    retryAfterSec: retryAfterFixed ?? Math.max(1, Math.ceil(msBeforeNext / 1000)),
+  };
+}
+
+function unlimited(category: RateLimitCategory): RateLimitDecision {
+  const spec = RATE_LIMIT_CATEGORIES[category];
+  return { allowed: true, limit: spec.points, remaining: spec.points, resetAt: Math.ceil(Date.now() / 1000) + spec.durationSec, retryAfterSec: 0 };
+}
+
+function insuranceLimiters(): Map<RateLimitCategory, RateLimiterMemory> {
+  const insurance = new Map<RateLimitCategory, RateLimiterMemory>();
+  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
+    insurance.set(category, new RateLimiterMemory({ keyPrefix: `rlmem:${category}`, points: spec.points, duration: spec.durationSec }));
+  }
+  return insurance;
 }
 
 /** Exhausted keys are refused from memory only in windows this short (seconds). */
@@ -48,10 +78,7 @@ const SWEEP_EVERY_MS = 5 * 60_000;
  * in-memory insurance limiter keeps limits per process rather than failing requests.
  */
 export function createPostgresRateLimiter(pool: Pool, options: { disabled?: boolean } = {}): RateLimiter {
-  const insurance = new Map<RateLimitCategory, RateLimiterMemory>();
-  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
-    insurance.set(category, new RateLimiterMemory({ keyPrefix: `rlmem:${category}`, points: spec.points, duration: spec.durationSec }));
-  }
+  const insurance = insuranceLimiters();
   /** Exhausted keys → when their window ends (epoch ms). */
   const exhausted = new Map<string, number>();
   if (!options.disabled) {
@@ -65,20 +92,8 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
   return {
     async consume(category, subject) {
       const spec = RATE_LIMIT_CATEGORIES[category];
-      const retryAfterFixed = 'retryAfterSec' in spec ? spec.retryAfterSec : undefined;
-      const decision = (consumed: number, windowEndsAt: number): RateLimitDecision => {
-        const msBeforeNext = Math.max(0, windowEndsAt - Date.now());
-        return {
-          allowed: consumed <= spec.points,
-          limit: spec.points,
-          remaining: Math.max(0, spec.points - consumed),
-          resetAt: Math.ceil(windowEndsAt / 1000),
-          retryAfterSec: retryAfterFixed ?? Math.max(1, Math.ceil(msBeforeNext / 1000)),
-        };
-      };
-      if (options.disabled) {
-        return { allowed: true, limit: spec.points, remaining: spec.points, resetAt: Math.ceil(Date.now() / 1000) + spec.durationSec, retryAfterSec: 0 };
-      }
+      const decision = (consumed: number, windowEndsAt: number) => decide(category, consumed, windowEndsAt);
+      if (options.disabled) return unlimited(category);
       const key = `rl:${category}:${subject}`;
       const blockedUntil = exhausted.get(key);
       if (blockedUntil !== undefined) {
@@ -105,5 +120,42 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
       }
       return decision(consumed.points, consumed.expire);
     },
+  };
+}
+
+/**
+ * The same budgets in Redis (when REDIS_URL is set): one atomic INCR-with-expiry per request,
+ * shared by every API process like the PostgreSQL table, and no write transaction in PostgreSQL
+ * per request (docs/benchmarks.md, "Rate limiter"). Exhausted keys are refused from memory until
+ * their window ends; should Redis fail, the in-memory insurance limiter takes over.
+ */
+export function createRedisRateLimiter(redis: Redis): RateLimiter {
+  const insurance = insuranceLimiters();
+  const limiters = new Map<RateLimitCategory, RateLimiterRedis>();
+  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
+    limiters.set(
+      category,
+      new RateLimiterRedis({
+        storeClient: redis,
+        keyPrefix: `rl:${category}`,
+        points: spec.points,
+        duration: spec.durationSec,
+        inMemoryBlockOnConsumed: spec.durationSec <= MAX_MEMORY_BLOCK_SEC ? spec.points + 1 : 0,
+        insuranceLimiter: insurance.get(category),
+      }),
+    );
+  }
+  return {
+    async consume(category, subject) {
+      const points = RATE_LIMIT_CATEGORIES[category].points;
+      try {
+        const res = await limiters.get(category)!.consume(subject, 1);
+        return decide(category, points - res.remainingPoints, Date.now() + res.msBeforeNext);
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) return decide(category, points + 1, Date.now() + rejection.msBeforeNext);
+        throw rejection;
+      }
+    },
+    whenReady: () => (redis.status === 'ready' ? Promise.resolve() : new Promise((resolve) => redis.once('ready', () => resolve()))),
   };
 }
