@@ -1,19 +1,20 @@
 /**
- * Read throughput of the real API process, against the bare Koa baseline measured the same way:
+ * Read throughput of the real API process against its anchor (bench/anchor-koa-pg.ts: bare Koa +
+ * pg running the service's own statements), both driven by the same load generator in the same run:
  *
- *  - authenticated `GET /api/v1/challenges` (26 active challenges with 40 to 10,000 entries, default page of 20):
- *    peak req/s (target ≥ 0.35 × bare Koa);
- *  - `GET /api/v1/leaderboards/{id}` of a challenge with 10,000 ranked agents (seeded set-based
- *    in SQL), first pages and pages deep in the board through real cursors, 50 rows each:
- *    peak req/s (target ≥ 0.25 × bare Koa) and p99 at 70 % of that peak, open loop (< 50 ms).
+ *  - authenticated `GET /api/v1/challenges` (26 active challenges, default page of 20): peak req/s,
+ *    target ≥ 0.8 × the anchor running the list's page and count statements;
+ *  - `GET /api/v1/leaderboards/{id}` of a challenge with 10,000 ranked agents (seeded set-based in
+ *    SQL), first pages and pages deep in the board through real cursors, 50 rows each: peak req/s
+ *    (target ≥ 0.8 × the anchor running the page statement) and p99 at 70 % of that peak, open
+ *    loop (≤ 25 ms);
+ *  - the first leaderboard page revalidated with its ETag (304) against the full 200.
  *
- * Each figure is taken twice: on the real path (rate limiter on, with enough API tokens that none
- * passes 200 requests/min) and on a second API process started with RATE_LIMIT_DISABLED=1; the
- * difference is the limiter's cost. The API reaches PostgreSQL over its Unix socket; a third API
- * process over loopback TCP shows that transport's cost. Load comes from bench/lib/loadgen (its own
- * process).
+ * The API figures are taken on the real path (rate limiter on, with enough API tokens that none
+ * passes 200 requests/min), on a second API process with RATE_LIMIT_DISABLED=1 (the difference is
+ * the limiter's cost) and, when a Redis answers, on a third with REDIS_URL (the limiter in Redis).
  *
- *   npx tsx bench/reads.ts            (starts its own stack: database challenges_bench, Temporal :7266)
+ *   npx tsx bench/reads.ts            (starts its own stack: database BENCH_DATABASE_NAME or challenges_bench)
  */
 import { Client } from 'pg';
 import { measureBaselineKoa, READ_LOAD } from './baseline-koa';
