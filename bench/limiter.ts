@@ -1,7 +1,7 @@
 /**
  * The rate limiter alone, A/B in one run (issue 13: "the limiter's cost measured and reduced"):
- * rate-limiter-flexible's RateLimiterPostgres (an unnamed upsert, parsed and planned on every call)
- * against the service's limiter (src/api/rate-limits.ts: the same upsert as a named statement,
+ * rate-limiter-flexible's RateLimiterPostgres (an unnamed upsert per call, parsed and planned each time)
+ * against the service's limiter (src/api/rate-limits.ts: the requests of one event-loop turn in one named statement,
  * exhausted keys refused from memory). Same table, same pool settings (synchronous_commit=off),
  * 16 concurrent callers on 200 keys, rounds alternated so the shared machine's noise hits both.
  *

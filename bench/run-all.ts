@@ -220,7 +220,7 @@ async function limiterPart(env: Record<string, string>): Promise<BenchRow[]> {
   const ours = rate('ours');
   return [
     {
-      figure: 'Rate limiter alone: consumes/s, library RateLimiterPostgres → ours (named statement)',
+      figure: 'Rate limiter alone: consumes/s, library RateLimiterPostgres → ours (batched named statement)',
       value: `${fmt(library)} → ${fmt(ours)} consumes/s (${fmt(100 * (ours / library - 1))} %)`,
       target: '(reduced, PostgreSQL kept)',
       ok: null,

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { consumeRateLimitPoints, deleteExpiredRateLimits } from '../db/queries/rate-limits';
+import { consumeRateLimitBatch, deleteExpiredRateLimits } from '../db/queries/rate-limits';
 
 /** The spec's limits table (section 8) plus DESIGN.md's numbers for what it leaves open. */
 export const RATE_LIMIT_CATEGORIES = {
@@ -70,15 +70,55 @@ const MAX_MEMORY_BLOCK_SEC = 60;
 const SWEEP_EVERY_MS = 5 * 60_000;
 
 /**
+ * Collects the counter steps requested during one turn of the event loop and writes them in one
+ * statement (one round trip instead of one per request under load). A key asked for n times in a
+ * batch is counted n at once, and its n callers get the n consecutive places ending at the new
+ * count, so each still sees its own place in the shared countdown.
+ */
+function upsertBatcher(pool: Pool) {
+  let pending: Map<string, { durationMs: number; waiters: { resolve: (v: { points: number; expire: number }) => void; reject: (e: unknown) => void }[] }> | null = null;
+  const flush = async (batch: NonNullable<typeof pending>) => {
+    try {
+      const results = await consumeRateLimitBatch(
+        pool,
+        [...batch].map(([key, step]) => ({ key, points: step.waiters.length, durationMs: step.durationMs })),
+      );
+      for (const [key, step] of batch) {
+        const result = results.get(key)!;
+        step.waiters.forEach((w, i) => w.resolve({ points: result.points - step.waiters.length + 1 + i, expire: result.expire }));
+      }
+    } catch (err) {
+      for (const step of batch.values()) for (const w of step.waiters) w.reject(err);
+    }
+  };
+  return {
+    consume(key: string, durationMs: number): Promise<{ points: number; expire: number }> {
+      if (!pending) {
+        const batch = (pending = new Map());
+        setImmediate(() => {
+          pending = null;
+          void flush(batch);
+        });
+      }
+      let step = pending.get(key);
+      if (!step) pending.set(key, (step = { durationMs, waiters: [] }));
+      const waiters = step.waiters;
+      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+    },
+  };
+}
+
+/**
  * Counters live in PostgreSQL so several API processes enforce one budget, exactly (one atomic
- * upsert per request; every allowed request sees its own place in the shared countdown). The
- * upsert is a named statement (planned once per connection), and a key that has used its whole
+ * upsert per key; every allowed request sees its own place in the shared countdown). The requests
+ * of one event-loop turn share one named statement (planned once per connection), and a key that has used its whole
  * budget is refused from memory until its window ends (it would be refused by the table anyway),
  * so a client hammering past its limit costs no database work. Should the store fail, an
  * in-memory insurance limiter keeps limits per process rather than failing requests.
  */
 export function createPostgresRateLimiter(pool: Pool, options: { disabled?: boolean } = {}): RateLimiter {
   const insurance = insuranceLimiters();
+  const batcher = upsertBatcher(pool);
   /** Exhausted keys → when their window ends (epoch ms). */
   const exhausted = new Map<string, number>();
   if (!options.disabled) {
@@ -102,7 +142,7 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
       }
       let consumed: { points: number; expire: number };
       try {
-        consumed = await consumeRateLimitPoints(pool, key, 1, spec.durationSec * 1000);
+        consumed = await batcher.consume(key, spec.durationSec * 1000);
       } catch {
         try {
           const res = await insurance.get(category)!.consume(subject, 1);

@@ -1,29 +1,28 @@
 import type { Queryable } from '../pool';
 
 /**
- * One fixed-window counter step, atomically: the window's count after adding `points` (a new
- * window starts when the stored one has expired) and when the window ends (epoch ms). Same table
- * and semantics as rate-limiter-flexible's RateLimiterPostgres (`rate_limits`), but a named
- * statement: parsed and planned once per connection instead of on every request
- * (docs/benchmarks.md, "Rate limiter").
+ * Fixed-window counter steps for several keys in one statement, atomically per key: each key's
+ * count after adding its points (a new window starts when the stored one has expired) and when
+ * its window ends (epoch ms). Same table and semantics as rate-limiter-flexible's
+ * RateLimiterPostgres (`rate_limits`). A named statement (planned once per connection); rows are
+ * taken in key order, so two batches sharing keys cannot deadlock.
  */
-export async function consumeRateLimitPoints(
+export async function consumeRateLimitBatch(
   db: Queryable,
-  key: string,
-  points: number,
-  durationMs: number,
-): Promise<{ points: number; expire: number }> {
+  steps: { key: string; points: number; durationMs: number }[],
+): Promise<Map<string, { points: number; expire: number }>> {
   const now = Date.now();
-  const res = await db.query<{ points: number; expire: string }>({
-    name: 'rl_consume',
-    text: `INSERT INTO rate_limits (key, points, expire) VALUES ($1, $2, $3)
+  const res = await db.query<{ key: string; points: number; expire: string }>({
+    name: 'rl_consume_batch',
+    text: `INSERT INTO rate_limits (key, points, expire)
+           SELECT k, p, e FROM unnest($1::text[], $2::int[], $3::bigint[]) AS t(k, p, e) ORDER BY k
            ON CONFLICT (key) DO UPDATE SET
-             points = CASE WHEN rate_limits.expire <= $4 THEN $2 ELSE rate_limits.points + $2 END,
-             expire = CASE WHEN rate_limits.expire <= $4 THEN $3 ELSE rate_limits.expire END
-           RETURNING points, expire`,
-    values: [key, points, now + durationMs, now],
+             points = CASE WHEN rate_limits.expire <= $4 THEN EXCLUDED.points ELSE rate_limits.points + EXCLUDED.points END,
+             expire = CASE WHEN rate_limits.expire <= $4 THEN EXCLUDED.expire ELSE rate_limits.expire END
+           RETURNING key, points, expire`,
+    values: [steps.map((s) => s.key), steps.map((s) => s.points), steps.map((s) => now + s.durationMs), now],
   });
-  return { points: res.rows[0].points, expire: Number(res.rows[0].expire) };
+  return new Map(res.rows.map((row) => [row.key, { points: row.points, expire: Number(row.expire) }]));
 }
 
 /** Windows that ended over an hour ago (a periodic sweep of the shared table). */
