@@ -13,7 +13,7 @@
  * figures read from its output. Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 10 minutes)
- *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, leaderboard, submissions, webhooks, stream)
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ import { startStack } from './lib/stack';
 import { benchReads } from './reads';
 
 const TEMPORAL_PORT = Number(process.env.BENCH_TEMPORAL_PORT ?? 7266);
-const DATABASE = 'challenges_bench';
+const DATABASE = process.env.BENCH_DATABASE_NAME ?? 'challenges_bench';
 const OUT_DIR = path.join(ROOT, '.data/bench');
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const wanted = (part: string) => !ONLY || ONLY.has(part);
@@ -204,6 +204,32 @@ async function streamPart(env: Record<string, string>): Promise<BenchRow[]> {
   ];
 }
 
+async function spectatorsPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const file = 'bench/spectators.ts';
+  const run = await runBenchFile(file, [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 15 * 60_000);
+  const line = run.output.split('\n').find((l) => l.startsWith('SPECTATORS_ROWS '));
+  if (!line || run.code !== 0)
+    return [failedRow('5,000 SSE spectators', 'every event in order; p99 ≤ 250 ms', `exit ${run.code}; see .data/bench/logs/spectators.log`, run.loadAfter)];
+  return JSON.parse(line.slice('SPECTATORS_ROWS '.length)) as BenchRow[];
+}
+
+async function limiterPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const run = await runBenchFile('bench/limiter.ts', [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 5 * 60_000);
+  const rate = (name: string) => num(new RegExp(`LIMITER ${name}: ([\\d,]+) consumes/s`), run.output.replace(/(\d),(\d)/g, '$1$2'));
+  const library = rate('library');
+  const ours = rate('ours');
+  return [
+    {
+      figure: 'Rate limiter alone: consumes/s, library RateLimiterPostgres → ours (batched named statement)',
+      value: `${fmt(library)} → ${fmt(ours)} consumes/s (${fmt(100 * (ours / library - 1))} %)`,
+      target: '(reduced, PostgreSQL kept)',
+      ok: null,
+      load: run.loadAfter,
+      note: run.code !== 0 ? `exit ${run.code}; see .data/bench/logs/limiter.log` : 'bench/limiter.ts: 16 callers, 200 keys, alternated rounds, medians',
+    },
+  ];
+}
+
 async function leaderboardDetailPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/leaderboard.ts';
   if (!existsSync(path.join(ROOT, file))) return [];
@@ -279,6 +305,10 @@ async function main(): Promise<void> {
         await stack.stop();
       }
     }
+    if (wanted('limiter')) {
+      log('rate limiter A/B (bench/limiter.ts)');
+      rows.push(...(await limiterPart(featureEnv)));
+    }
     if (wanted('leaderboard')) {
       log('leaderboard detail (bench/leaderboard.ts)');
       rows.push(...(await leaderboardDetailPart(featureEnv)));
@@ -290,6 +320,10 @@ async function main(): Promise<void> {
     if (wanted('webhooks')) {
       log('webhooks (bench/webhooks.ts)');
       rows.push(...(await webhooksPart(featureEnv)));
+    }
+    if (wanted('spectators')) {
+      log('live spectators (bench/spectators.ts)');
+      rows.push(...(await spectatorsPart(featureEnv)));
     }
     if (wanted('stream')) {
       log('stream ingest and relay (bench/stream.ts)');

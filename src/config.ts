@@ -150,9 +150,21 @@ const envSchema = z
     SPECTATOR_RELAY_SWEEP_MS: z.coerce.number().int().min(0).default(10_000),
     /** Heartbeat comment interval of the spectator Server-Sent Events stream. */
     SPECTATOR_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
+    /** A spectator stream whose client takes nothing for this long is dropped (it resumes with Last-Event-ID). */
+    SPECTATOR_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     AGENT_ONLINE_WINDOW_MS: z.coerce.number().int().positive().default(90_000),
     /** A received submission whose workflow has not started after this long is started by the sweeper. */
     SUBMISSION_SWEEP_AFTER_MS: z.coerce.number().int().positive().default(10_000),
+    /**
+     * How long an API process may reuse a credential row it read (revocations reach it at once by
+     * LISTEN/NOTIFY; this bounds a missed notification); 0 reads every request's credential afresh.
+     */
+    CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
+    /**
+     * Optional Redis (redis://host:port) for the rate-limit counters; without it they live in
+     * PostgreSQL (the default: the README's two commands need nothing else).
+     */
+    REDIS_URL: z.string().url().optional(),
     /** Disable rate limiting (benchmarks only; never in production). */
     RATE_LIMIT_DISABLED: boolFlag,
 

@@ -56,7 +56,8 @@ function once(i: number, startedAt: number): Promise<void> {
         res.on('end', () => {
           const key = String(res.statusCode);
           statuses[key] = (statuses[key] ?? 0) + 1;
-          if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300)
+          const code = res.statusCode ?? 0;
+          if ((code >= 200 && code < 300) || spec.okStatuses?.includes(code))
             latencies.push(performance.now() - startedAt);
           else errors += 1;
           resolve();

@@ -23,6 +23,8 @@ export interface LoadSpec {
   warmupMs?: number;
   timeoutMs?: number;
   returnLatencies?: boolean;
+  /** Statuses other than 2xx that count as answered (e.g. 304 for conditional requests). */
+  okStatuses?: number[];
 }
 
 export interface LoadResult {

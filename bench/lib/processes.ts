@@ -36,16 +36,37 @@ export async function waitFor(
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
-/** A free loopback port (bound then released). */
-export function freePort(): Promise<number> {
+function tryPort(port: number): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.once('error', (err: NodeJS.ErrnoException) => (port !== 0 && err.code === 'EADDRINUSE' ? resolve(null) : reject(err)));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** Ports this process handed out (a port is only bound later, by the process it is for). */
+const handedOut = new Set<number>();
+
+/**
+ * A free loopback port (bound then released). On a shared machine BENCH_PORT_MIN/BENCH_PORT_MAX
+ * keep every server of a benchmark inside the range its user was given.
+ */
+export async function freePort(): Promise<number> {
+  const min = Number(process.env.BENCH_PORT_MIN ?? 0);
+  const max = Number(process.env.BENCH_PORT_MAX ?? 0);
+  if (!min || !max) return (await tryPort(0))!;
+  for (let port = min; port <= max; port++) {
+    if (handedOut.has(port)) continue;
+    const free = await tryPort(port);
+    if (free !== null) {
+      handedOut.add(port);
+      return free;
+    }
+  }
+  throw new Error(`no free port in BENCH_PORT_MIN..BENCH_PORT_MAX (${min}..${max})`);
 }
 
 export type Readiness =

@@ -1,10 +1,14 @@
 import type { Logger } from 'pino';
+import { CredentialCache } from '../auth/credential-cache';
 import { createSessionJwtVerifier } from '../auth/jwt';
+import { notificationListenerFor } from '../db/notification-listener';
 import type { Config } from '../config';
 import { createPool } from '../db/pool';
+import type { AgentKeyAuthRow, ApiTokenAuthRow } from '../db/queries/credentials';
 import { lazyTemporalClient } from '../temporal/client';
 import type { AppDeps } from './deps';
-import { createPostgresRateLimiter } from './rate-limits';
+import { Redis } from 'ioredis';
+import { createPostgresRateLimiter, createRedisRateLimiter } from './rate-limits';
 
 /** Builds the API's dependencies once; `close` releases them on shutdown. */
 export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; close: () => Promise<void> } {
@@ -13,18 +17,29 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
   // Rate-limit counters need no durability: their own small pool commits without waiting for the
   // WAL flush, which takes an fsync off every request (docs/benchmarks.md).
   const limiterDb = createPool(config.DATABASE_URL, 5, { synchronousCommit: false });
+  // Without enableOfflineQueue a Redis outage fails fast into the insurance limiter.
+  const redis = config.REDIS_URL && !config.RATE_LIMIT_DISABLED ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, lazyConnect: false }) : null;
+  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis (rate limits) unavailable; per-process limits meanwhile'));
+  const credentialCache = new CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>(
+    notificationListenerFor(config.DATABASE_URL, logger),
+    config.CREDENTIAL_CACHE_TTL_MS,
+  );
+  credentialCache.start();
   const deps: AppDeps = {
     config,
     db,
     temporal: temporal.get,
     logger,
     jwt: createSessionJwtVerifier(config),
-    rateLimiter: createPostgresRateLimiter(limiterDb, { disabled: config.RATE_LIMIT_DISABLED }),
+    rateLimiter: redis ? createRedisRateLimiter(redis) : createPostgresRateLimiter(limiterDb, { disabled: config.RATE_LIMIT_DISABLED }),
+    credentialCache,
   };
   return {
     deps,
     close: async () => {
+      credentialCache.stop();
       await temporal.close();
+      redis?.disconnect();
       await Promise.all([db.end(), limiterDb.end()]);
     },
   };

@@ -1,7 +1,9 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
+import type { CredentialCache } from '../auth/credential-cache';
 import type { SessionJwtVerifier } from '../auth/jwt';
+import type { AgentKeyAuthRow, ApiTokenAuthRow } from '../db/queries/credentials';
 import type { Config } from '../config';
 import type { RateLimiter } from './rate-limits';
 
@@ -14,4 +16,6 @@ export interface AppDeps {
   logger: Logger;
   jwt: SessionJwtVerifier;
   rateLimiter: RateLimiter;
+  /** Credential rows of this process, invalidated through LISTEN/NOTIFY (src/auth/credential-cache.ts). */
+  credentialCache: CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>;
 }

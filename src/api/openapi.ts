@@ -103,7 +103,14 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
         content: { 'application/json': { schema: errorSchema } },
       };
     }
-    const base = def.scope ? `Requires scope \`${def.scope}\` for API tokens. Rate-limit category: ${def.rateLimit}.` : `Rate-limit category: ${def.rateLimit}.`;
+    if (def.httpCache) {
+      responses['304'] = { description: 'Not Modified: If-None-Match names the current ETag (no body)', headers: RATE_LIMIT_HEADERS };
+    }
+    const caching = def.httpCache
+      ? ' Cacheable: a strong ETag; If-None-Match → 304; Cache-Control public (anonymous) or private (with a credential).'
+      : '';
+    const base =
+      (def.scope ? `Requires scope \`${def.scope}\` for API tokens. Rate-limit category: ${def.rateLimit}.` : `Rate-limit category: ${def.rateLimit}.`) + caching;
     registry.registerPath({
       method: def.method,
       path: toOpenApiPath(def.path),

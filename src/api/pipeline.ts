@@ -6,6 +6,7 @@ import { hasScope, rateLimitSubject, type Principal } from '../auth/principal';
 import { rateLimitedTotal } from '../lib/metrics';
 import type { AppDeps } from './deps';
 import { ApiError, describeZodIssues, forbidden, unauthorized } from './errors';
+import { cacheControlFor, ifNoneMatchHits, strongEtag } from './http-cache';
 import { IDEMPOTENCY_KEY_PATTERN, requestHash, runIdempotent } from './middleware/idempotency';
 import type { RateLimitCategory } from './rate-limits';
 import type { AnyRouteDef, HandlerResult } from './route';
@@ -114,6 +115,42 @@ function writeResult(ctx: Koa.Context, result: HandlerResult): { status: number;
 }
 
 /**
+ * A cacheable route's 200: the envelope is serialised here (once) so its ETag covers exactly the
+ * data and pagination shown, not the per-request request_id; a current If-None-Match gets a 304.
+ */
+function writeCacheableResult(ctx: Koa.Context, result: HandlerResult, principal: Principal): void {
+  if ('streamed' in result || (result.status ?? 200) !== 200) {
+    writeResult(ctx, result);
+    return;
+  }
+  if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+  let representation: string | Buffer;
+  let body: string | Buffer;
+  if ('raw' in result) {
+    if (typeof result.raw !== 'string' && !Buffer.isBuffer(result.raw)) throw new Error('httpCache routes answer a string or Buffer body');
+    representation = body = result.raw;
+    if (result.contentType) ctx.type = result.contentType;
+  } else {
+    const data = JSON.stringify(result.data);
+    const pagination = result.pagination === undefined ? undefined : JSON.stringify(result.pagination);
+    representation = pagination === undefined ? data : `${data}\n${pagination}`;
+    // Byte for byte what JSON.stringify of {data, request_id, pagination?} gives.
+    body = `{"data":${data},"request_id":${JSON.stringify(ctx.state.requestId)}${pagination === undefined ? '' : `,"pagination":${pagination}`}}`;
+    ctx.type = 'application/json; charset=utf-8';
+  }
+  const etag = strongEtag(representation);
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', cacheControlFor(principal));
+  ctx.vary('Authorization');
+  if (ifNoneMatchHits(ctx.get('if-none-match') || undefined, etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  ctx.body = body;
+}
+
+/**
  * The one path every route takes: credentials → rate limit → auth/scope → body → validation →
  * idempotency → handler. Declared per route in the route table, so no route can skip a step.
  */
@@ -130,6 +167,7 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
           def.auth === 'agentKey'
             ? { agentKey: ctx.get('x-service-api-key') || undefined }
             : { authorization: ctx.get('authorization') || undefined },
+          deps.credentialCache,
         );
     const principal: Principal = outcome.ok ? outcome.principal : { kind: 'anonymous' };
     const category: RateLimitCategory = principal.kind === 'anonymous' ? 'anonymous' : def.rateLimit;
@@ -173,6 +211,10 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
     const run = () =>
       def.handler({ params, query, body, principal, deps, requestId: ctx.state.requestId, idempotencyKey, ctx });
 
+    if (def.httpCache) {
+      writeCacheableResult(ctx, await run(), principal);
+      return;
+    }
     if (!idempotencyKey) {
       writeResult(ctx, await run());
       return;

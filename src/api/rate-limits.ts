@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { consumeRateLimitBatch, deleteExpiredRateLimits } from '../db/queries/rate-limits';
 
 /** The spec's limits table (section 8) plus DESIGN.md's numbers for what it leaves open. */
 export const RATE_LIMIT_CATEGORIES = {
@@ -31,55 +33,169 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   consume(category: RateLimitCategory, subject: string): Promise<RateLimitDecision>;
+  /** Resolves once the shared store is connected (until then, per-process insurance limits apply). */
+  whenReady?: () => Promise<void>;
+}
+
+/** The answer for a window in which `consumed` points are used (the current request included). */
+function decide(category: RateLimitCategory, consumed: number, windowEndsAt: number): RateLimitDecision {
+  const spec = RATE_LIMIT_CATEGORIES[category];
+  const retryAfterFixed = 'retryAfterSec' in spec ? spec.retryAfterSec : undefined;
+  const msBeforeNext = Math.max(0, windowEndsAt - Date.now());
+  return {
+    allowed: consumed <= spec.points,
+    limit: spec.points,
+    remaining: Math.max(0, spec.points - consumed),
+    resetAt: Math.ceil(windowEndsAt / 1000),
+    retryAfterSec: retryAfterFixed ?? Math.max(1, Math.ceil(msBeforeNext / 1000)),
+  };
+}
+
+function unlimited(category: RateLimitCategory): RateLimitDecision {
+  const spec = RATE_LIMIT_CATEGORIES[category];
+  return { allowed: true, limit: spec.points, remaining: spec.points, resetAt: Math.ceil(Date.now() / 1000) + spec.durationSec, retryAfterSec: 0 };
+}
+
+function insuranceLimiters(): Map<RateLimitCategory, RateLimiterMemory> {
+  const insurance = new Map<RateLimitCategory, RateLimiterMemory>();
+  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
+    insurance.set(category, new RateLimiterMemory({ keyPrefix: `rlmem:${category}`, points: spec.points, duration: spec.durationSec }));
+  }
+  return insurance;
+}
+
+/** Exhausted keys are refused from memory only in windows this short (seconds). */
+const MAX_MEMORY_BLOCK_SEC = 60;
+/** How often one process sweeps windows that ended over an hour ago from the shared table. */
+const SWEEP_EVERY_MS = 5 * 60_000;
+
+/**
+ * Collects the counter steps requested during one turn of the event loop and writes them in one
+ * statement (one round trip instead of one per request under load). A key asked for n times in a
+ * batch is counted n at once, and its n callers get the n consecutive places ending at the new
+ * count, so each still sees its own place in the shared countdown.
+ */
+function upsertBatcher(pool: Pool) {
+  let pending: Map<string, { durationMs: number; waiters: { resolve: (v: { points: number; expire: number }) => void; reject: (e: unknown) => void }[] }> | null = null;
+  const flush = async (batch: NonNullable<typeof pending>) => {
+    try {
+      const results = await consumeRateLimitBatch(
+        pool,
+        [...batch].map(([key, step]) => ({ key, points: step.waiters.length, durationMs: step.durationMs })),
+      );
+      for (const [key, step] of batch) {
+        const result = results.get(key)!;
+        step.waiters.forEach((w, i) => w.resolve({ points: result.points - step.waiters.length + 1 + i, expire: result.expire }));
+      }
+    } catch (err) {
+      for (const step of batch.values()) for (const w of step.waiters) w.reject(err);
+    }
+  };
+  return {
+    consume(key: string, durationMs: number): Promise<{ points: number; expire: number }> {
+      if (!pending) {
+        const batch = (pending = new Map());
+        setImmediate(() => {
+          pending = null;
+          void flush(batch);
+        });
+      }
+      let step = pending.get(key);
+      if (!step) pending.set(key, (step = { durationMs, waiters: [] }));
+      const waiters = step.waiters;
+      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+    },
+  };
 }
 
 /**
- * Counters live in PostgreSQL so several API processes enforce one budget. Should the store
- * fail, an in-memory insurance limiter keeps limits per process rather than failing requests.
+ * Counters live in PostgreSQL so several API processes enforce one budget, exactly (one atomic
+ * upsert per key; every allowed request sees its own place in the shared countdown). The requests
+ * of one event-loop turn share one named statement (planned once per connection), and a key that has used its whole
+ * budget is refused from memory until its window ends (it would be refused by the table anyway),
+ * so a client hammering past its limit costs no database work. Should the store fail, an
+ * in-memory insurance limiter keeps limits per process rather than failing requests.
  */
 export function createPostgresRateLimiter(pool: Pool, options: { disabled?: boolean } = {}): RateLimiter {
-  const limiters = new Map<RateLimitCategory, RateLimiterPostgres>();
-  let first = true;
-  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
-    limiters.set(
-      category,
-      new RateLimiterPostgres({
-        storeClient: pool,
-        storeType: 'pool',
-        tableName: 'rate_limits',
-        tableCreated: true,
-        keyPrefix: `rl:${category}`,
-        points: spec.points,
-        duration: spec.durationSec,
-        // Rows expired over an hour ago are deleted every 5 minutes (one shared table, so one
-        // limiter per process does it; the timer is unref'd and never keeps the process alive).
-        clearExpiredByTimeout: first,
-        insuranceLimiter: new RateLimiterMemory({ keyPrefix: `rlmem:${category}`, points: spec.points, duration: spec.durationSec }),
-      }),
-    );
-    first = false;
+  const insurance = insuranceLimiters();
+  const batcher = upsertBatcher(pool);
+  /** Exhausted keys → when their window ends (epoch ms). */
+  const exhausted = new Map<string, number>();
+  if (!options.disabled) {
+    const sweep = setInterval(() => {
+      void deleteExpiredRateLimits(pool).catch(() => undefined);
+      const now = Date.now();
+      for (const [key, until] of exhausted) if (until <= now) exhausted.delete(key);
+    }, SWEEP_EVERY_MS);
+    sweep.unref();
   }
   return {
     async consume(category, subject) {
       const spec = RATE_LIMIT_CATEGORIES[category];
-      const retryAfterFixed = 'retryAfterSec' in spec ? spec.retryAfterSec : undefined;
-      const toDecision = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
-        allowed,
-        limit: spec.points,
-        remaining: Math.max(0, res.remainingPoints),
-        resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
-        retryAfterSec: retryAfterFixed ?? Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-      });
-      if (options.disabled) {
-        return { allowed: true, limit: spec.points, remaining: spec.points, resetAt: Math.ceil(Date.now() / 1000) + spec.durationSec, retryAfterSec: 0 };
+      const decision = (consumed: number, windowEndsAt: number) => decide(category, consumed, windowEndsAt);
+      if (options.disabled) return unlimited(category);
+      const key = `rl:${category}:${subject}`;
+      const blockedUntil = exhausted.get(key);
+      if (blockedUntil !== undefined) {
+        if (blockedUntil > Date.now()) return decision(spec.points + 1, blockedUntil);
+        exhausted.delete(key);
       }
+      let consumed: { points: number; expire: number };
+      try {
+        consumed = await batcher.consume(key, spec.durationSec * 1000);
+      } catch {
+        try {
+          const res = await insurance.get(category)!.consume(subject, 1);
+          return decision(spec.points - res.remainingPoints, Date.now() + res.msBeforeNext);
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) return decision(spec.points + 1, Date.now() + rejection.msBeforeNext);
+          throw rejection;
+        }
+      }
+      // Only minute windows: an operator who clears a row (e.g. an hourly token-creation budget)
+      // waits at most that long for every process to let the caller in again.
+      if (consumed.points >= spec.points && spec.durationSec <= MAX_MEMORY_BLOCK_SEC) {
+        if (exhausted.size >= 100_000) exhausted.clear(); // bounded memory
+        exhausted.set(key, consumed.expire);
+      }
+      return decision(consumed.points, consumed.expire);
+    },
+  };
+}
+
+/**
+ * The same budgets in Redis (when REDIS_URL is set): one atomic INCR-with-expiry per request,
+ * shared by every API process like the PostgreSQL table, and no write transaction in PostgreSQL
+ * per request (docs/benchmarks.md, "Rate limiter"). Exhausted keys are refused from memory until
+ * their window ends; should Redis fail, the in-memory insurance limiter takes over.
+ */
+export function createRedisRateLimiter(redis: Redis): RateLimiter {
+  const insurance = insuranceLimiters();
+  const limiters = new Map<RateLimitCategory, RateLimiterRedis>();
+  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
+    limiters.set(
+      category,
+      new RateLimiterRedis({
+        storeClient: redis,
+        keyPrefix: `rl:${category}`,
+        points: spec.points,
+        duration: spec.durationSec,
+        inMemoryBlockOnConsumed: spec.durationSec <= MAX_MEMORY_BLOCK_SEC ? spec.points + 1 : 0,
+        insuranceLimiter: insurance.get(category),
+      }),
+    );
+  }
+  return {
+    async consume(category, subject) {
+      const points = RATE_LIMIT_CATEGORIES[category].points;
       try {
         const res = await limiters.get(category)!.consume(subject, 1);
-        return toDecision(res, true);
+        return decide(category, points - res.remainingPoints, Date.now() + res.msBeforeNext);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return toDecision(rejection, false);
+        if (rejection instanceof RateLimiterRes) return decide(category, points + 1, Date.now() + rejection.msBeforeNext);
         throw rejection;
       }
     },
+    whenReady: () => (redis.status === 'ready' ? Promise.resolve() : new Promise((resolve) => redis.once('ready', () => resolve()))),
   };
 }

@@ -64,6 +64,12 @@ export interface RouteDef<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAn
   query?: Q;
   body?: B;
   responses: Record<number, { description: string; schema?: ZodTypeAny; contentType?: string }>;
+  /**
+   * A public read that HTTP caches may keep: 200s carry a strong ETag over what they show,
+   * If-None-Match answers 304 without a body, Cache-Control by audience (src/api/http-cache.ts).
+   * GET only; the handler must answer an envelope or a string/Buffer body (not a stream).
+   */
+  httpCache?: boolean;
   /** Hidden from the OpenAPI document (HTML pages). */
   internal?: boolean;
   /**

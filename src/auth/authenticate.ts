@@ -1,5 +1,13 @@
 import type { Pool } from 'pg';
-import { findAgentKeyByHash, findApiTokenByHash, touchAgentKey, touchApiToken } from '../db/queries/credentials';
+import {
+  findAgentKeyByHash,
+  findApiTokenByHash,
+  touchAgentKey,
+  touchApiToken,
+  type AgentKeyAuthRow,
+  type ApiTokenAuthRow,
+} from '../db/queries/credentials';
+import type { CredentialCache } from './credential-cache';
 import { upsertUserBySubject } from '../db/queries/users';
 import { IdentityProviderUnavailableError, type SessionJwtVerifier } from './jwt';
 import type { Principal } from './principal';
@@ -27,13 +35,14 @@ export async function resolveCredentials(
   db: Pool,
   jwt: SessionJwtVerifier,
   headers: CredentialHeaders,
+  cache: CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow> | null = null,
 ): Promise<CredentialOutcome> {
-  if (headers.agentKey !== undefined) return resolveAgentKey(db, headers.agentKey.trim());
+  if (headers.agentKey !== undefined) return resolveAgentKey(db, headers.agentKey.trim(), cache);
   if (headers.authorization === undefined) return { ok: true, principal: { kind: 'anonymous' } };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization);
   if (!match) return { ok: false, reason: 'Authorization header must be "Bearer <token>"' };
   const credential = match[1];
-  if (credential.startsWith(API_TOKEN_PREFIX)) return resolveApiToken(db, credential);
+  if (credential.startsWith(API_TOKEN_PREFIX)) return resolveApiToken(db, credential, cache);
   return resolveSessionJwt(db, jwt, credential);
 }
 
@@ -53,9 +62,16 @@ function touchDue(credential: string): boolean {
   return true;
 }
 
-async function resolveApiToken(db: Pool, token: string): Promise<CredentialOutcome> {
+type Cache = CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow> | null;
+
+/** Through the process's cache when there is one; only live credentials are cached. */
+function lookup<R extends ApiTokenAuthRow | AgentKeyAuthRow>(cache: Cache, hash: string, load: () => Promise<R | null>): Promise<R | null> {
+  return cache ? cache.lookup(hash, load, (row) => row.revoked_at === null) : load();
+}
+
+async function resolveApiToken(db: Pool, token: string, cache: Cache): Promise<CredentialOutcome> {
   const hash = sha256Hex(token);
-  const row = await findApiTokenByHash(db, hash);
+  const row = await lookup(cache, hash, () => findApiTokenByHash(db, hash));
   if (!row || !constantTimeEqual(row.token_hash, hash)) return { ok: false, reason: 'invalid API token' };
   if (row.revoked_at) return { ok: false, reason: 'API token has been revoked' };
   if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'API token has expired' };
@@ -67,10 +83,10 @@ async function resolveApiToken(db: Pool, token: string): Promise<CredentialOutco
   };
 }
 
-async function resolveAgentKey(db: Pool, key: string): Promise<CredentialOutcome> {
+async function resolveAgentKey(db: Pool, key: string, cache: Cache): Promise<CredentialOutcome> {
   if (!key.startsWith(AGENT_KEY_PREFIX)) return { ok: false, reason: 'invalid agent key' };
   const hash = sha256Hex(key);
-  const row = await findAgentKeyByHash(db, hash);
+  const row = await lookup(cache, hash, () => findAgentKeyByHash(db, hash));
   if (!row || !constantTimeEqual(row.key_hash, hash)) return { ok: false, reason: 'invalid agent key' };
   if (row.revoked_at) return { ok: false, reason: 'agent key has been revoked' };
   if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'agent key has expired' };

@@ -18,3 +18,15 @@ export const rateLimitedTotal = new Counter({
   labelNames: ['category'] as const,
   registers: [metricsRegistry],
 });
+
+export const spectatorFeedReads = new Counter({
+  name: 'spectator_feed_reads_total',
+  help: "Database reads of the spectator feeds (each released batch is read once per process, whatever the number of streams)",
+  registers: [metricsRegistry],
+});
+
+export const spectatorStreamsEvicted = new Counter({
+  name: 'spectator_streams_evicted_total',
+  help: 'Spectator streams dropped because their client took nothing for SPECTATOR_STALL_TIMEOUT_MS',
+  registers: [metricsRegistry],
+});

@@ -3,7 +3,11 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { httpRequestDuration } from '../../lib/metrics';
 
-/** Request id, version header and one access-log line per request (never headers or bodies). */
+/**
+ * Request id, version header and one access-log line per request (never headers or bodies). The
+ * line and the duration metric are written once the response has left (its `close`), not before
+ * Koa sends it, so they stay off the request's critical path (docs/benchmarks.md).
+ */
 export function requestContext(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
     const requestId = `req_${randomBytes(12).toString('hex')}`;
@@ -11,9 +15,7 @@ export function requestContext(logger: Logger): Koa.Middleware {
     ctx.set('X-Request-ID', requestId);
     ctx.set('X-API-Version', '1');
     const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
+    const record = () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (ctx.state.operationId as string | undefined) ?? 'unmatched';
       httpRequestDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
@@ -21,6 +23,12 @@ export function requestContext(logger: Logger): Koa.Middleware {
         { request_id: requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) },
         'request',
       );
+    };
+    try {
+      await next();
+    } finally {
+      if (ctx.res.closed) record();
+      else ctx.res.once('close', record);
     }
   };
 }

@@ -135,6 +135,8 @@ export const agentRoutes = [
       const key = await findAgentKey(deps.db, params.id, params.keyId);
       if (!key) throw notFound('key');
       const revoked = await revokeAgentKey(deps.db, key.id);
+      // Other processes hear of it by NOTIFY; this one forgets at once, so its next request sees it.
+      deps.credentialCache.invalidate('*');
       if (!revoked) throw conflict('key is already revoked');
       return { data: toAgentKey(revoked) };
     },

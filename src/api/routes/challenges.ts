@@ -49,6 +49,7 @@ export const challengeRoutes = [
     auth: 'public',
     scope: 'challenge:read',
     rateLimit: 'reads',
+    httpCache: true,
     query: listChallengesQuery,
     responses: { 200: { description: 'a page of challenges', schema: pagedEnvelope(challengeSchema) } },
     async handler({ query, principal, deps }) {
@@ -65,6 +66,7 @@ export const challengeRoutes = [
     auth: 'public',
     scope: 'challenge:read',
     rateLimit: 'reads',
+    httpCache: true,
     params: uuidParam,
     responses: { 200: { description: 'the challenge', schema: envelope(challengeSchema) } },
     async handler({ params, principal, deps }) {

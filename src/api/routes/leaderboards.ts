@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getLeaderboard, leaderboardCsvStream, requireLeaderboardChallenge } from '../../domain/leaderboard';
+import { getLeaderboard, leaderboardCsv, requireLeaderboardChallenge } from '../../domain/leaderboard';
 import { defineRoute } from '../route';
 import { pagedEnvelope } from '../schemas/common';
 import { leaderboardEntrySchema, leaderboardParams, leaderboardQuery } from '../schemas/leaderboards';
@@ -15,6 +15,7 @@ export const leaderboardRoutes = [
     auth: 'public',
     scope: 'leaderboard:read',
     rateLimit: 'reads',
+    httpCache: true,
     params: leaderboardParams,
     query: leaderboardQuery,
     responses: {
@@ -29,21 +30,21 @@ export const leaderboardRoutes = [
     operationId: 'exportLeaderboardCsv',
     method: 'get',
     path: '/api/v1/leaderboards/:challengeId/export.csv',
-    summary: 'The whole leaderboard as CSV (streamed; RFC 4180 quoting)',
+    summary: 'The whole leaderboard as CSV (RFC 4180 quoting); ETag and If-None-Match like the other public reads',
     tags: ['leaderboards'],
     auth: 'public',
     scope: 'leaderboard:read',
     rateLimit: 'reads',
+    httpCache: true,
     params: leaderboardParams,
     responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
     async handler({ params, principal, deps }) {
       await requireLeaderboardChallenge(deps.db, principal, params.challengeId);
       return {
-        raw: leaderboardCsvStream(deps.db, params.challengeId),
+        raw: await leaderboardCsv(deps.db, params.challengeId),
         contentType: 'text/csv; charset=utf-8',
         headers: {
           'Content-Disposition': `attachment; filename="leaderboard-${params.challengeId}.csv"`,
-          'Cache-Control': 'no-store',
         },
       };
     },

@@ -14,7 +14,7 @@ import { feedItemSchema, feedQuery, liveQuery } from '../schemas/connector';
 
 /** Without a cursor, a new stream starts with (at most) this many of the latest events. */
 export const SSE_INITIAL_BACKLOG = 500;
-/** Fallback poll of a stream; releases normally arrive at once through pg_notify. */
+/** Fallback poll of a challenge's feed (per process, not per stream); releases normally arrive at once through pg_notify. */
 const FEED_POLL_MS = 2_000;
 /** Operators' undelayed stream has no notification (nothing is released): it polls. */
 const LIVE_POLL_MS = 1_000;
@@ -31,23 +31,31 @@ function parseLastEventId(header: string): number | undefined {
 async function serveLiveStream(deps: AppDeps, ctx: Koa.Context, challengeId: string, query: z.infer<typeof liveQuery>): Promise<void> {
   const resume = parseLastEventId(ctx.get('last-event-id')) ?? query.after_seq;
   const live = query.live;
-  const startAfter =
-    resume ??
-    Math.max(0, (live ? await latestArrivalId(deps.db, challengeId) : await latestFeedSeq(deps.db, challengeId)) - SSE_INITIAL_BACKLOG);
+  const latest = () => (live ? latestArrivalId(deps.db, challengeId) : latestFeedSeq(deps.db, challengeId));
+  const startAfter = resume ?? Math.max(0, (await latest()) - SSE_INITIAL_BACKLOG);
+  const read = async (after: number, limit: number) => {
+    const rows = live
+      ? await listArrivedEvents(deps.db, { challengeId, afterId: after, limit })
+      : await listReleasedEvents(deps.db, { challengeId, afterSeq: after, limit, delayMs: deps.config.SPECTATOR_DELAY_MS });
+    return rows.map((row) => ({ cursor: Number(live ? row.id : row.feed_seq), agentId: row.agent_id, data: toFeedItem(row) }));
+  };
   await runSseStream({
     ctx,
     hub: liveHubFor(deps.config.DATABASE_URL, deps.logger),
     logger: deps.logger,
-    challengeId,
-    startAfter,
-    heartbeatMs: deps.config.SPECTATOR_SSE_HEARTBEAT_MS,
-    pollMs: live ? LIVE_POLL_MS : FEED_POLL_MS,
-    fetchPage: async (after, limit) => {
-      const rows = live
-        ? await listArrivedEvents(deps.db, { challengeId, afterId: after, agentId: query.agent_id, limit })
-        : await listReleasedEvents(deps.db, { challengeId, afterSeq: after, agentId: query.agent_id, limit, delayMs: deps.config.SPECTATOR_DELAY_MS });
-      return rows.map((row) => ({ cursor: Number(live ? row.id : row.feed_seq), data: toFeedItem(row) }));
+    // One feed per process, challenge and view, shared by all of its streams.
+    feed: {
+      key: `${challengeId}:${live ? 'arrivals' : 'released'}`,
+      challengeId,
+      notified: !live,
+      pollMs: live ? LIVE_POLL_MS : FEED_POLL_MS,
+      heartbeatMs: deps.config.SPECTATOR_SSE_HEARTBEAT_MS,
+      currentCursor: latest,
+      fetch: read,
     },
+    agentId: query.agent_id,
+    startAfter,
+    stallTimeoutMs: deps.config.SPECTATOR_STALL_TIMEOUT_MS,
   });
 }
 

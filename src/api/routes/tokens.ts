@@ -62,6 +62,8 @@ export const tokenRoutes = [
         throw forbidden('an API token can revoke only itself; use a session JWT to revoke other tokens');
       }
       const revoked = await revokeApiToken(deps.db, params.id);
+      // Other processes hear of it by NOTIFY; this one forgets at once, so its next request sees it.
+      deps.credentialCache.invalidate('*');
       if (!revoked) throw new ApiError('TOKEN_ALREADY_REVOKED', 'token is already revoked');
       return { data: { ...toApiToken(revoked), revoked_at: revoked.revoked_at!.toISOString() } };
     },

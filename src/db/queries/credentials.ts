@@ -1,6 +1,12 @@
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
+/**
+ * NOTIFY channel of credential changes (migration 1050's triggers): the payload is the changed
+ * token's or key's hash, or `*` when a user's role changed (every cached credential is dropped).
+ */
+export const CREDENTIAL_CHANGES_CHANNEL = 'credential_changes';
+
 /** Lookups used by authentication on every request; both hit a UNIQUE index on the hash (named statements: prepared once per connection). */
 export interface ApiTokenAuthRow {
   id: string;

@@ -78,7 +78,8 @@ const AFTER_CURSOR = `AND l.best_score <= $2::numeric AND (l.best_score < $2::nu
 
 /**
  * One keyset page (walks leaderboard_rank_idx). With `withCounts`, every row also carries the
- * challenge's total and the number of rows ranked at or above the cursor (computed once).
+ * challenge's total, the number of rows ranked at or above the cursor (computed once) and the
+ * challenge's status (null: no such challenge), so the hot read is one statement, one round trip.
  */
 export async function leaderboardPage(
   db: Queryable,
@@ -86,7 +87,7 @@ export async function leaderboardPage(
   after: LeaderboardSortKey | null,
   limit: number,
   withCounts: boolean,
-): Promise<{ rows: LeaderboardRow[]; total: number | null; before: number }> {
+): Promise<{ rows: LeaderboardRow[]; total: number | null; before: number; challengeStatus?: string | null }> {
   const params: unknown[] = [challengeId];
   let where = 'l.challenge_id = $1';
   let atOrAbove = 'false';
@@ -109,21 +110,22 @@ export async function leaderboardPage(
   // The total and the rank offset come from one pass over the challenge's rows; the LEFT JOIN keeps
   // the counts when the page is empty.
   const res = await db.query<
-    (LeaderboardRow | { [K in keyof LeaderboardRow]: null }) & { total: number; before: number }
+    (LeaderboardRow | { [K in keyof LeaderboardRow]: null }) & { total: number; before: number; challenge_status: string | null }
   >({
-    name,
+    name: `${name}_status`,
     text: `WITH page AS (${pageSql}),
      counts AS (
-       SELECT count(*)::int AS total, count(*) FILTER (WHERE ${atOrAbove})::int AS before
+       SELECT count(*)::int AS total, count(*) FILTER (WHERE ${atOrAbove})::int AS before,
+              (SELECT status FROM challenges WHERE id = $1) AS challenge_status
        FROM leaderboard_entries b WHERE b.challenge_id = $1
      )
-     SELECT page.*, counts.total, counts.before FROM counts LEFT JOIN page ON true
+     SELECT page.*, counts.total, counts.before, counts.challenge_status FROM counts LEFT JOIN page ON true
      ORDER BY page.best_score::numeric DESC, page.best_reached_at, page.agent_id`,
     values: params,
   });
   const first = res.rows[0];
   const rows = res.rows.filter(
-    (r): r is LeaderboardRow & { total: number; before: number } => r.agent_id !== null,
+    (r): r is LeaderboardRow & { total: number; before: number; challenge_status: string | null } => r.agent_id !== null,
   );
-  return { rows, total: first?.total ?? 0, before: first?.before ?? 0 };
+  return { rows, total: first?.total ?? 0, before: first?.before ?? 0, challengeStatus: first?.challenge_status ?? null };
 }

@@ -1,37 +1,48 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import type { LiveHub } from './live-hub';
-
-export interface SseItem {
-  /** Written as the `id:` line; a reconnecting EventSource sends it back as Last-Event-ID. */
-  cursor: number;
-  data: unknown;
-}
+import { Gauge } from 'prom-client';
+import { metricsRegistry, spectatorStreamsEvicted } from '../../lib/metrics';
+import {
+  FEED_PAGE,
+  serialiseFrame,
+  type FeedFrame,
+  type FeedSpec,
+  type FeedSubscriber,
+  type LiveHub,
+} from './live-hub';
 
 export interface SseStreamOptions {
   ctx: Koa.Context;
   hub: LiveHub;
   logger: Logger;
-  challengeId: string;
+  /** The shared feed this stream follows (one per challenge and view in the process). */
+  feed: FeedSpec;
+  /** Only this agent's events. */
+  agentId?: string;
   /** Send items after this cursor first (the backlog), then new ones as they appear. */
   startAfter: number;
-  /** Reads up to `limit` items after a cursor, in cursor order. */
-  fetchPage: (after: number, limit: number) => Promise<SseItem[]>;
-  heartbeatMs: number;
-  /** Fallback poll when no notification arrives (notifications are only hints). */
-  pollMs: number;
+  /** A client that takes nothing for this long is dropped (it resumes with Last-Event-ID). */
+  stallTimeoutMs: number;
   /** Reconnect delay suggested to EventSource clients. */
   retryMs?: number;
 }
 
-const PAGE = 200;
-/** A client that does not read for this long is disconnected (it resumes with Last-Event-ID). */
-const DRAIN_TIMEOUT_MS = 30_000;
-
 let openStreams = 0;
+let evictedStreams = 0;
 /** Open spectator streams in this process. */
 export const openSseStreams = (): number => openStreams;
-export const MAX_SSE_STREAMS_PER_PROCESS = 2_000;
+/** Streams dropped for not reading (since the process started). */
+export const evictedSseStreams = (): number => evictedStreams;
+export const MAX_SSE_STREAMS_PER_PROCESS = 6_000;
+
+new Gauge({
+  name: 'spectator_streams_open',
+  help: 'Open spectator (SSE) streams in this process',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(openStreams);
+  },
+});
 
 const openStreamsByClient = new Map<string, number>();
 /**
@@ -53,12 +64,18 @@ export function reserveClientStreamSlot(client: string, cap: number): (() => voi
 }
 
 /**
- * Serves one Server-Sent Events connection until the client goes away: backlog first, then
- * whatever becomes visible (woken by the hub or the fallback poll), with a heartbeat comment so
- * proxies keep the connection open. Every timer and subscription is released on close.
+ * Serves one Server-Sent Events connection until the client goes away.
+ *
+ * A stream is either *live* (the shared feed writes each new batch to it, already serialised,
+ * without waiting) or *catching up* (it copies what it misses at its own pace: from the feed's
+ * in-memory window, or from the database when it is further behind). A live stream whose socket
+ * refuses more becomes catching-up instead of queueing: what this process holds for a stream is
+ * at most one batch beyond the socket's buffer, and a slow client never holds up the feed or the
+ * other streams. One that takes nothing for `stallTimeoutMs` is dropped; it resumes with
+ * Last-Event-ID.
  */
 export async function runSseStream(options: SseStreamOptions): Promise<void> {
-  const { ctx, hub, logger } = options;
+  const { ctx, hub, logger, agentId } = options;
   const { req, res } = ctx;
   ctx.respond = false;
   ctx.status = 200;
@@ -74,73 +91,116 @@ export async function runSseStream(options: SseStreamOptions): Promise<void> {
 
   openStreams += 1;
   let closed = false;
-  let pending = true;
-  let wake: (() => void) | null = null;
-  const nudge = () => {
-    pending = true;
-    wake?.();
-  };
-  const onClose = () => {
-    closed = true;
-    wake?.();
-  };
-  req.on('close', onClose);
-  res.on('close', onClose);
-  res.on('error', onClose);
+  const closedSignal = new Promise<void>((resolve) => {
+    const onClose = () => {
+      closed = true;
+      resolve();
+    };
+    req.once('close', onClose);
+    res.once('close', onClose);
+    res.once('error', onClose);
+  });
 
-  const write = (chunk: string): boolean => (closed || res.writableEnded ? true : res.write(chunk));
-  const unsubscribe = hub.subscribe(options.challengeId, nudge);
-  const poll = setInterval(nudge, options.pollMs);
-  const heartbeat = setInterval(() => write(`: heartbeat ${new Date().toISOString()}\n\n`), options.heartbeatMs);
-
-  let cursor = options.startAfter;
-  try {
-    write(`retry: ${options.retryMs ?? 3000}\n: connected\n\n`);
-    while (!closed) {
-      if (!pending) {
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = null;
-        continue;
-      }
-      pending = false;
-      const items = await options.fetchPage(cursor, PAGE);
-      let flushed = true;
-      for (const item of items) {
-        if (closed) break;
-        flushed = write(`id: ${item.cursor}\ndata: ${JSON.stringify(item.data)}\n\n`);
-        cursor = item.cursor;
-      }
-      if (items.length === PAGE) pending = true;
-      if (!flushed && !closed) {
-        const drained = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => done(false), DRAIN_TIMEOUT_MS);
-          const done = (ok: boolean) => {
-            clearTimeout(timer);
-            res.off('drain', onDrain);
-            wake = null;
-            resolve(ok);
-          };
-          const onDrain = () => done(true);
-          res.on('drain', onDrain);
-          // Only a close ends the wait early; a nudge just leaves `pending` set for later.
-          wake = () => {
-            if (closed) done(false);
-          };
-        });
-        if (!drained) break;
-      }
+  const wanted = (frame: FeedFrame) =>
+    frame.cursor > subscriber.cursor && (!agentId || frame.agentId === agentId);
+  /** Writes frames (advancing the cursor past `upTo`); false when the socket wants a pause. */
+  const write = (frames: FeedFrame[], upTo: number, joined?: string): boolean => {
+    const chunk =
+      joined ??
+      frames
+        .filter(wanted)
+        .map((f) => f.frame)
+        .join('');
+    subscriber.cursor = Math.max(subscriber.cursor, upTo);
+    return chunk === '' || closed ? true : res.write(chunk);
+  };
+  /** Waits until the socket takes what it has; drops the client when that takes too long. */
+  const drained = async (): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    let onDrain: (() => void) | undefined;
+    const outcome = await Promise.race([
+      new Promise<'drained'>((resolve) => res.once('drain', (onDrain = () => resolve('drained')))),
+      closedSignal.then(() => 'closed' as const),
+      new Promise<'stalled'>(
+        (resolve) => (timer = setTimeout(() => resolve('stalled'), options.stallTimeoutMs)),
+      ),
+    ]);
+    clearTimeout(timer);
+    if (onDrain) res.off('drain', onDrain);
+    if (outcome === 'stalled' && !closed) {
+      evictedStreams += 1;
+      spectatorStreamsEvicted.inc();
+      closed = true;
+      res.destroy();
     }
+    return outcome === 'drained' && !closed;
+  };
+
+  const subscriber: FeedSubscriber = {
+    cursor: options.startAfter,
+    agentId,
+    live: false,
+    deliver(frames, joined) {
+      if (closed || !subscriber.live) return;
+      const whole = !agentId && frames[0].cursor > subscriber.cursor;
+      if (!write(frames, frames[frames.length - 1].cursor, whole ? joined : undefined)) {
+        subscriber.live = false;
+        void drained().then(async (ok) => {
+          if (ok) await catchUp();
+        });
+      }
+    },
+    heartbeat(comment) {
+      if (subscriber.live && !closed) res.write(comment);
+    },
+  };
+  const { feed, leave } = hub.join(options.feed, subscriber);
+
+  /** Copies what the stream misses, a page at a time at the client's pace, then goes live. */
+  const catchUp = async (): Promise<void> => {
+    try {
+      while (!closed) {
+        let flushed: boolean;
+        if (subscriber.cursor >= feed.ringStartsAfter) {
+          const frames = feed.framesAfter(subscriber.cursor);
+          if (frames.length === 0) {
+            subscriber.live = true; // in the same synchronous step as the check: no frame falls between
+            return;
+          }
+          const page = frames.slice(0, FEED_PAGE);
+          flushed = write(page, page[page.length - 1].cursor);
+        } else {
+          // Behind the window: the whole feed from the database (filtered here, so the cursor always
+          // advances and the window is reached).
+          const items = await feed.spec.fetch(subscriber.cursor, FEED_PAGE);
+          if (closed) return;
+          if (items.length === 0) {
+            // Nothing visible after the cursor (a gap up to where the feed started): the window's frames are all newer.
+            subscriber.cursor = Math.max(subscriber.cursor, feed.ringStartsAfter);
+            continue;
+          }
+          const frames = items.map(serialiseFrame);
+          flushed = write(frames, frames[frames.length - 1].cursor);
+        }
+        if (!flushed && !(await drained())) return;
+      }
+    } catch (err) {
+      logger.warn({ err, challengeId: options.feed.challengeId }, 'spectator stream ended by an error');
+      res.destroy();
+    }
+  };
+
+  try {
+    res.write(`retry: ${options.retryMs ?? 3000}\n: connected\n\n`);
+    await feed.start();
+    await catchUp();
+    await closedSignal;
   } catch (err) {
-    logger.warn({ err, challengeId: options.challengeId }, 'spectator stream ended by an error');
+    logger.warn({ err, challengeId: options.feed.challengeId }, 'spectator stream ended by an error');
   } finally {
     closed = true;
-    clearInterval(poll);
-    clearInterval(heartbeat);
-    unsubscribe();
-    req.off('close', onClose);
-    res.off('close', onClose);
-    res.off('error', onClose);
+    leave();
     openStreams -= 1;
-    if (!res.writableEnded) res.end();
+    if (!res.writableEnded && !res.destroyed) res.end();
   }
 }

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { PUBLIC_MAX_AGE_SEC, PUBLIC_STALE_WHILE_REVALIDATE_SEC } from '../../src/api/http-cache';
+import { newAdmin, newAgent } from '../helpers/factories';
+import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
+
+let server: TestServer;
+let challengeId: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  challengeId = await newChallenge(server, { title: 'http cache' });
+  // One judged result so the leaderboard and its CSV have a row to show.
+  const agent = await newAgent(server);
+  const res = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+    content: 'answer 42',
+  });
+  await waitForSubmission(server, agent.token, res.body.data.id);
+});
+afterAll(() => server.close());
+
+const PUBLIC_CACHE_CONTROL = `public, max-age=${PUBLIC_MAX_AGE_SEC}, stale-while-revalidate=${PUBLIC_STALE_WHILE_REVALIDATE_SEC}`;
+
+const READS: [string, () => string][] = [
+  ['challenge list', () => '/api/v1/challenges?limit=100'],
+  ['challenge', () => `/api/v1/challenges/${challengeId}`],
+  ['leaderboard page', () => `/api/v1/leaderboards/${challengeId}`],
+  ['leaderboard CSV export', () => `/api/v1/leaderboards/${challengeId}/export.csv`],
+];
+
+function etagOf(res: ApiResponse): string {
+  const etag = res.headers.get('etag');
+  if (!etag) throw new Error(`no ETag on ${res.status} ${res.text.slice(0, 200)}`);
+  return etag;
+}
+
+describe.each(READS)('HTTP caching of the %s', (_name, path) => {
+  test('anonymous: strong ETag, public Cache-Control, Vary: Authorization; stable across requests', async () => {
+    const first = await server.request('GET', path());
+    const second = await server.request('GET', path());
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(etagOf(first)).toMatch(/^"[A-Za-z0-9_-]+"$/); // strong: no W/ prefix
+    // Each envelope names its own request_id; the tag covers what is shown, so it does not move.
+    expect(etagOf(second)).toBe(etagOf(first));
+    expect(first.headers.get('cache-control')).toBe(PUBLIC_CACHE_CONTROL);
+    expect(first.headers.get('vary')).toMatch(/authorization/i);
+  });
+
+  test('If-None-Match with the current ETag → 304 without a body; another tag → 200 with the body', async () => {
+    const full = await server.request('GET', path());
+    const etag = etagOf(full);
+    const notModified = await server.request('GET', path(), { headers: { 'if-none-match': etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.text).toBe('');
+    expect(notModified.headers.get('etag')).toBe(etag);
+    expect(notModified.headers.get('cache-control')).toBe(PUBLIC_CACHE_CONTROL);
+    // A list of tags and the weak form of ours also match (If-None-Match compares weakly).
+    const inList = await server.request('GET', path(), {
+      headers: { 'if-none-match': `"other", W/${etag}` },
+    });
+    expect(inList.status).toBe(304);
+    const stale = await server.request('GET', path(), {
+      headers: { 'if-none-match': '"not-the-current-tag"' },
+    });
+    expect(stale.status).toBe(200);
+    expect(etagOf(stale)).toBe(etag);
+    expect(stale.text.length).toBeGreaterThan(0);
+  });
+
+  test('with a credential: private Cache-Control (still an ETag and 304s)', async () => {
+    const agent = await newAgent(server);
+    const res = await server.request('GET', path(), { auth: agent.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+    const again = await server.request('GET', path(), {
+      auth: agent.token,
+      headers: { 'if-none-match': etagOf(res) },
+    });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('cache-control')).toBe('private, no-cache');
+  });
+});
+
+test('the ETag is a digest of what is shown: data and pagination, not the request id', async () => {
+  const res = await server.request('GET', `/api/v1/leaderboards/${challengeId}`);
+  const representation = `${JSON.stringify(res.body.data)}\n${JSON.stringify(res.body.pagination)}`;
+  const digest = createHash('sha256').update(representation).digest('base64url').slice(0, 32);
+  expect(etagOf(res)).toBe(`"${digest}"`);
+});
+
+test('a new result changes the leaderboard page and CSV ETags at once; the old tag then gets the new body', async () => {
+  const page = `/api/v1/leaderboards/${challengeId}`;
+  const csv = `${page}/export.csv`;
+  const before = { page: await server.request('GET', page), csv: await server.request('GET', csv) };
+  const agent = await newAgent(server, { name: 'newcomer' });
+  const res = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+    content: 'The answer is 42',
+  });
+  await waitForSubmission(server, agent.token, res.body.data.id);
+
+  const after = {
+    page: await server.request('GET', page, { headers: { 'if-none-match': etagOf(before.page) } }),
+    csv: await server.request('GET', csv, { headers: { 'if-none-match': etagOf(before.csv) } }),
+  };
+  expect(after.page.status).toBe(200);
+  expect(after.csv.status).toBe(200);
+  expect(etagOf(after.page)).not.toBe(etagOf(before.page));
+  expect(etagOf(after.csv)).not.toBe(etagOf(before.csv));
+  expect(after.page.body.data.map((e: { agent_id: string }) => e.agent_id)).toContain(agent.agentId);
+  expect(after.csv.text).toContain(agent.agentId);
+});
+
+test('operators (drafts visible) and anonymous callers never share a cached copy: the operator answer is private', async () => {
+  const admin = await newAdmin(server);
+  const draft = await newChallenge(server, { status: 'draft' });
+  const anonymous = await server.request('GET', `/api/v1/challenges/${draft}`);
+  expect(anonymous.status).toBe(404);
+  expect(anonymous.headers.get('etag')).toBeNull();
+  const operator = await server.request('GET', `/api/v1/challenges/${draft}`, { auth: admin.jwt });
+  expect(operator.status).toBe(200);
+  expect(operator.headers.get('cache-control')).toBe('private, no-cache');
+  expect(operator.headers.get('vary')).toMatch(/authorization/i);
+});
+
+test('an edit of the challenge changes its ETag', async () => {
+  const id = await newChallenge(server);
+  const before = await server.request('GET', `/api/v1/challenges/${id}`);
+  await server.deps.db.query(`UPDATE challenges SET title = 'renamed' WHERE id = $1`, [id]);
+  const after = await server.request('GET', `/api/v1/challenges/${id}`, {
+    headers: { 'if-none-match': etagOf(before) },
+  });
+  expect(after.status).toBe(200);
+  expect(after.body.data.title).toBe('renamed');
+  expect(etagOf(after)).not.toBe(etagOf(before));
+});
