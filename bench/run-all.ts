@@ -13,7 +13,7 @@
  * figures read from its output. Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 10 minutes)
- *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream)
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, sandbox)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -230,6 +230,38 @@ async function limiterPart(env: Record<string, string>): Promise<BenchRow[]> {
   ];
 }
 
+/** The OS wall around submitted code (bench/sandbox.ts): needs no stack, only bwrap. */
+async function sandboxPart(): Promise<BenchRow[]> {
+  const run = await runBenchFile('bench/sandbox.ts', ['--cases', '60', '--submissions', '100'], {}, 10 * 60_000);
+  const json = run.code === 0 ? lastJson(run.output) : null;
+  const why = run.code !== 0 || !json ? `exit ${run.code}; see .data/bench/logs/sandbox.log` : undefined;
+  if (why || !json) {
+    return [
+      failedRow('OS sandbox: added p50 per sandboxed process', '≤ 20 ms', why ?? 'no result', run.loadAfter),
+      failedRow('tests judge: submissions judged/s (4 cases each)', '≥ 10/s', why ?? 'no result', run.loadAfter),
+    ];
+  }
+  return [
+    {
+      figure: 'OS sandbox (bwrap): one test case, start to verdict, p50 / p99',
+      value: `${fmt(json.bwrapP50Ms, 1)} / ${fmt(json.bwrapP99Ms, 1)} ms; added p50 ${fmt(json.addedP50Ms, 1)} ms`,
+      target: 'added ≤ 20 ms p50',
+      baseline: `plain process sandbox ${fmt(json.processP50Ms, 1)} / ${fmt(json.processP99Ms, 1)} ms`,
+      ok: json.addedP50Ms <= 20,
+      load: run.loadAfter,
+      note: `${json.cases} cases each, alternating blocks of 10`,
+    },
+    {
+      figure: `tests judge: submissions judged/s, ${json.testsPerSubmission} cases each (runJudge, ${json.slots} slots)`,
+      value: `${fmt(json.judgedPerSec, 1)}/s`,
+      target: '≥ 10/s',
+      ok: json.judgedPerSec >= 10,
+      load: run.loadAfter,
+      note: `${json.submissions} submissions; one sandboxed process per batch of cases; judge process CPU ${fmt(json.judgeProcessCpuMsPerSubmission, 1)} ms/submission`,
+    },
+  ];
+}
+
 async function leaderboardDetailPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/leaderboard.ts';
   if (!existsSync(path.join(ROOT, file))) return [];
@@ -328,6 +360,10 @@ async function main(): Promise<void> {
     if (wanted('stream')) {
       log('stream ingest and relay (bench/stream.ts)');
       rows.push(...(await streamPart(featureEnv)));
+    }
+    if (wanted('sandbox')) {
+      log('OS sandbox around submitted code (bench/sandbox.ts)');
+      rows.push(...(await sandboxPart()));
     }
   } finally {
     await temporal?.stop();
