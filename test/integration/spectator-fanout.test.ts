@@ -23,7 +23,13 @@ let server: TestServer;
 const STALL_MS = 3_000;
 beforeAll(async () => {
   // Many requests from one client in a short time: the per-caller limits are not what is tested.
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1', SPECTATOR_STALL_TIMEOUT_MS: String(STALL_MS) });
+  // Every stream here comes from this one test client: the per-address cap (20 by default,
+  // tested in production-hardening) is raised so the fan-out itself is what is tested.
+  server = await startTestServer({
+    RATE_LIMIT_DISABLED: '1',
+    SPECTATOR_STALL_TIMEOUT_MS: String(STALL_MS),
+    SPECTATOR_STREAMS_PER_IP: '200',
+  });
 });
 afterAll(() => server.close());
 
