@@ -23,6 +23,8 @@ export interface RunCgroup {
   oomKilled(): Promise<boolean>;
   /** Releases the group after the run; never throws. */
   remove(): Promise<void>;
+  /** Number of tasks still in the group (the pid namespace is torn down asynchronously). */
+  tasks(): Promise<number>;
 }
 
 /** This process's path in a hierarchy, from /proc/self/cgroup (`0::/x` for v2, `4:memory:/x` for v1). */
@@ -106,13 +108,16 @@ export async function detectCgroupSupport(explicitParent?: string): Promise<Cgro
  * and removing groups per run costs more than the rest of the wall together. A run rewrites the
  * limits and compares the OOM-kill counter before and after.
  */
-const slotGroups = new Map<number, { dirs: string[]; procsFiles: string[]; oomFile: string }>();
+const slotGroups = new Map<
+  number,
+  { dirs: string[]; procsFiles: string[]; oomFile: string; pidsCurrent: string }
+>();
 
 async function slotGroup(support: Exclude<CgroupSupport, { version: 'none' }>, slot: number) {
   const known = slotGroups.get(slot);
   if (known) return known;
   const name = `slot-${process.pid}-${slot}`;
-  let group: { dirs: string[]; procsFiles: string[]; oomFile: string };
+  let group: { dirs: string[]; procsFiles: string[]; oomFile: string; pidsCurrent: string };
   if (support.version === 'v2') {
     const dir = path.join(support.parent, name);
     await mkdir(dir, { recursive: true });
@@ -120,6 +125,7 @@ async function slotGroup(support: Exclude<CgroupSupport, { version: 'none' }>, s
       dirs: [dir],
       procsFiles: [path.join(dir, 'cgroup.procs')],
       oomFile: path.join(dir, 'memory.events'),
+      pidsCurrent: path.join(dir, 'pids.current'),
     };
   } else {
     const memoryDir = path.join(support.memoryParent, name);
@@ -130,6 +136,7 @@ async function slotGroup(support: Exclude<CgroupSupport, { version: 'none' }>, s
       dirs: [memoryDir, pidsDir],
       procsFiles: [path.join(memoryDir, 'cgroup.procs'), path.join(pidsDir, 'cgroup.procs')],
       oomFile: path.join(memoryDir, 'memory.oom_control'),
+      pidsCurrent: path.join(pidsDir, 'pids.current'),
     };
   }
   slotGroups.set(slot, group);
@@ -169,6 +176,7 @@ export async function createRunCgroup(
     procsFiles: group.procsFiles,
     oomKilled: async () => (await oomKills(group.oomFile)) > before,
     remove: async () => {},
+    tasks: async () => Number((await readFile(group.pidsCurrent, 'utf8').catch(() => '0')).trim()) || 0,
   };
 }
 

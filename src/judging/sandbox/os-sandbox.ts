@@ -17,7 +17,14 @@
  * and runs plain `node` with the permission flags: the inner layers only.
  */
 import { type ChildProcessByStdio, execFile, spawn } from 'node:child_process';
-import { accessSync, constants as fsConstants, existsSync, realpathSync } from 'node:fs';
+import {
+  accessSync,
+  constants as fsConstants,
+  existsSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -47,7 +54,14 @@ export interface ProcessLimits {
 }
 
 export const OS_SANDBOX_DEFAULTS = {
-  maxProcesses: 32,
+  /**
+   * Tasks per run (RLIMIT_NPROC of the slot's uid and the slot cgroup's pids.max). Node needs about
+   * a dozen; tasks of the slot's previous run can take a second or two to leave the kernel's count,
+   * and Node 20 hangs at startup (not fails) when it cannot start its platform threads.
+   */
+  maxProcesses: 64,
+  /** A run waits (up to 2 s) until the slot's leftover tasks are down to this, keeping headroom. */
+  leftoverTasksBeforeLaunch: 16,
   maxOpenFiles: 64,
   maxFileBytes: 1024 * 1024,
   workDirBytes: 16 * 1024 * 1024,
@@ -300,6 +314,9 @@ class BwrapLauncher implements SandboxLauncher {
     }).catch((error: unknown) => {
       throw new SandboxUnavailableError(`could not create the run's cgroup: ${(error as Error).message}`);
     });
+    if (cgroup !== undefined) {
+      await waitUntil(async () => (await cgroup.tasks()) <= OS_SANDBOX_DEFAULTS.leftoverTasksBeforeLaunch);
+    }
     const { file, args } = this.command(spec, cgroup);
     const child = spawn(file, args, {
       // Nothing of the worker's environment (database URL, secrets) reaches even bwrap itself.
@@ -348,6 +365,12 @@ class UnsafeProcessLauncher implements SandboxLauncher {
       finish: async () => ({ oomKilled: false }),
     };
   }
+}
+
+/** Polls `done` every few milliseconds for at most `limitMs` (then gives up: limits still hold). */
+async function waitUntil(done: () => Promise<boolean>, limitMs = 2_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await done()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
 export interface OsSandboxOptions {
