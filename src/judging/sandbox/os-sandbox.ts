@@ -17,14 +17,7 @@
  * and runs plain `node` with the permission flags: the inner layers only.
  */
 import { type ChildProcessByStdio, execFile, spawn } from 'node:child_process';
-import {
-  accessSync,
-  constants as fsConstants,
-  existsSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-} from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
