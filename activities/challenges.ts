@@ -1,4 +1,4 @@
-import { iso } from '../src/api/schemas/common';
+import { iso } from '../src/lib/time';
 import { databaseNow, lockChallengeById, updateChallenge, type ChallengeRow, type ChallengeStatus } from '../src/db/queries/challenges';
 import { withTransaction } from '../src/db/pool';
 import { emitEvent } from '../src/events/outbox';

@@ -1,8 +1,7 @@
-/**
- * One error module, one envelope. Every failure a route can produce is an ApiError with a
- * spec code; anything else is mapped to 500 with a generic message (never a stack trace).
- */
-export const ERROR_CODES = {
+import { ServiceError, type ErrorCode } from '../errors';
+
+/** How each error code reads over HTTP (one envelope; the codes themselves live in src/errors.ts). */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -15,7 +14,6 @@ export const ERROR_CODES = {
   CONFLICT: 409,
   INVALID_EVENT: 400,
   WEBHOOK_INACTIVE: 400,
-  // DESIGN.md's codes for conditions the spec names without a code.
   CHALLENGE_NOT_ENTERABLE: 400,
   SESSION_CLOSED: 400,
   SUBMISSION_LIMIT_REACHED: 400,
@@ -27,29 +25,27 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   GONE: 410,
-} as const;
+};
 
-export type ErrorCode = keyof typeof ERROR_CODES;
-
-export class ApiError extends Error {
+/**
+ * A failure only HTTP produces: it carries response headers (Retry-After, X-RateLimit-*) or a
+ * status of its own (a 4xx Koa raised). Rules elsewhere throw plain ServiceErrors.
+ */
+export class ApiError extends ServiceError {
   readonly status: number;
   constructor(
-    readonly code: ErrorCode,
+    code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
     status?: number,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'ApiError';
-    this.status = status ?? ERROR_CODES[code];
+    this.status = status ?? HTTP_STATUS[code];
   }
 }
 
-export const unauthorized = (message = 'missing or invalid credentials') => new ApiError('UNAUTHORIZED', message);
-export const forbidden = (message = 'the credential lacks the required scope') => new ApiError('FORBIDDEN', message);
-export const notFound = (what = 'resource') => new ApiError('NOT_FOUND', `${what} not found`);
-export const validationError = (message: string) => new ApiError('VALIDATION_ERROR', message);
-export const conflict = (message: string) => new ApiError('CONFLICT', message);
+export const httpStatusOf = (err: ServiceError): number => (err instanceof ApiError ? err.status : HTTP_STATUS[err.code]);
 
 /** Turns a zod error into one readable sentence naming each offending field. */
 export function describeZodIssues(issues: { path: (string | number)[]; message: string }[], where?: string): string {

@@ -5,7 +5,8 @@ import { resolveCredentials, type CredentialOutcome } from '../auth/authenticate
 import { hasScope, rateLimitSubject, type Principal } from '../auth/principal';
 import { rateLimitedTotal } from '../lib/metrics';
 import type { AppDeps } from './deps';
-import { ApiError, describeZodIssues, forbidden, unauthorized } from './errors';
+import { ApiError, describeZodIssues } from './errors';
+import { forbidden, unauthorized } from '../errors';
 import { cacheControlFor, ifNoneMatchHits, strongEtag } from './http-cache';
 import { IDEMPOTENCY_KEY_PATTERN, requestHash, runIdempotent } from './middleware/idempotency';
 import type { RateLimitCategory } from './rate-limits';

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { z, type ZodTypeAny } from 'zod';
 import type { Principal } from '../auth/principal';
+import type { Pagination } from '../lib/pagination';
 import type { Config } from '../config';
 import type { Scope } from '../auth/scopes';
 import type { AppDeps } from './deps';
@@ -18,14 +19,14 @@ export type AuthMode = 'public' | 'bearer' | 'jwt' | 'admin' | 'agentKey';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export const paginationSchema = z.object({
+export const paginationSchema: z.ZodType<Pagination> = z.object({
   total: z.number().int().optional(),
   page: z.number().int().optional(),
   limit: z.number().int(),
   has_more: z.boolean(),
   next_cursor: z.string().nullable().optional(),
 });
-export type Pagination = z.infer<typeof paginationSchema>;
+
 
 export type HandlerResult =
   /** Wrapped in the success envelope `{data, request_id, pagination?}`. */

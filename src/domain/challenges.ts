@@ -9,7 +9,7 @@ import {
   challengeStopSignal,
   type ChallengeSchedule,
 } from '../../workflows/challenge-lifecycle';
-import { ApiError, conflict, notFound, validationError } from '../api/errors';
+import { ServiceError, conflict, notFound, validationError } from '../errors';
 import type { CreateChallengeBody, PatchChallengeBody } from '../api/schemas/challenges';
 import { isAdmin, type Principal } from '../auth/principal';
 import {
@@ -118,7 +118,7 @@ async function temporalClient(deps: ChallengeDeps): Promise<TemporalClient> {
     return await deps.temporal();
   } catch (err) {
     deps.logger.error({ err }, 'Temporal unavailable');
-    throw new ApiError('SERVICE_UNAVAILABLE', 'the workflow service is unavailable; nothing was changed, retry later');
+    throw new ServiceError('SERVICE_UNAVAILABLE', 'the workflow service is unavailable; nothing was changed, retry later');
   }
 }
 
@@ -142,7 +142,7 @@ export async function planLifecycle(deps: ChallengeDeps, row: ChallengeRow): Pro
     });
   } catch (err) {
     deps.logger.error({ err, challengeId: row.id }, 'could not plan the challenge lifecycle');
-    throw new ApiError('SERVICE_UNAVAILABLE', 'the workflow service is unavailable; nothing was changed, retry later');
+    throw new ServiceError('SERVICE_UNAVAILABLE', 'the workflow service is unavailable; nothing was changed, retry later');
   }
 }
 
@@ -310,7 +310,7 @@ export async function enterChallenge(
     const existing = await findEntry(tx, challengeId, agentId);
     if (existing) return { entry: existing, created: false };
     const verdict = acceptsEntries(challenge, await databaseNow(tx));
-    if (!verdict.ok) throw new ApiError('CHALLENGE_NOT_ENTERABLE', verdict.message);
+    if (!verdict.ok) throw new ServiceError('CHALLENGE_NOT_ENTERABLE', verdict.message);
     return upsertEntry(tx, { challengeId, agentId, sandbox: false });
   });
 }

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { ApiError, forbidden, notFound, validationError } from '../api/errors';
+import { ServiceError, forbidden, notFound, validationError } from '../errors';
 import type { Principal } from '../auth/principal';
 import type { Scope } from '../auth/scopes';
 import { AGENT_KEY_PREFIX, displayPrefix, generateSecret, LIVE_TOKEN_PREFIX, SANDBOX_TOKEN_PREFIX, sha256Hex } from '../auth/secrets';
@@ -19,7 +19,7 @@ export async function resolveActingAgent(db: Pool, principal: Principal, request
     if (!agent) throw notFound('agent');
     return agent;
   }
-  if (principal.kind !== 'user') throw new ApiError('UNAUTHORIZED', 'missing or invalid credentials');
+  if (principal.kind !== 'user') throw new ServiceError('UNAUTHORIZED', 'missing or invalid credentials');
   if (requestedAgentId) {
     const agent = await findAgentById(db, requestedAgentId);
     if (!agent || agent.owner_user_id !== principal.userId) throw notFound('agent');
@@ -59,7 +59,7 @@ export async function createApiToken(
   return withTransaction(db, async (tx) => {
     await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [user.userId]);
     if ((await countActiveApiTokens(tx, user.userId)) >= MAX_ACTIVE_TOKENS_PER_USER) {
-      throw new ApiError('TOKEN_LIMIT_REACHED', `at most ${MAX_ACTIVE_TOKENS_PER_USER} active API tokens per user; revoke one first`);
+      throw new ServiceError('TOKEN_LIMIT_REACHED', `at most ${MAX_ACTIVE_TOKENS_PER_USER} active API tokens per user; revoke one first`);
     }
     let agentId = input.agentId;
     if (agentId) {

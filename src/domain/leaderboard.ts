@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import { notFound, validationError } from '../api/errors';
-import type { Pagination } from '../api/route';
+import { notFound, validationError } from '../errors';
+import type { Pagination } from '../lib/pagination';
 import type { Principal } from '../auth/principal';
 import type { Queryable } from '../db/pool';
 import {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
-import { ApiError, notFound } from '../api/errors';
-import { canonicalJson } from '../api/middleware/idempotency';
-import { iso } from '../api/schemas/common';
+import { ServiceError, notFound } from '../errors';
+import { canonicalJson } from '../lib/canonical-json';
+import { iso } from '../lib/time';
 import { isAdmin, type Principal } from '../auth/principal';
 import { withTransaction, type Queryable } from '../db/pool';
 import { findChallengeById, type ChallengeRow } from '../db/queries/challenges';
@@ -91,7 +91,7 @@ export async function openSession(
   // Any existing challenge that cannot be entered now (draft/quarantined, complete, archived, not
   // started, ended) is 400 CHALLENGE_NOT_ENTERABLE; only an unknown id is 404.
   const verdict = enterability(challenge);
-  if (!verdict.ok) throw new ApiError('CHALLENGE_NOT_ENTERABLE', verdict.message);
+  if (!verdict.ok) throw new ServiceError('CHALLENGE_NOT_ENTERABLE', verdict.message);
   const sandbox = principal.kind === 'apiToken' && principal.sandbox;
 
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -135,7 +135,7 @@ export async function openSession(
       // A concurrent request opened it first: loop and return that one.
     }
   }
-  throw new ApiError('CONFLICT', 'the session is being opened concurrently; retry');
+  throw new ServiceError('CONFLICT', 'the session is being opened concurrently; retry');
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import { ApiError, notFound, validationError } from '../api/errors';
-import type { Pagination } from '../api/route';
+import { ServiceError, notFound, validationError } from '../errors';
+import type { Pagination } from '../lib/pagination';
 import { isAdmin, type Principal } from '../auth/principal';
 import {
   listSubmissionHistory,
@@ -65,7 +65,7 @@ async function scopeOf(
     if (agentId && agentId !== principal.agentId) throw notFound('agent');
     return { agentId: principal.agentId, sandbox: principal.sandbox };
   }
-  if (principal.kind !== 'user') throw new ApiError('UNAUTHORIZED', 'missing or invalid credentials');
+  if (principal.kind !== 'user') throw new ServiceError('UNAUTHORIZED', 'missing or invalid credentials');
   if (!agentId) return { ownerUserId: principal.userId };
   if (isAdmin(principal)) {
     if (!(await findAgentById(db, agentId))) throw notFound('agent');

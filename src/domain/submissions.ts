@@ -8,8 +8,8 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../../temporal/search-attributes';
 import type { submissionWorkflow } from '../../workflows/submission';
-import { ApiError, notFound } from '../api/errors';
-import { canonicalJson } from '../api/middleware/idempotency';
+import { ServiceError, notFound } from '../errors';
+import { canonicalJson } from '../lib/canonical-json';
 import { isAdmin, type Principal } from '../auth/principal';
 import type { Config } from '../config';
 import { withTransaction, type Queryable } from '../db/pool';
@@ -169,7 +169,7 @@ export async function createSubmission(
 
   const sameRequest = (existing: SubmissionRow) => {
     if (existing.session_id !== sessionId || existing.artifact_hash !== hash) {
-      throw new ApiError(
+      throw new ServiceError(
         'IDEMPOTENCY_KEY_REUSED',
         'this Idempotency-Key was already used for a different submission',
       );
@@ -186,7 +186,7 @@ export async function createSubmission(
   const lapsed = lapseReason(session, challenge);
   if (lapsed) await closeSession(db, session.id, lapsed);
   if (session.status !== 'open' || lapsed)
-    throw new ApiError('SESSION_CLOSED', `session is closed (${lapsed ?? session.close_reason ?? 'closed'})`);
+    throw new ServiceError('SESSION_CLOSED', `session is closed (${lapsed ?? session.close_reason ?? 'closed'})`);
 
   let outcome: { submission: SubmissionRow; created: boolean };
   try {
@@ -198,11 +198,11 @@ export async function createSubmission(
         if (existing) return sameRequest(existing);
       }
       const current = await findSessionById(tx, sessionId);
-      if (!current || current.status !== 'open') throw new ApiError('SESSION_CLOSED', 'session is closed');
+      if (!current || current.status !== 'open') throw new ServiceError('SESSION_CLOSED', 'session is closed');
 
       const perSession = challenge!.max_submissions_per_session ?? DEFAULT_MAX_SUBMISSIONS_PER_SESSION;
       if ((await countCountingSessionSubmissions(tx, sessionId)) >= perSession) {
-        throw new ApiError(
+        throw new ServiceError(
           'SUBMISSION_LIMIT_REACHED',
           `at most ${perSession} submissions per session (failed judgings do not count)`,
         );
@@ -212,7 +212,7 @@ export async function createSubmission(
         perDay !== null &&
         (await countCountingDaySubmissions(tx, session.agent_id, session.challenge_id)) >= perDay
       ) {
-        throw new ApiError(
+        throw new ServiceError(
           'SUBMISSION_LIMIT_REACHED',
           `at most ${perDay} submissions per agent per day in this challenge (failed judgings do not count)`,
         );
@@ -464,7 +464,7 @@ export async function rejudgeSubmission(
   const run = await withTransaction(deps.db, async (tx) => {
     const row = await beginRejudge(tx, submissionId);
     if (!row)
-      throw new ApiError(
+      throw new ServiceError(
         'CONFLICT',
         `submission is ${existing.status}: only a complete or failed submission can be rejudged`,
       );

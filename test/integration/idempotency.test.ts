@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ApiError } from '../../src/api/errors';
+import { ServiceError } from '../../src/errors';
 import { requestHash, runIdempotent } from '../../src/api/middleware/idempotency';
 import { defineRoute, type AnyRouteDef } from '../../src/api/route';
 import { allRoutes } from '../../src/api/routes';
@@ -27,7 +27,7 @@ function widgetRoute(operationId: string, path: string): AnyRouteDef {
     async handler({ body, principal, deps }) {
       const failure = failures.shift();
       if (failure === 'throw') throw new Error('simulated crash in the handler');
-      if (failure === 'apiError') throw new ApiError('CHALLENGE_NOT_ENTERABLE', 'simulated refusal');
+      if (failure === 'apiError') throw new ServiceError('CHALLENGE_NOT_ENTERABLE', 'simulated refusal');
       // The sleep widens the window in which concurrent duplicates arrive.
       const row = await deps.db.query<{ id: string }>(
         'INSERT INTO test_widgets (owner, name) SELECT $1, $2 FROM pg_sleep(0.2) RETURNING id',

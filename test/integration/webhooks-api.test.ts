@@ -1,6 +1,6 @@
 import { verify as verifyGithubStyle } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
-import { ApiError } from '../../src/api/errors';
+import { ServiceError } from '../../src/errors';
 import { assertAcceptableUrl } from '../../src/domain/webhooks/subscriptions';
 import { EVENT_TYPES } from '../../src/events/types';
 import { newAdmin, newAgent, newUser } from '../helpers/factories';
@@ -119,9 +119,9 @@ describe('creating subscriptions', () => {
     const to = (address: string) => async () => [{ address, family: address.includes(':') ? 6 : 4 }];
     for (const address of ['127.0.0.1', '10.0.0.7', '169.254.169.254', '::1', 'fd00::1']) {
       const err = await assertAcceptableUrl('https://hooks.example.com/x', false, to(address)).catch((e) => e);
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).code).toBe('VALIDATION_ERROR');
-      expect((err as ApiError).message).toContain(address);
+      expect(err).toBeInstanceOf(ServiceError);
+      expect((err as ServiceError).code).toBe('VALIDATION_ERROR');
+      expect((err as ServiceError).message).toContain(address);
     }
     await expect(assertAcceptableUrl('https://hooks.example.com/x', false, to('93.184.215.14'))).resolves.toBeUndefined();
     const unresolvable = async () => {

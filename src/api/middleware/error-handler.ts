@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { ApiError, type ErrorCode } from '../errors';
+import { ApiError, httpStatusOf } from '../errors';
+import { ServiceError, type ErrorCode } from '../../errors';
 
 /** Errors thrown by Koa itself or by the body parser carry an HTTP status and sometimes a type. */
 interface HttpishError {
@@ -11,8 +12,8 @@ interface HttpishError {
   code?: string;
 }
 
-function toApiError(err: unknown, logger: Logger, requestId: string): ApiError {
-  if (err instanceof ApiError) return err;
+function toServiceError(err: unknown, logger: Logger, requestId: string): ServiceError {
+  if (err instanceof ServiceError) return err;
   const e = (err ?? {}) as HttpishError;
   const status = e.status ?? e.statusCode;
   if (e.type === 'entity.parse.failed' || (status === 400 && e.type === undefined && /json/i.test(String((err as Error)?.message)))) {
@@ -42,14 +43,14 @@ export function errorHandler(logger: Logger): Koa.Middleware {
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
     } catch (err) {
       const requestId = ctx.state.requestId as string;
-      const apiError = toApiError(err, logger, requestId);
-      ctx.status = apiError.status;
-      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+      const failure = toServiceError(err, logger, requestId);
+      ctx.status = httpStatusOf(failure);
+      if (failure instanceof ApiError) for (const [name, value] of Object.entries(failure.headers)) ctx.set(name, value);
       ctx.type = 'application/json';
       ctx.body =
         ctx.state.errorStyle === 'flat'
-          ? { error: apiError.message }
-          : { error: { message: apiError.message, code: apiError.code, request_id: requestId } };
+          ? { error: failure.message }
+          : { error: { message: failure.message, code: failure.code, request_id: requestId } };
     }
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import { ApiError } from '../errors';
+import { canonicalJson } from '../../lib/canonical-json';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 const KEPT_FOR_HOURS = 24;
@@ -20,18 +21,6 @@ export interface IdempotencyOptions {
   staleAfterMs?: number;
   /** How long a concurrent duplicate waits for the original before answering 409 CONFLICT. */
   waitForOriginalMs?: number;
-}
-
-/** Canonical JSON (sorted keys) so that the same body in another key order is the same request. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 export function requestHash(body: unknown): string {

@@ -7,7 +7,7 @@ import {
   retireChallenge,
   type TransitionOutcome,
 } from '../../domain/challenges';
-import { forbidden, notFound } from '../errors';
+import { forbidden, notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import {
   adminChallengeSchema,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { findAgentKey, listAgentKeys, revokeAgentKey } from '../../db/queries/agent-keys';
 import { findAgentById, insertAgent, listAgentsByOwner, updateAgentProfile } from '../../db/queries/agents';
 import { DEFAULT_AGENT_KEY_HOURS, issueAgentKey, requireOwnedAgent } from '../../domain/identity';
-import { conflict, forbidden, notFound } from '../errors';
+import { conflict, forbidden, notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import {

@@ -2,8 +2,9 @@ import { isAdmin, type Principal } from '../../auth/principal';
 import { listChallenges, type ChallengeRow } from '../../db/queries/challenges';
 import { listEntries } from '../../db/queries/entries';
 import { enterChallenge, requireVisibleChallenge, visibleStatuses } from '../../domain/challenges';
-import { forbidden } from '../errors';
-import { defineRoute, uuidParam, type Pagination } from '../route';
+import { forbidden } from '../../errors';
+import { defineRoute, uuidParam } from '../route';
+import type { Pagination } from '../../lib/pagination';
 import {
   challengeSchema,
   createEntryBody,

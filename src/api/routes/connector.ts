@@ -1,9 +1,10 @@
 import { updateAgentProfile } from '../../db/queries/agents';
 import { listAssignedEntries } from '../../db/queries/connector';
 import { acceptLiveEvent } from '../../domain/connector/stream';
-import { notFound, unauthorized } from '../errors';
+import { notFound, unauthorized } from '../../errors';
 import { defineRoute } from '../route';
-import { flatErrorSchema, iso } from '../schemas/common';
+import { flatErrorSchema } from '../schemas/common';
+import { iso } from '../../lib/time';
 import { assignedResponse, heartbeatBody, heartbeatResponse, streamBody, streamResponse } from '../schemas/connector';
 import { toAgent } from '../schemas/identity';
 

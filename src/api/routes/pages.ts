@@ -4,7 +4,7 @@ import { requireVisibleChallenge, visibleStatuses } from '../../domain/challenge
 import { getLeaderboard } from '../../domain/leaderboard';
 import { renderChallengePage, renderHomePage, renderMePage } from '../../web/pages';
 import { renderNotFoundPage } from '../../web/watch-page';
-import { ApiError } from '../errors';
+import { ServiceError } from '../../errors';
 import { defineRoute, uuidParam, type HandlerResult } from '../route';
 import { safeText } from '../schemas/common';
 
@@ -70,7 +70,7 @@ export const pageRoutes = [
       try {
         challenge = await requireVisibleChallenge(deps.db, principal, params.id);
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return html(renderNotFoundPage(), 404);
+        if (err instanceof ServiceError && err.code === 'NOT_FOUND') return html(renderNotFoundPage(), 404);
         throw err;
       }
       const { entries, pagination } = await getLeaderboard(deps.db, principal, challenge.id, {

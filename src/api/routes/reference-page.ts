@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { notFound } from '../errors';
+import { notFound } from '../../errors';
 import { defineRoute } from '../route';
 
 /**

@@ -1,7 +1,7 @@
 import { isAdmin } from '../../auth/principal';
 import { findCurrentResultForSubmission, findResultById } from '../../db/queries/results';
 import { ownsAgentResource } from '../../domain/sessions';
-import { forbidden, notFound } from '../errors';
+import { forbidden, notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import { resultSchema, toResult } from '../schemas/results';

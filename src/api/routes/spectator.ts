@@ -7,7 +7,8 @@ import { liveHubFor } from '../../domain/connector/live-hub';
 import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, reserveClientStreamSlot, runSseStream } from '../../domain/connector/sse';
 import { renderNotFoundPage, renderWatchPage } from '../../web/watch-page';
 import type { AppDeps } from '../deps';
-import { ApiError, forbidden } from '../errors';
+import { ApiError } from '../errors';
+import { forbidden, ServiceError } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { errorEnvelopeSchema, pagedEnvelope } from '../schemas/common';
 import { feedItemSchema, feedQuery, liveQuery } from '../schemas/connector';
@@ -157,7 +158,7 @@ export const spectatorRoutes = [
       try {
         challenge = await requireWatchableChallenge(deps.db, principal, params.id);
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) {
+        if (err instanceof ServiceError && err.code === 'NOT_FOUND') {
           const page = renderNotFoundPage();
           return { status: 404, raw: page.html, contentType: 'text/html; charset=utf-8', headers: page.headers };
         }

@@ -4,7 +4,8 @@ import { findSubmissionSummary, listSubmissionEvents } from '../../db/queries/su
 import { breakdownView, type BreakdownAudience } from '../../judging';
 import { ownsAgentResource } from '../../domain/sessions';
 import { createSubmission, loadSubmissionFor } from '../../domain/submissions';
-import { ApiError, notFound } from '../errors';
+import { ApiError } from '../errors';
+import { notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope, pagedEnvelope } from '../schemas/common';
 import { getSubmissionHistory } from '../../domain/submission-history';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { metricsRegistry } from '../../lib/metrics';
 import { metricsCredentialAccepted } from '../../lib/metrics-access';
-import { ApiError, notFound, unauthorized } from '../errors';
+import { ApiError } from '../errors';
+import { notFound, unauthorized } from '../../errors';
 import { buildOpenApiDocument } from '../openapi';
 import { defineRoute, type AnyRouteDef } from '../route';
 import { referenceRoutes } from './reference-page';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { findApiToken, listUnrevokedApiTokens, revokeApiToken } from '../../db/queries/api-tokens';
 import { createApiToken } from '../../domain/identity';
-import { ApiError, forbidden, notFound } from '../errors';
+import { ApiError } from '../errors';
+import { forbidden, notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import { apiTokenSchema, createdTokenSchema, createTokenBody, toApiToken } from '../schemas/identity';

@@ -9,7 +9,7 @@ import {
   requireOwnedSubscription,
 } from '../../domain/webhooks/subscriptions';
 import { sendTestEvent } from '../../domain/webhooks/test-event';
-import { notFound } from '../errors';
+import { notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import {

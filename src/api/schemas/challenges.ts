@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { CHALLENGE_STATUSES, type ChallengeRow } from '../../db/queries/challenges';
 import type { EntryRow } from '../../db/queries/entries';
 import { judgeConfigSchema } from '../../judging';
-import { iso, isoDate, queryInt, safeText } from './common';
+import { isoDate, queryInt, safeText } from './common';
+import { iso } from '../../lib/time';
 
 export const challengeStatusSchema = z.enum(CHALLENGE_STATUSES);
 

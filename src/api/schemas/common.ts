@@ -11,7 +11,6 @@ export const pagedEnvelope = <T extends ZodTypeAny>(item: T) =>
   z.object({ data: z.array(item), request_id: z.string(), pagination: paginationSchema });
 
 export const isoDate = z.string().datetime({ offset: true });
-export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /** Query-string integers: "20" → 20, with bounds and defaults. */
 export const queryInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);

@@ -3,7 +3,8 @@ import { SCOPES, scopeSchema } from '../../auth/scopes';
 import type { AgentKeyRow } from '../../db/queries/agent-keys';
 import type { AgentRow } from '../../db/queries/agents';
 import type { ApiTokenRow } from '../../db/queries/api-tokens';
-import { iso, safeText } from './common';
+import { safeText } from './common';
+import { iso } from '../../lib/time';
 
 export const createTokenBody = z
   .object({

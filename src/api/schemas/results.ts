@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ResultRow } from '../../db/queries/results';
-import { iso } from './common';
+import { iso } from '../../lib/time';
 
 export const resultStateSchema = z.enum(['scored', 'failed', 'disqualified']);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SessionRow } from '../../db/queries/sessions';
 import { challengeSchema, entrySchema } from './challenges';
-import { iso } from './common';
+import { iso } from '../../lib/time';
 import { submissionSchema } from './submissions';
 
 /** JWT callers owning several agents name the one they act for. */

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { DELIVERY_STATUSES, type WebhookAttemptRow, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
 import type { WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../webhooks/ssrf';
-import { iso, safeText } from './common';
+import { safeText } from './common';
+import { iso } from '../../lib/time';
 
 /**
  * Request bodies. `url` is checked for SSRF in the handler (it depends on WEBHOOK_ALLOW_PRIVATE) and

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { notFound } from '../../api/errors';
+import { notFound } from '../../errors';
 import type { FeedItem } from '../../api/schemas/connector';
 import { isAdmin, type Principal } from '../../auth/principal';
 import { findChallengeForSpectators, type SpectatorChallengeRow } from '../../db/queries/connector';

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../api/deps';
-import { ApiError, forbidden } from '../../api/errors';
+import { ServiceError, forbidden } from '../../errors';
 import type { LiveEventType, StreamBody } from '../../api/schemas/connector';
 import type { EntryStatus } from '../../db/queries/connector';
 import { ingestLiveEvent, type IngestPlans } from '../../db/queries/live-events';
@@ -52,8 +52,8 @@ export async function acceptLiveEvent(
   });
   if (!outcome.ok) {
     if (outcome.status === 403) throw forbidden(outcome.message);
-    if (outcome.status === 409) throw new ApiError('IDEMPOTENCY_KEY_REUSED', outcome.message);
-    throw new ApiError('VALIDATION_ERROR', outcome.message);
+    if (outcome.status === 409) throw new ServiceError('IDEMPOTENCY_KEY_REUSED', outcome.message);
+    throw new ServiceError('VALIDATION_ERROR', outcome.message);
   }
   if (!outcome.sandbox) {
     // After the commit, off the request's critical path: the event is durable already, and a

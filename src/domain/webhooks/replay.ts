@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { notFound } from '../../api/errors';
+import { notFound } from '../../errors';
 import type { Config } from '../../config';
 import { withTransaction } from '../../db/pool';
 import {

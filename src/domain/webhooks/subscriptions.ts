@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { ApiError, notFound, validationError } from '../../api/errors';
+import { ServiceError, notFound, validationError } from '../../errors';
 import { isAdmin, type Principal } from '../../auth/principal';
 import type { Config } from '../../config';
 import { withTransaction } from '../../db/pool';
@@ -33,7 +33,7 @@ export function secretBoxKey(config: Pick<Config, 'WEBHOOK_SECRET_KEY'>): Buffer
 /** The user a subscription belongs to: the API token's user or the JWT's user. */
 export function ownerOf(principal: Principal): string {
   if (principal.kind === 'user' || principal.kind === 'apiToken') return principal.userId;
-  throw new ApiError('UNAUTHORIZED', 'missing or invalid credentials');
+  throw new ServiceError('UNAUTHORIZED', 'missing or invalid credentials');
 }
 
 /**
@@ -61,7 +61,7 @@ export function assertKnownEventTypes(events: string[]): void {
   const known = new Set<string>(EVENT_TYPES);
   const bad = events.find((e) => !known.has(e));
   if (bad !== undefined) {
-    throw new ApiError('INVALID_EVENT', `unknown event type ${JSON.stringify(bad)}; accepted: ${EVENT_TYPES.join(', ')}`);
+    throw new ServiceError('INVALID_EVENT', `unknown event type ${JSON.stringify(bad)}; accepted: ${EVENT_TYPES.join(', ')}`);
   }
 }
 
@@ -118,7 +118,7 @@ export async function createSubscription(
     // Serialises concurrent creations of one owner so the limit cannot be overshot.
     await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [ownerUserId]);
     if ((await countActiveSubscriptions(tx, ownerUserId)) >= MAX_ACTIVE_SUBSCRIPTIONS) {
-      throw new ApiError('WEBHOOK_LIMIT_REACHED', `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`);
+      throw new ServiceError('WEBHOOK_LIMIT_REACHED', `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`);
     }
     return insertSubscription(tx, {
       ownerUserId,
@@ -138,12 +138,12 @@ export async function createSubscription(
 export async function reactivateSubscription(db: Pool, sub: WebhookSubscriptionRow): Promise<WebhookSubscriptionRow> {
   if (sub.status === 'active') return sub;
   if (sub.status === 'inactive') {
-    throw new ApiError('WEBHOOK_INACTIVE', 'this subscription was deleted and cannot be re-enabled; create a new one');
+    throw new ServiceError('WEBHOOK_INACTIVE', 'this subscription was deleted and cannot be re-enabled; create a new one');
   }
   return withTransaction(db, async (tx) => {
     await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [sub.owner_user_id]);
     if ((await countActiveSubscriptions(tx, sub.owner_user_id)) >= MAX_ACTIVE_SUBSCRIPTIONS) {
-      throw new ApiError('WEBHOOK_LIMIT_REACHED', `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`);
+      throw new ServiceError('WEBHOOK_LIMIT_REACHED', `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`);
     }
     const row = await reenableSubscription(tx, sub.id);
     return row ?? (await findSubscription(tx, sub.id))!;
@@ -152,6 +152,6 @@ export async function reactivateSubscription(db: Pool, sub: WebhookSubscriptionR
 
 export function assertActive(sub: WebhookSubscriptionRow): void {
   if (sub.status !== 'active') {
-    throw new ApiError('WEBHOOK_INACTIVE', `the webhook subscription is ${sub.status}${sub.status === 'disabled' ? '; re-enable it with PATCH {"active": true}' : ''}`);
+    throw new ServiceError('WEBHOOK_INACTIVE', `the webhook subscription is ${sub.status}${sub.status === 'disabled' ? '; re-enable it with PATCH {"active": true}' : ''}`);
   }
 }
