@@ -1,19 +1,11 @@
-import type { Client as TemporalClient } from '@temporalio/client';
-import type { Pool } from 'pg';
-import type { Logger } from 'pino';
-import type { Config } from '../src/config';
+import type { ServiceDeps } from '../src/service-deps';
 import { createSubmissionActivities } from './submissions';
 import { createChallengeActivities } from './challenges';
 import { createWebhookActivities } from './webhooks';
 import { createSpectatorActivities } from './spectator';
 
-/** What activities may touch; built once in the worker and injected (no globals). */
-export interface ActivityDeps {
-  config: Config;
-  db: Pool;
-  logger: Logger;
-  temporal: () => Promise<TemporalClient>;
-}
+/** What activities may touch: the service's dependencies, built once in the worker and injected (no globals). */
+export type ActivityDeps = ServiceDeps;
 
 /**
  * All activities, as a factory over injected clients. Each feature contributes its own

@@ -11,14 +11,15 @@
  * grader service (POST {submission: {content, files}} → {score, feedback?, criteria?}) and none
  * ships with the service; create one with POST /api/v1/admin/challenges once you run a grader.
  */
-import type { Client as TemporalClient } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { CreateChallengeBody } from '../api/schemas/challenges';
 import { createChallengeBody } from '../api/schemas/challenges';
 import { mintSessionJwt } from '../auth/jwt';
 import { findChallengeById, updateChallenge } from '../db/queries/challenges';
 import { upsertUserBySubject } from '../db/queries/users';
-import { createChallenge, publishChallenge, type ChallengeDeps } from '../domain/challenges';
+import { createChallenge, publishChallenge } from '../domain/challenges';
+import { createLogger } from '../lib/logger';
+import type { ServiceDeps } from '../service-deps';
 
 export const DEMO_ADMIN_SUBJECT = 'demo|admin';
 
@@ -173,9 +174,8 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
 }
 
 export interface SeedOptions {
-  /** With Temporal, challenges are published like an operator would (events + lifecycle workflows). */
-  temporal?: () => Promise<TemporalClient>;
-  taskQueue?: string;
+  /** With the service's dependencies (Temporal reachable), challenges are published like an operator would (events + lifecycle workflows). */
+  deps?: ServiceDeps;
   log?: (line: string) => void;
 }
 
@@ -194,14 +194,7 @@ export async function seedDemoData(db: Pool, options: SeedOptions = {}): Promise
   const log = options.log ?? (() => undefined);
   const adminUser = await upsertUserBySubject(db, DEMO_ADMIN_SUBJECT, 'Demo Operator', 'admin');
   const summary: SeedSummary = { adminUserId: adminUser.id, created: [], published: [] };
-  const deps: ChallengeDeps | null = options.temporal
-    ? {
-        db,
-        temporal: options.temporal,
-        config: { TEMPORAL_TASK_QUEUE: options.taskQueue ?? 'challenges' },
-        logger: { info: () => undefined, warn: (o: unknown, m?: string) => log(`warn: ${m ?? String(o)}`), error: (o: unknown, m?: string) => log(`error: ${m ?? String(o)}`) },
-      }
-    : null;
+  const deps = options.deps ?? null;
 
   for (const demo of demoChallenges()) {
     const body: CreateChallengeBody = createChallengeBody.parse(demo.body);
@@ -241,8 +234,7 @@ async function main(): Promise<void> {
     ]);
     if (!reachable) console.warn('Temporal is not reachable: challenges are activated without lifecycle workflows');
     const summary = await seedDemoData(db, {
-      temporal: reachable ? temporal.get : undefined,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      deps: reachable ? { config, db, logger: createLogger(config.LOG_LEVEL, 'seed'), temporal: temporal.get } : undefined,
       log: (line) => console.log(line),
     });
     console.log(`demo data: ${summary.created.length} challenge(s) created, ${summary.published.length} published; operator subject "${DEMO_ADMIN_SUBJECT}"`);

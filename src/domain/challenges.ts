@@ -1,7 +1,6 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Pool, PoolClient } from 'pg';
-import type { Logger } from 'pino';
 import {
   challengeLifecycleWorkflow,
   challengeLifecycleWorkflowId,
@@ -30,14 +29,7 @@ import { withTransaction, type Queryable } from '../db/pool';
 import { emitEvent } from '../events/outbox';
 import { ChallengeIdKey } from '../../temporal/search-attributes';
 import { requireOwnedAgent } from './identity';
-
-/** What challenge operations need; AppDeps satisfies it (so does the seed script's own wiring). */
-export interface ChallengeDeps {
-  db: Pool;
-  temporal: () => Promise<TemporalClient>;
-  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
-  config: { TEMPORAL_TASK_QUEUE: string };
-}
+import type { ServiceDeps } from '../service-deps';
 
 // ---- pure rules (unit-tested) ------------------------------------------------------------------
 
@@ -113,7 +105,7 @@ export async function requireVisibleChallenge(db: Queryable, principal: Principa
 
 // ---- lifecycle workflow ------------------------------------------------------------------------
 
-async function temporalClient(deps: ChallengeDeps): Promise<TemporalClient> {
+async function temporalClient(deps: ServiceDeps): Promise<TemporalClient> {
   try {
     return await deps.temporal();
   } catch (err) {
@@ -128,7 +120,7 @@ async function temporalClient(deps: ChallengeDeps): Promise<TemporalClient> {
  * the transaction rolls back (no state change, no event); the workflow's activities lock the
  * row too, so they wait for the commit and see its outcome.
  */
-export async function planLifecycle(deps: ChallengeDeps, row: ChallengeRow): Promise<void> {
+export async function planLifecycle(deps: ServiceDeps, row: ChallengeRow): Promise<void> {
   const client = await temporalClient(deps);
   const schedule = scheduleOf(row);
   try {
@@ -150,7 +142,7 @@ export async function planLifecycle(deps: ChallengeDeps, row: ChallengeRow): Pro
  * Tells a running lifecycle workflow to end (quarantine, retire). Best effort after the commit:
  * a workflow that misses it wakes at its next time, finds the challenge inactive and ends.
  */
-async function stopLifecycle(deps: ChallengeDeps, challengeId: string, reason: string): Promise<void> {
+async function stopLifecycle(deps: ServiceDeps, challengeId: string, reason: string): Promise<void> {
   try {
     const client = await deps.temporal();
     await client.workflow.getHandle(challengeLifecycleWorkflowId(challengeId)).signal(challengeStopSignal, { reason });
@@ -204,7 +196,7 @@ async function lockOrNotFound(tx: PoolClient, id: string): Promise<ChallengeRow>
  * the future re-arms its event; an active challenge's workflow is re-planned in the same
  * transaction. Status changes only through publish / quarantine / retire.
  */
-export async function editChallenge(deps: ChallengeDeps, id: string, body: PatchChallengeBody): Promise<ChallengeRow> {
+export async function editChallenge(deps: ServiceDeps, id: string, body: PatchChallengeBody): Promise<ChallengeRow> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
     const now = await databaseNow(tx);
@@ -240,7 +232,7 @@ export async function editChallenge(deps: ChallengeDeps, id: string, body: Patch
  * nothing and emits nothing (it re-plans the workflow, which repairs a lost schedule). Publishing
  * a challenge whose ends_at has passed is a 409: move ends_at first.
  */
-export async function publishChallenge(deps: ChallengeDeps, id: string): Promise<TransitionOutcome> {
+export async function publishChallenge(deps: ServiceDeps, id: string): Promise<TransitionOutcome> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
     if (row.status === 'active') {
@@ -261,7 +253,7 @@ export async function publishChallenge(deps: ChallengeDeps, id: string): Promise
 }
 
 /** active → draft (hidden, not enterable); emits challenge.quarantined {challenge_id, reason}. Else 409. */
-export async function quarantineChallenge(deps: ChallengeDeps, id: string, reason: string): Promise<TransitionOutcome> {
+export async function quarantineChallenge(deps: ServiceDeps, id: string, reason: string): Promise<TransitionOutcome> {
   const outcome = await withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
     if (row.status !== 'active') throw conflict(`only an active challenge can be quarantined; this one is ${row.status}`);
@@ -275,7 +267,7 @@ export async function quarantineChallenge(deps: ChallengeDeps, id: string, reaso
 }
 
 /** Any status → archived; emits challenge.retired. Repeating it on an archived challenge is a no-op. */
-export async function retireChallenge(deps: ChallengeDeps, id: string): Promise<TransitionOutcome> {
+export async function retireChallenge(deps: ServiceDeps, id: string): Promise<TransitionOutcome> {
   const outcome = await withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
     if (row.status === 'archived') return { challenge: row, changed: false };

@@ -455,7 +455,7 @@ describe('demo data', () => {
     const ids = Object.values(DEMO_CHALLENGE_IDS);
     // Fixed ids: a workflow left by an interrupted earlier run (another task queue) must not be signalled.
     for (const id of ids) await client.workflow.getHandle(`challenge-lifecycle-${id}`).terminate('test cleanup').catch(() => undefined);
-    const options = { temporal: server.deps.temporal, taskQueue: server.config.TEMPORAL_TASK_QUEUE };
+    const options = { deps: server.deps };
     try {
       const first = await seedDemoData(server.deps.db, options);
       expect(first.created.sort()).toEqual([...ids].sort());

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../api/deps';
+import type { ServiceDeps } from '../../service-deps';
 import { markRelayBusy } from '../../db/queries/live-events';
 import { ChallengeIdKey } from '../../../temporal/search-attributes';
 import {
@@ -17,10 +17,8 @@ const SIGNAL_ATTEMPTS = 4;
 /** Per API process: when the relay of a challenge was last signalled because it looked stuck. */
 const lastOverdueSignal = new Map<string, number>();
 
-export type RelayDeps = Pick<AppDeps, 'config' | 'db' | 'logger' | 'temporal'>;
-
 /** signalWithStart: starts `spectator-relay-<challengeId>` when it is not running, then nudges it. */
-export async function signalRelay(deps: RelayDeps, challengeId: string): Promise<void> {
+export async function signalRelay(deps: ServiceDeps, challengeId: string): Promise<void> {
   const client = await deps.temporal();
   const input: SpectatorRelayInput = { challengeId, delayMs: deps.config.SPECTATOR_DELAY_MS };
   const signal: LiveEventsArrivedSignal = { delayMs: deps.config.SPECTATOR_DELAY_MS };
@@ -40,7 +38,7 @@ export async function signalRelay(deps: RelayDeps, challengeId: string): Promise
  * per event. The signal is sent in the background with retries; should it keep failing, the
  * relay is marked idle again so that the next event signals once more.
  */
-export async function checkRelay(deps: RelayDeps, challengeId: string): Promise<'signalled' | 'busy'> {
+export async function checkRelay(deps: ServiceDeps, challengeId: string): Promise<'signalled' | 'busy'> {
   const { flipped, overdue } = await markRelayBusy(deps.db, challengeId, deps.config.SPECTATOR_DELAY_MS, RELAY_OVERDUE_GRACE_MS);
   let send = flipped;
   if (!send && overdue) {
@@ -65,7 +63,7 @@ const inFlight = new WeakMap<object, Map<string, { again: boolean }>>();
  * commit, as the handshake requires (see markRelayBusy). Under load this is a few checks per
  * second per challenge instead of one per event.
  */
-export function nudgeRelay(deps: RelayDeps, challengeId: string): void {
+export function nudgeRelay(deps: ServiceDeps, challengeId: string): void {
   let perPool = inFlight.get(deps.db);
   if (!perPool) inFlight.set(deps.db, (perPool = new Map()));
   const running = perPool.get(challengeId);
@@ -89,7 +87,7 @@ export function nudgeRelay(deps: RelayDeps, challengeId: string): void {
   })();
 }
 
-async function signalWithRetries(deps: RelayDeps, challengeId: string): Promise<void> {
+async function signalWithRetries(deps: ServiceDeps, challengeId: string): Promise<void> {
   for (let attempt = 1; attempt <= SIGNAL_ATTEMPTS; attempt++) {
     try {
       await signalRelay(deps, challengeId);

@@ -1,5 +1,6 @@
 import { findChallengesWithOverdueEvents } from '../../db/queries/live-events';
-import { RELAY_OVERDUE_GRACE_MS, signalRelay, type RelayDeps } from './relay-client';
+import { RELAY_OVERDUE_GRACE_MS, signalRelay, } from './relay-client';
+import type { ServiceDeps } from '../../service-deps';
 
 /** At most this many relays restarted per sweep (a backlog is worked off over several sweeps). */
 const SWEEP_LIMIT = 100;
@@ -10,7 +11,7 @@ const SWEEP_LIMIT = 100;
  * stream that went quiet after the relay was lost, where no later event comes. Returns the
  * challenges signalled. A failed signal is logged and retried at the next sweep.
  */
-export async function sweepOverdueRelays(deps: RelayDeps, graceMs = RELAY_OVERDUE_GRACE_MS): Promise<string[]> {
+export async function sweepOverdueRelays(deps: ServiceDeps, graceMs = RELAY_OVERDUE_GRACE_MS): Promise<string[]> {
   const challengeIds = await findChallengesWithOverdueEvents(deps.db, deps.config.SPECTATOR_DELAY_MS, graceMs, SWEEP_LIMIT);
   const signalled: string[] = [];
   for (const challengeId of challengeIds) {
@@ -29,7 +30,7 @@ export async function sweepOverdueRelays(deps: RelayDeps, graceMs = RELAY_OVERDU
  * Runs the sweep every `intervalMs` in this process (the worker starts it; 0 = off). Every worker
  * may run it: a relay signalled twice only wakes twice, it releases each event once.
  */
-export function startRelaySweeper(deps: RelayDeps, intervalMs: number): { stop(): void } {
+export function startRelaySweeper(deps: ServiceDeps, intervalMs: number): { stop(): void } {
   if (intervalMs <= 0) return { stop() {} };
   let running = false;
   const timer = setInterval(() => {

@@ -1,9 +1,8 @@
 import { Client as TemporalClient, type ConnectionLike } from '@temporalio/client';
-import { Client as PgClient, type Pool } from 'pg';
-import type { Logger } from 'pino';
+import { Client as PgClient } from 'pg';
 import { Counter, Histogram } from 'prom-client';
-import type { Config } from '../../config';
 import { withTransaction } from '../../db/pool';
+import type { ServiceDeps } from '../../service-deps';
 import {
   assignFirstAttemptBatches,
   batchWorkflowId,
@@ -53,11 +52,7 @@ const dispatchLag = new Histogram({
   registers: [metricsRegistry],
 });
 
-export interface DispatcherDeps {
-  config: Config;
-  db: Pool;
-  logger: Logger;
-  temporal: () => Promise<TemporalClient>;
+export interface DispatcherDeps extends ServiceDeps {
   /**
    * The worker's own connection (src/worker.ts). Workflows started through it use eager start: the
    * server hands the first workflow task straight to this worker (no task-queue round trip).

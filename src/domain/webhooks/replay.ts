@@ -1,9 +1,6 @@
-import type { Client } from '@temporalio/client';
-import type { Pool } from 'pg';
-import type { Logger } from 'pino';
 import { notFound } from '../../errors';
-import type { Config } from '../../config';
 import { withTransaction } from '../../db/pool';
+import type { ServiceDeps } from '../../service-deps';
 import {
   beginReplay,
   findDelivery,
@@ -15,13 +12,6 @@ import { findSubscription, type WebhookSubscriptionRow } from '../../db/queries/
 import { assertActive } from './subscriptions';
 import { startDeliveryWorkflow, type StartDeliveryOptions } from './workflows';
 
-export interface ReplayDeps {
-  config: Config;
-  db: Pool;
-  logger: Logger;
-  temporal: () => Promise<Client>;
-}
-
 /** Bulk replays stop here; run again with a later `since` for more. */
 export const MAX_BULK_REPLAY = 500;
 
@@ -32,7 +22,7 @@ export const MAX_BULK_REPLAY = 500;
  * replay stays pending and the dispatcher's sweeper starts it.
  */
 export async function replayDelivery(
-  deps: ReplayDeps,
+  deps: ServiceDeps,
   sub: WebhookSubscriptionRow,
   deliveryId: string,
   options: StartDeliveryOptions = {},
@@ -55,7 +45,7 @@ export async function replayDelivery(
 
 /** Replays every dead letter of a subscription created at or after `since` (support tooling). */
 export async function replayDeadLetters(
-  deps: ReplayDeps,
+  deps: ServiceDeps,
   subscriptionId: string,
   since: Date,
 ): Promise<{ replayed: WebhookDeliveryRow[]; truncated: boolean }> {

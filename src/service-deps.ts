@@ -1,0 +1,16 @@
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from './config';
+
+/**
+ * What the domain needs from the outside world, built once per process and injected. The API's
+ * dependencies (src/api/deps.ts) and the worker's (activities/index.ts) extend it.
+ */
+export interface ServiceDeps {
+  config: Config;
+  db: Pool;
+  logger: Logger;
+  /** Lazily connected: a process starts (and serves reads) even while Temporal is still coming up. */
+  temporal: () => Promise<TemporalClient>;
+}
