@@ -18,7 +18,7 @@ import { bootstrapDemoAgent, runDemo } from './demo';
 import { suggest } from '../lib/suggest';
 import { readJsonlEvents } from './jsonl';
 import { ConnectorRunner, type LogLevel, type RunnerLogger } from './runner';
-import { LIVE_EVENT_TYPES, type HeartbeatProfile, type LiveEventInput, type LiveEventType } from './types';
+import { LIVE_EVENT_TYPES, type HeartbeatProfile, type LiveEventInput, type LiveEventType } from '../wire/connector';
 
 const USAGE = `usage: npm run -s connector -- <command> [options]
 

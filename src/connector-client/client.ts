@@ -10,7 +10,7 @@ import type {
   StreamResult,
   SubmissionFile,
   SubmitResult,
-} from './types';
+} from '../wire/connector';
 
 export interface ConnectorClientOptions {
   /** e.g. http://127.0.0.1:3000 (no trailing /api/v1). */

@@ -1,6 +1,6 @@
 import { ConnectorClient } from './client';
 import { ConnectorRunner, type RunnerLogger, type ScriptedEvent } from './runner';
-import type { Breakdown, SubmissionFile, SubmissionState } from './types';
+import type { Breakdown, SubmissionFile, SubmissionState } from '../wire/connector';
 
 /** Stream budget is 30 events per minute per key: pace the demo just under it. */
 export const DEMO_PACE_MS = 2_100;

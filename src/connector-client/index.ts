@@ -1,5 +1,5 @@
 /** Connector client library: typed calls, a resilient runner, JSONL event sources and the demo agent. */
-export * from './types';
+export * from '../wire/connector';
 export * from './backoff';
 export * from './client';
 export * from './runner';

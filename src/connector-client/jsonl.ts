@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ScriptedEvent } from './runner';
-import { LIVE_EVENT_TYPES, type LiveEventInput, type LiveEventType } from './types';
+import { LIVE_EVENT_TYPES, type LiveEventInput, type LiveEventType } from '../wire/connector';
 
 /**
  * Parses one JSONL line into an event to stream. Accepted forms:

@@ -1,6 +1,6 @@
 import { backoffDelay, sleep, type BackoffOptions } from './backoff';
 import { ConnectorClient, ConnectorHttpError, isAbort, isRetryable, randomIdempotencyKey } from './client';
-import type { Assignment, HeartbeatProfile, LiveEventInput, StreamResult } from './types';
+import type { Assignment, HeartbeatProfile, LiveEventInput, StreamResult } from '../wire/connector';
 
 /** One event to stream; without a challengeId it goes to the first assignment the runner sees. */
 export interface ScriptedEvent {

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { isoDate, safeText } from './common';
 
-// One list for the server and the client library (which stays free of server imports).
-import { LIVE_EVENT_TYPES, type LiveEventType } from '../../connector-client/types';
-export { LIVE_EVENT_TYPES, type LiveEventType };
+import { LIVE_EVENT_TYPES, type FeedItem, type LiveEvent, type StreamRequest } from '../../wire/connector';
 
 const uuid = (field: string) => z.string({ required_error: `${field} is required` }).uuid(`${field} must be a uuid`);
 
@@ -42,7 +40,6 @@ export const liveEventSchema = z
     stage: safeText(100).optional(),
   })
   .strict();
-export type LiveEvent = z.infer<typeof liveEventSchema>;
 
 export const streamBody = z
   .object({
@@ -51,7 +48,8 @@ export const streamBody = z
     event: liveEventSchema,
   })
   .strict();
-export type StreamBody = z.infer<typeof streamBody>;
+// What the schema accepts is what the wire type promises (checked at compile time).
+const _streamBodyIsWire: (body: z.infer<typeof streamBody>) => StreamRequest = (body) => body;
 
 export const streamResponse = z.object({ received: z.boolean(), seq_num: z.number().int() });
 
@@ -83,7 +81,8 @@ export const feedItemSchema = z.object({
   released_at: z.string().nullable(),
   event: liveEventSchema.extend({ timestamp: isoDate }),
 });
-export type FeedItem = z.infer<typeof feedItemSchema>;
+const _feedItemIsWire: (item: FeedItem) => z.infer<typeof feedItemSchema> = (item) => item;
+const _liveEventIsWire: (event: z.infer<typeof liveEventSchema>) => LiveEvent = (event) => event;
 
 const boolParam = z
   .enum(['0', '1', 'true', 'false'])

@@ -1,4 +1,4 @@
-import type { LiveEventType } from '../../api/schemas/connector';
+import type { LiveEventType } from '../../wire/connector';
 import type { EntryStatus } from '../../db/queries/connector';
 
 export type TransitionPlan =

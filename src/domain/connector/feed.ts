@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { notFound } from '../../errors';
-import type { FeedItem } from '../../api/schemas/connector';
+import type { FeedItem } from '../../wire/connector';
 import { isAdmin, type Principal } from '../../auth/principal';
 import { findChallengeForSpectators, type SpectatorChallengeRow } from '../../db/queries/connector';
 import type { FeedRow } from '../../db/queries/live-events';
@@ -22,6 +22,6 @@ export function toFeedItem(row: FeedRow): FeedItem {
     agent_name: row.agent_name,
     received_at: row.received_at.toISOString(),
     released_at: row.released_at ? row.released_at.toISOString() : null,
-    event: row.event as FeedItem['event'],
+    event: row.event as unknown as FeedItem['event'],
   };
 }

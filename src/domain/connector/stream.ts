@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../api/deps';
 import { ServiceError, forbidden } from '../../errors';
-import type { LiveEventType, StreamBody } from '../../api/schemas/connector';
+import type { LiveEventType, StreamRequest } from '../../wire/connector';
 import type { EntryStatus } from '../../db/queries/connector';
 import { ingestLiveEvent, type IngestPlans } from '../../db/queries/live-events';
 import { planEntryTransition } from './entry-transitions';
@@ -37,7 +37,7 @@ export function transitionPlans(type: LiveEventType): IngestPlans {
 export async function acceptLiveEvent(
   deps: AppDeps,
   agentId: string,
-  body: StreamBody,
+  body: StreamRequest,
   idempotencyKey: string | null = null,
 ): Promise<AcceptedEvent> {
   if (body.agentId !== agentId) throw forbidden('agentId does not match the agent of this key');

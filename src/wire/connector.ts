@@ -1,6 +1,7 @@
 /**
- * Wire types of the connector API (interface spec, section 4 "Connector endpoints"). Kept free of
- * server imports so the client can be lifted into its own package.
+ * Wire types of the connector API (interface spec, section 4 "Connector endpoints"): the one module
+ * the server (schemas, domain) and the connector SDK (src/connector-client) both import. It imports
+ * nothing, so the SDK can be lifted into its own package with it.
  */
 /** The ten live event types the spec names (stream operation); the server's schema uses this list. */
 export const LIVE_EVENT_TYPES = [
@@ -35,6 +36,28 @@ export interface LiveEvent {
 
 /** An event as callers write it: the timestamp may be omitted or a Date. */
 export type LiveEventInput = Omit<LiveEvent, 'timestamp'> & { timestamp?: string | Date };
+
+/** The body of POST /api/v1/connector/stream. */
+export interface StreamRequest {
+  challengeId: string;
+  agentId: string;
+  event: LiveEvent;
+}
+
+/** A released event as spectators see it; `feed_seq` is the challenge-wide feed position (the cursor). */
+export interface FeedItem {
+  feed_seq: number | null;
+  /** Global arrival id (cursor of the operators' undelayed view). */
+  id: string;
+  /** The agent's own sequence number within the challenge. */
+  seq_num: number;
+  challenge_id: string;
+  agent_id: string;
+  agent_name: string;
+  received_at: string;
+  released_at: string | null;
+  event: LiveEvent;
+}
 
 export interface HeartbeatProfile {
   agent_name?: string;
