@@ -20,44 +20,22 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChallengeActivities } from '../activities/challenges';
+import {
+  CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN,
+  CHALLENGE_LIFECYCLE_STATE_QUERY,
+  CHALLENGE_SCHEDULE_SIGNAL,
+  CHALLENGE_STOP_SIGNAL,
+  type ChallengeLifecycleInput,
+  type ChallengeLifecycleOutcome,
+  type ChallengeLifecycleState,
+  type ChallengeSchedule,
+  type ChallengeStopSignal,
+} from '../src/domain/challenges/contract';
 import { ChallengeIdKey } from '../temporal/search-attributes';
 
-export interface ChallengeSchedule {
-  /** ISO 8601 or null (null: open from publication). */
-  startsAt: string | null;
-  /** ISO 8601 or null (null: open-ended, never completes by itself). */
-  endsAt: string | null;
-}
-
-export interface ChallengeLifecycleInput {
-  challengeId: string;
-  schedule: ChallengeSchedule;
-  /** Carried over continue-as-new: challenge.started was already handled for this schedule. */
-  startedDone?: boolean;
-}
-
-export type ChallengeLifecycleOutcome = 'completed' | 'stopped' | 'inactive';
-
-export interface ChallengeLifecycleState {
-  challengeId: string;
-  schedule: ChallengeSchedule;
-  startedDone: boolean;
-  phase: 'waiting_start' | 'waiting_end' | 'open_ended' | 'acting';
-  signalsThisRun: number;
-}
-
-/** New times for an active challenge (publish, edit). Also cancels an earlier stop. */
-export const challengeScheduleSignal = defineSignal<[ChallengeSchedule]>('challengeSchedule');
-/** Quarantine or retirement: the workflow ends. */
-export const challengeStopSignal = defineSignal<[{ reason: string }]>('challengeStop');
-export const challengeLifecycleStateQuery = defineQuery<ChallengeLifecycleState>('challengeLifecycleState');
-
-/** History stays bounded: after this many signals the run continues as new. */
-export const CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN = 100;
-
-export function challengeLifecycleWorkflowId(challengeId: string): string {
-  return `challenge-lifecycle-${challengeId}`;
-}
+const challengeScheduleSignal = defineSignal<[ChallengeSchedule]>(CHALLENGE_SCHEDULE_SIGNAL);
+const challengeStopSignal = defineSignal<[ChallengeStopSignal]>(CHALLENGE_STOP_SIGNAL);
+const challengeLifecycleStateQuery = defineQuery<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY);
 
 const { challengeStartReached, challengeEndReached } = proxyActivities<ChallengeActivities>({
   startToCloseTimeout: '30 seconds',

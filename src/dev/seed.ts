@@ -17,7 +17,7 @@ import { createChallengeBody } from '../api/schemas/challenges';
 import { mintSessionJwt } from '../auth/jwt';
 import { findChallengeById, updateChallenge } from '../db/queries/challenges';
 import { upsertUserBySubject } from '../db/queries/users';
-import { createChallenge, publishChallenge } from '../domain/challenges';
+import { createChallenge, publishChallenge } from '../domain/challenges/lifecycle';
 import { createLogger } from '../lib/logger';
 import type { ServiceDeps } from '../service-deps';
 

@@ -9,7 +9,7 @@ import {
   type LeaderboardRow,
   type LeaderboardSortKey,
 } from '../db/queries/leaderboard';
-import { canSeeChallenge } from './challenges';
+import { canSeeChallenge } from './challenges/rules';
 
 export const LEADERBOARD_DEFAULT_LIMIT = 50;
 export const LEADERBOARD_MAX_LIMIT = 100;

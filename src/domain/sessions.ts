@@ -17,7 +17,7 @@ import {
   type SessionRow,
 } from '../db/queries/sessions';
 import { emitEvent } from '../events/outbox';
-import { enterability } from './challenges';
+import { enterability } from './challenges/rules';
 import { resolveActingAgent } from './identity';
 
 /** True when the caller acts for the agent that owns the resource (API token of that agent, or its owner's JWT). */

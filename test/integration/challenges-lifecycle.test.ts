@@ -1,12 +1,7 @@
 import pino from 'pino';
 import { createChallengeActivities } from '../../activities/challenges';
 import { ChallengeIdKey } from '../../temporal/search-attributes';
-import {
-  CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN,
-  challengeLifecycleStateQuery,
-  challengeLifecycleWorkflowId,
-  challengeScheduleSignal,
-} from '../../workflows/challenge-lifecycle';
+import { CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN, CHALLENGE_LIFECYCLE_STATE_QUERY, CHALLENGE_SCHEDULE_SIGNAL, challengeLifecycleWorkflowId, type ChallengeLifecycleState } from '../../src/domain/challenges/contract';
 import { createActive, createDraft, inSeconds, outboxFor, transition } from '../helpers/challenge-factories';
 import { eventually, newAdmin, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -76,7 +71,7 @@ describe('challenge-lifecycle workflow', () => {
     }, WAIT);
     expect(started.payload).toEqual({ challenge_id: challenge.id, status: 'active', starts_at: null });
     // open-ended: the workflow keeps waiting for edits
-    const state = await (await handle(challenge.id)).query(challengeLifecycleStateQuery);
+    const state = await (await handle(challenge.id)).query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY);
     expect(state).toMatchObject({ phase: 'open_ended', startedDone: true });
     await transition(server, challenge.id, 'retire', undefined, admin);
     expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
@@ -102,7 +97,7 @@ describe('challenge-lifecycle workflow', () => {
     const later = inSeconds(3600);
     await server.request('PATCH', `/api/v1/admin/challenges/${moved.id}`, { auth: admin.jwt, body: { ends_at: later } });
     await eventually(async () => {
-      const state = await (await handle(moved.id)).query(challengeLifecycleStateQuery);
+      const state = await (await handle(moved.id)).query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY);
       return state.schedule.endsAt === new Date(later).toISOString();
     }, WAIT);
     // A witness with the original end time: once it has completed, the moved one must not have.
@@ -170,13 +165,13 @@ describe('challenge-lifecycle workflow', () => {
     const h = await handle(challenge.id);
     const firstRun = (await h.describe()).runId;
     const schedule = { startsAt: challenge.starts_at, endsAt: challenge.ends_at };
-    for (let i = 0; i < CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN; i++) await h.signal(challengeScheduleSignal, schedule);
+    for (let i = 0; i < CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN; i++) await h.signal(CHALLENGE_SCHEDULE_SIGNAL, schedule);
     const next = await eventually(async () => {
       const d = await h.describe();
       return d.runId !== firstRun && d.status.name === 'RUNNING' && d;
     }, WAIT);
     expect(next.typedSearchAttributes.get(ChallengeIdKey)).toBe(challenge.id);
-    expect(await h.query(challengeLifecycleStateQuery)).toMatchObject({ schedule, startedDone: false, phase: 'waiting_start', signalsThisRun: 0 });
+    expect(await h.query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY)).toMatchObject({ schedule, startedDone: false, phase: 'waiting_start', signalsThisRun: 0 });
     await transition(server, challenge.id, 'retire', undefined, admin);
     expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
   });

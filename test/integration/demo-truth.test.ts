@@ -16,7 +16,7 @@ import {
 } from '../../src/connector-client/demo';
 import { createChallengeBody } from '../../src/api/schemas/challenges';
 import { updateChallenge } from '../../src/db/queries/challenges';
-import { createChallenge } from '../../src/domain/challenges';
+import { createChallenge } from '../../src/domain/challenges/lifecycle';
 import { DEMO_CHALLENGE_IDS, demoChallenges } from '../../src/dev/seed';
 import { startTestServer, type TestServer } from '../helpers/server';
 

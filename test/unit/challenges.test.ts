@@ -4,8 +4,8 @@ import { pagination } from '../../src/api/routes/challenges';
 import { createChallengeBody, listChallengesQuery, patchChallengeBody, quarantineBody } from '../../src/api/schemas/challenges';
 import type { Principal } from '../../src/auth/principal';
 import { buildChallengeListWhere } from '../../src/db/queries/challenges';
-import { acceptsEntries, canSeeChallenge, checkWindow, enterability, isEnterable, scheduleOf, visibleStatuses } from '../../src/domain/challenges';
-import { challengeLifecycleWorkflowId } from '../../workflows/challenge-lifecycle';
+import { acceptsEntries, canSeeChallenge, checkWindow, enterability, isEnterable, scheduleOf, visibleStatuses } from '../../src/domain/challenges/rules';
+import { challengeLifecycleWorkflowId } from '../../src/domain/challenges/contract';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
 const before = (s: number) => new Date(NOW.getTime() - s * 1000);

@@ -1,12 +1,5 @@
 import { findChallengeById } from '../../db/queries/challenges';
-import {
-  createChallenge,
-  editChallenge,
-  publishChallenge,
-  quarantineChallenge,
-  retireChallenge,
-  type TransitionOutcome,
-} from '../../domain/challenges';
+import { createChallenge, editChallenge, publishChallenge, quarantineChallenge, retireChallenge, type TransitionOutcome } from '../../domain/challenges/lifecycle';
 import { forbidden, notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import {

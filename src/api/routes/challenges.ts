@@ -1,7 +1,9 @@
 import { isAdmin, type Principal } from '../../auth/principal';
 import { listChallenges, type ChallengeRow } from '../../db/queries/challenges';
 import { listEntries } from '../../db/queries/entries';
-import { enterChallenge, requireVisibleChallenge, visibleStatuses } from '../../domain/challenges';
+import { enterChallenge } from '../../domain/challenges/entries';
+import { requireVisibleChallenge } from '../../domain/challenges/lifecycle';
+import { visibleStatuses } from '../../domain/challenges/rules';
 import { forbidden } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import type { Pagination } from '../../lib/pagination';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listChallenges } from '../../db/queries/challenges';
-import { requireVisibleChallenge, visibleStatuses } from '../../domain/challenges';
+import { requireVisibleChallenge } from '../../domain/challenges/lifecycle';
+import { visibleStatuses } from '../../domain/challenges/rules';
 import { getLeaderboard } from '../../domain/leaderboard';
 import { renderChallengePage, renderHomePage, renderMePage } from '../../web/pages';
 import { renderNotFoundPage } from '../../web/watch-page';

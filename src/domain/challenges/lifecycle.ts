@@ -1,98 +1,38 @@
+/**
+ * A challenge's life: operators create, edit, publish, quarantine and retire it; the lifecycle
+ * workflow (contract.ts) announces its start and ends it on time through the two activities'
+ * steps at the bottom. Every transition locks the row, re-checks, and emits its event in the same
+ * transaction.
+ */
 import type { Client as TemporalClient } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
+import { ServiceError, conflict, notFound } from '../../errors';
+import type { Principal } from '../../auth/principal';
 import {
-  challengeLifecycleWorkflow,
-  challengeLifecycleWorkflowId,
-  challengeScheduleSignal,
-  challengeStopSignal,
-  type ChallengeSchedule,
-} from '../../workflows/challenge-lifecycle';
-import { ServiceError, conflict, notFound, validationError } from '../errors';
-import type { CreateChallengeBody, PatchChallengeBody } from '../api/schemas/challenges';
-import { isAdmin, type Principal } from '../auth/principal';
-import {
-  CHALLENGE_STATUSES,
   databaseNow,
   findChallengeById,
   insertChallenge,
   lockChallengeById,
-  PUBLIC_STATUSES,
   updateChallenge,
-  type ChallengeFields,
   type ChallengeRow,
-  type ChallengeStatus,
   type ChallengeUpdate,
-} from '../db/queries/challenges';
-import { findEntry, upsertEntry, type EntryRow } from '../db/queries/entries';
-import { withTransaction, type Queryable } from '../db/pool';
-import { emitEvent } from '../events/outbox';
-import { ChallengeIdKey } from '../../temporal/search-attributes';
-import { requireOwnedAgent } from './identity';
-import type { ServiceDeps } from '../service-deps';
-
-// ---- pure rules (unit-tested) ------------------------------------------------------------------
-
-type Instant = Date | string | null;
-type ChallengeTimes = { status: string; starts_at: Instant; ends_at: Instant };
-
-const ms = (t: Instant): number | null => (t === null ? null : typeof t === 'string' ? Date.parse(t) : t.getTime());
-
-export type Enterability = { ok: true } | { ok: false; reason: 'not_active' | 'not_started' | 'ended'; message: string };
-
-/**
- * Whether work can happen in a challenge now (opening sessions, submitting): active, started
- * (`starts_at` null or reached) and not ended (`ends_at` null or still ahead). Accepts a row or the
- * public Challenge (ISO strings).
- */
-export function enterability(challenge: ChallengeTimes, now: Date = new Date()): Enterability {
-  const t = now.getTime();
-  if (challenge.status !== 'active') {
-    return { ok: false, reason: 'not_active', message: `challenge is not enterable: its status is ${challenge.status}` };
-  }
-  const starts = ms(challenge.starts_at);
-  if (starts !== null && starts > t) {
-    return { ok: false, reason: 'not_started', message: `challenge is not enterable yet: it starts at ${new Date(starts).toISOString()}` };
-  }
-  const ends = ms(challenge.ends_at);
-  if (ends !== null && ends <= t) return { ok: false, reason: 'ended', message: 'challenge is not enterable: it has ended' };
-  return { ok: true };
-}
-
-/** For the sessions engineer: can a session be opened now? (see `enterability` for the reason). */
-export function isEnterable(challenge: ChallengeTimes, now: Date = new Date()): boolean {
-  return enterability(challenge, now).ok;
-}
-
-/**
- * Entering from the web interface (an `assigned` entry) is registration: allowed for an active
- * challenge that has not ended, also before it starts (the connector sees starts_at and waits).
- */
-export function acceptsEntries(challenge: ChallengeTimes, now: Date = new Date()): Enterability {
-  const verdict = enterability(challenge, now);
-  return !verdict.ok && verdict.reason === 'not_started' ? { ok: true } : verdict;
-}
-
-/** Statuses a caller may list: drafts only for operators (session JWT with role admin). */
-export function visibleStatuses(principal: Principal, requested?: ChallengeStatus): ChallengeStatus[] {
-  const allowed: readonly ChallengeStatus[] = isAdmin(principal) ? CHALLENGE_STATUSES : PUBLIC_STATUSES;
-  return requested ? allowed.filter((s) => s === requested) : [...allowed];
-}
-
-export function canSeeChallenge(principal: Principal, challenge: { status: string }): boolean {
-  return challenge.status !== 'draft' || isAdmin(principal);
-}
-
-/** Rejects a window whose end is not after its start (after merging a PATCH into the row). */
-export function checkWindow(startsAt: Instant, endsAt: Instant): void {
-  const s = ms(startsAt);
-  const e = ms(endsAt);
-  if (s !== null && e !== null && e <= s) throw validationError('body.ends_at: ends_at must be after starts_at');
-}
-
-export function scheduleOf(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): ChallengeSchedule {
-  return { startsAt: row.starts_at?.toISOString() ?? null, endsAt: row.ends_at?.toISOString() ?? null };
-}
+} from '../../db/queries/challenges';
+import { withTransaction, type Queryable } from '../../db/pool';
+import { emitEvent } from '../../events/outbox';
+import { iso } from '../../lib/time';
+import type { ServiceDeps } from '../../service-deps';
+import { ChallengeIdKey } from '../../../temporal/search-attributes';
+import {
+  CHALLENGE_LIFECYCLE_WORKFLOW,
+  CHALLENGE_SCHEDULE_SIGNAL,
+  CHALLENGE_STOP_SIGNAL,
+  challengeLifecycleWorkflowId,
+  type ChallengeLifecycleInput,
+  type ChallengeLifecycleSnapshot,
+  type ChallengeStopSignal,
+} from './contract';
+import { canSeeChallenge, checkWindow, instantMs, scheduleOf, toChallengeFields, type ChallengePatch, type NewChallenge } from './rules';
 
 // ---- reads -------------------------------------------------------------------------------------
 
@@ -124,11 +64,12 @@ export async function planLifecycle(deps: ServiceDeps, row: ChallengeRow): Promi
   const client = await temporalClient(deps);
   const schedule = scheduleOf(row);
   try {
-    await client.workflow.signalWithStart(challengeLifecycleWorkflow, {
+    const input: ChallengeLifecycleInput = { challengeId: row.id, schedule };
+    await client.workflow.signalWithStart(CHALLENGE_LIFECYCLE_WORKFLOW, {
       workflowId: challengeLifecycleWorkflowId(row.id),
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      args: [{ challengeId: row.id, schedule }],
-      signal: challengeScheduleSignal,
+      args: [input],
+      signal: CHALLENGE_SCHEDULE_SIGNAL,
       signalArgs: [schedule],
       typedSearchAttributes: [{ key: ChallengeIdKey, value: row.id }],
     });
@@ -145,7 +86,7 @@ export async function planLifecycle(deps: ServiceDeps, row: ChallengeRow): Promi
 async function stopLifecycle(deps: ServiceDeps, challengeId: string, reason: string): Promise<void> {
   try {
     const client = await deps.temporal();
-    await client.workflow.getHandle(challengeLifecycleWorkflowId(challengeId)).signal(challengeStopSignal, { reason });
+    await client.workflow.getHandle(challengeLifecycleWorkflowId(challengeId)).signal(CHALLENGE_STOP_SIGNAL, { reason } satisfies ChallengeStopSignal);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return;
     deps.logger.warn({ err, challengeId }, 'could not signal the challenge lifecycle to stop; it will stop at its next wake-up');
@@ -160,29 +101,9 @@ export interface TransitionOutcome {
   changed: boolean;
 }
 
-function toFields(body: CreateChallengeBody): ChallengeFields {
-  return {
-    title: body.title,
-    description: body.description,
-    category: body.category,
-    format: body.format,
-    weight_class_id: body.weight_class_id,
-    time_limit_minutes: body.time_limit_minutes,
-    entry_fee_cents: body.entry_fee_cents,
-    prize_pool: body.prize_pool,
-    starts_at: body.starts_at ? new Date(body.starts_at) : null,
-    ends_at: body.ends_at ? new Date(body.ends_at) : null,
-    is_featured: body.is_featured,
-    is_daily: body.is_daily,
-    judge: body.judge as Record<string, unknown>,
-    max_submissions_per_session: body.max_submissions_per_session,
-    max_submissions_per_day: body.max_submissions_per_day,
-  };
-}
-
 /** Creates a draft (with its judge config); nothing is public or scheduled until it is published. */
-export async function createChallenge(db: Queryable, createdBy: string | null, body: CreateChallengeBody, id?: string): Promise<ChallengeRow | null> {
-  return insertChallenge(db, toFields(body), { createdBy, id });
+export async function createChallenge(db: Queryable, createdBy: string | null, challenge: NewChallenge, id?: string): Promise<ChallengeRow | null> {
+  return insertChallenge(db, toChallengeFields(challenge), { createdBy, id });
 }
 
 async function lockOrNotFound(tx: PoolClient, id: string): Promise<ChallengeRow> {
@@ -196,7 +117,7 @@ async function lockOrNotFound(tx: PoolClient, id: string): Promise<ChallengeRow>
  * the future re-arms its event; an active challenge's workflow is re-planned in the same
  * transaction. Status changes only through publish / quarantine / retire.
  */
-export async function editChallenge(deps: ServiceDeps, id: string, body: PatchChallengeBody): Promise<ChallengeRow> {
+export async function editChallenge(deps: ServiceDeps, id: string, body: ChallengePatch): Promise<ChallengeRow> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
     const now = await databaseNow(tx);
@@ -205,12 +126,12 @@ export async function editChallenge(deps: ServiceDeps, id: string, body: PatchCh
     checkWindow(startsAt, endsAt);
 
     const update: ChallengeUpdate = {};
-    for (const [key, value] of Object.entries(body) as [keyof PatchChallengeBody, unknown][]) {
+    for (const [key, value] of Object.entries(body) as [keyof ChallengePatch, unknown][]) {
       if (key === 'starts_at' || key === 'ends_at') continue;
       (update as Record<string, unknown>)[key] = value;
     }
-    const startsChanged = body.starts_at !== undefined && ms(startsAt) !== ms(row.starts_at);
-    const endsChanged = body.ends_at !== undefined && ms(endsAt) !== ms(row.ends_at);
+    const startsChanged = body.starts_at !== undefined && instantMs(startsAt) !== instantMs(row.starts_at);
+    const endsChanged = body.ends_at !== undefined && instantMs(endsAt) !== instantMs(row.ends_at);
     if (startsChanged) {
       update.starts_at = startsAt;
       if (startsAt && startsAt > now) update.started_event_at = null;
@@ -280,29 +201,69 @@ export async function retireChallenge(deps: ServiceDeps, id: string): Promise<Tr
   return outcome;
 }
 
-// ---- entries -----------------------------------------------------------------------------------
+
+// ---- steps of the lifecycle workflow (its activities call these) --------------------------------
+
+function snapshot(row: ChallengeRow | null, emitted: boolean): ChallengeLifecycleSnapshot {
+  if (!row) return { status: 'missing', startsAt: null, endsAt: null, startedEventAt: null, emitted: false };
+  return { status: row.status, startsAt: iso(row.starts_at), endsAt: iso(row.ends_at), startedEventAt: iso(row.started_event_at), emitted };
+}
 
 /**
- * "Entered from the web interface": the owner's JWT enters one of their agents. Returns the
- * existing entry when there is one (whatever the challenge's state now); otherwise the
- * challenge must accept entries (400 CHALLENGE_NOT_ENTERABLE). The challenge row is share-locked
- * so a concurrent quarantine or retirement cannot slip between the check and the insert.
+ * A time is due when the database clock has passed it, or when it is exactly the time whose
+ * timer just fired in the workflow (Temporal's clock decided; no clock-skew loop).
  */
-export async function enterChallenge(
-  db: Pool,
-  principal: Principal,
+function isDue(at: Date, now: Date, expected: string | null): boolean {
+  return at.getTime() <= now.getTime() || (expected !== null && at.getTime() === Date.parse(expected));
+}
+
+/**
+ * challenge.started, once, when an active challenge's starts_at (or its publication, when null)
+ * has come. Locks the row (waits for an operator transition in flight), re-checks, and guards the
+ * event with a column written in the same transaction: running twice emits once.
+ */
+export async function markChallengeStarted(
+  deps: Pick<ServiceDeps, 'db' | 'logger'>,
   challengeId: string,
-  agentId: string,
-): Promise<{ entry: EntryRow; created: boolean }> {
-  await requireVisibleChallenge(db, principal, challengeId);
-  await requireOwnedAgent(db, principal, agentId);
-  return withTransaction(db, async (tx) => {
-    const challenge = await lockChallengeById(tx, challengeId, 'share');
-    if (!challenge || !canSeeChallenge(principal, challenge)) throw notFound('challenge');
-    const existing = await findEntry(tx, challengeId, agentId);
-    if (existing) return { entry: existing, created: false };
-    const verdict = acceptsEntries(challenge, await databaseNow(tx));
-    if (!verdict.ok) throw new ServiceError('CHALLENGE_NOT_ENTERABLE', verdict.message);
-    return upsertEntry(tx, { challengeId, agentId, sandbox: false });
+  expectedStartsAt: string | null,
+): Promise<ChallengeLifecycleSnapshot> {
+  return withTransaction(deps.db, async (tx) => {
+    const row = await lockChallengeById(tx, challengeId);
+    if (!row || row.status !== 'active') return snapshot(row, false);
+    const now = await databaseNow(tx);
+    if (row.starts_at && !isDue(row.starts_at, now, expectedStartsAt)) return snapshot(row, false);
+    if (row.started_event_at) return snapshot(row, false);
+    const updated = await updateChallenge(tx, row.id, { started_event_at: now });
+    await emitEvent(tx, {
+      type: 'challenge.started',
+      payload: { challenge_id: row.id, status: 'active', starts_at: iso(row.starts_at) },
+      challengeId: row.id,
+      ownerUserId: null,
+    });
+    deps.logger.info({ challengeId: row.id }, 'challenge started');
+    return snapshot(updated, true);
+  });
+}
+
+/** active → complete and challenge.ended, once, when ends_at has come (only if still active). */
+export async function markChallengeEnded(
+  deps: Pick<ServiceDeps, 'db' | 'logger'>,
+  challengeId: string,
+  expectedEndsAt: string | null,
+): Promise<ChallengeLifecycleSnapshot> {
+  return withTransaction(deps.db, async (tx) => {
+    const row = await lockChallengeById(tx, challengeId);
+    if (!row || row.status !== 'active' || !row.ends_at) return snapshot(row, false);
+    const now = await databaseNow(tx);
+    if (!isDue(row.ends_at, now, expectedEndsAt)) return snapshot(row, false);
+    const updated = await updateChallenge(tx, row.id, { status: 'complete', ended_event_at: now });
+    await emitEvent(tx, {
+      type: 'challenge.ended',
+      payload: { challenge_id: row.id, status: 'complete', ends_at: iso(row.ends_at) },
+      challengeId: row.id,
+      ownerUserId: null,
+    });
+    deps.logger.info({ challengeId: row.id }, 'challenge ended');
+    return snapshot(updated, true);
   });
 }

@@ -1,0 +1,111 @@
+/**
+ * The challenge feature's decisions, pure (unit-tested in test/unit/challenges.test.ts): when work
+ * can happen in a challenge, who may see it, what an operator may write. No I/O here.
+ */
+import { validationError } from '../../errors';
+import { isAdmin, type Principal } from '../../auth/principal';
+import { CHALLENGE_STATUSES, PUBLIC_STATUSES, type ChallengeFields, type ChallengeRow, type ChallengeStatus } from '../../db/queries/challenges';
+import type { ChallengeSchedule } from './contract';
+
+/** A new challenge as an operator describes it (times as ISO 8601); the API's schema validates it. */
+export interface NewChallenge {
+  title: string;
+  description: string;
+  category: string;
+  format: string;
+  weight_class_id: string;
+  time_limit_minutes: number | null;
+  entry_fee_cents: number | null;
+  prize_pool: number | null;
+  starts_at: string | null;
+  ends_at: string | null;
+  is_featured: boolean;
+  is_daily: boolean;
+  judge: unknown;
+  max_submissions_per_session: number;
+  max_submissions_per_day: number | null;
+}
+
+/** An operator's edit: any subset of the fields (null clears a time). */
+export type ChallengePatch = Partial<NewChallenge>;
+
+export type Instant = Date | string | null;
+type ChallengeTimes = { status: string; starts_at: Instant; ends_at: Instant };
+
+export const instantMs = (t: Instant): number | null => (t === null ? null : typeof t === 'string' ? Date.parse(t) : t.getTime());
+
+export type Enterability = { ok: true } | { ok: false; reason: 'not_active' | 'not_started' | 'ended'; message: string };
+
+/**
+ * Whether work can happen in a challenge now (opening sessions, submitting): active, started
+ * (`starts_at` null or reached) and not ended (`ends_at` null or still ahead). Accepts a row or the
+ * public Challenge (ISO strings).
+ */
+export function enterability(challenge: ChallengeTimes, now: Date = new Date()): Enterability {
+  const t = now.getTime();
+  if (challenge.status !== 'active') {
+    return { ok: false, reason: 'not_active', message: `challenge is not enterable: its status is ${challenge.status}` };
+  }
+  const starts = instantMs(challenge.starts_at);
+  if (starts !== null && starts > t) {
+    return { ok: false, reason: 'not_started', message: `challenge is not enterable yet: it starts at ${new Date(starts).toISOString()}` };
+  }
+  const ends = instantMs(challenge.ends_at);
+  if (ends !== null && ends <= t) return { ok: false, reason: 'ended', message: 'challenge is not enterable: it has ended' };
+  return { ok: true };
+}
+
+/** For the sessions engineer: can a session be opened now? (see `enterability` for the reason). */
+export function isEnterable(challenge: ChallengeTimes, now: Date = new Date()): boolean {
+  return enterability(challenge, now).ok;
+}
+
+/**
+ * Entering from the web interface (an `assigned` entry) is registration: allowed for an active
+ * challenge that has not ended, also before it starts (the connector sees starts_at and waits).
+ */
+export function acceptsEntries(challenge: ChallengeTimes, now: Date = new Date()): Enterability {
+  const verdict = enterability(challenge, now);
+  return !verdict.ok && verdict.reason === 'not_started' ? { ok: true } : verdict;
+}
+
+/** Statuses a caller may list: drafts only for operators (session JWT with role admin). */
+export function visibleStatuses(principal: Principal, requested?: ChallengeStatus): ChallengeStatus[] {
+  const allowed: readonly ChallengeStatus[] = isAdmin(principal) ? CHALLENGE_STATUSES : PUBLIC_STATUSES;
+  return requested ? allowed.filter((s) => s === requested) : [...allowed];
+}
+
+export function canSeeChallenge(principal: Principal, challenge: { status: string }): boolean {
+  return challenge.status !== 'draft' || isAdmin(principal);
+}
+
+/** Rejects a window whose end is not after its start (after merging a PATCH into the row). */
+export function checkWindow(startsAt: Instant, endsAt: Instant): void {
+  const s = instantMs(startsAt);
+  const e = instantMs(endsAt);
+  if (s !== null && e !== null && e <= s) throw validationError('body.ends_at: ends_at must be after starts_at');
+}
+
+export function scheduleOf(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): ChallengeSchedule {
+  return { startsAt: row.starts_at?.toISOString() ?? null, endsAt: row.ends_at?.toISOString() ?? null };
+}
+
+export function toChallengeFields(challenge: NewChallenge): ChallengeFields {
+  return {
+    title: challenge.title,
+    description: challenge.description,
+    category: challenge.category,
+    format: challenge.format,
+    weight_class_id: challenge.weight_class_id,
+    time_limit_minutes: challenge.time_limit_minutes,
+    entry_fee_cents: challenge.entry_fee_cents,
+    prize_pool: challenge.prize_pool,
+    starts_at: challenge.starts_at ? new Date(challenge.starts_at) : null,
+    ends_at: challenge.ends_at ? new Date(challenge.ends_at) : null,
+    is_featured: challenge.is_featured,
+    is_daily: challenge.is_daily,
+    judge: challenge.judge as Record<string, unknown>,
+    max_submissions_per_session: challenge.max_submissions_per_session,
+    max_submissions_per_day: challenge.max_submissions_per_day,
+  };
+}
