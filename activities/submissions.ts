@@ -1,36 +1,25 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { refreshJudgingLease, releaseJudgingLease } from '../src/db/queries/judging-leases';
-import { findResultForRun } from '../src/db/queries/results';
-import { findChallengeJudge } from '../src/db/queries/sessions';
-import { findSubmissionById } from '../src/db/queries/submissions';
-import { JUDGING_LEASE_TTL_SECONDS, admitJudging } from '../src/domain/judging-admission';
-import {
-  markSubmissionFailed,
-  markSubmissionStep,
-  recordJudgement,
-  sweepOnce,
-  type RecordedJudgement,
-  type RunRef,
-} from '../src/domain/submissions';
-import {
-  GraderRejectedError,
-  GraderUnavailableError,
-  InvalidJudgeConfigError,
-  JudgeInfrastructureError,
-  runJudge,
-  type JudgeConfigInput,
-} from '../src/judging';
+import { ServiceError } from '../src/errors';
+import { admitJudging } from '../src/domain/submissions/admission';
+import type { RecordedJudgement, RunRef } from '../src/domain/submissions/contract';
+import { judgeRun, markJudgingStarted, markSubmissionFailed, markSubmissionStep } from '../src/domain/submissions/judging';
+import { sweepIntervalMs } from '../src/domain/submissions/rules';
+import { ensureSubmissionSweeper, sweepOnce } from '../src/domain/submissions/sweeper';
+import { GraderRejectedError, GraderUnavailableError, InvalidJudgeConfigError, JudgeInfrastructureError } from '../src/judging';
 import type { ActivityDeps } from './index';
 
 /** Longest wait a grader's Retry-After may impose between attempts. */
 const MAX_GRADER_RETRY_AFTER_MS = 30_000;
-const JUDGE_HEARTBEAT_EVERY_MS = 5_000;
 /** Sweeper passes between two checks for runs whose workflow ended without finishing them. */
 const STALL_CHECK_EVERY = 10;
 
 /** runJudge's infrastructure errors → Temporal failures: retryable or not, as each error says. */
 export function toActivityFailure(err: unknown): unknown {
+  // The submission or its challenge is gone: retrying cannot help (types the workflow's retry policy names).
+  if (err instanceof ServiceError && err.code === 'NOT_FOUND') {
+    return ApplicationFailure.create({ message: err.message, type: /challenge/.test(err.message) ? 'ChallengeNotFound' : 'SubmissionNotFound', nonRetryable: true });
+  }
   if (err instanceof GraderUnavailableError) {
     return ApplicationFailure.create({
       message: err.message,
@@ -49,36 +38,10 @@ export function toActivityFailure(err: unknown): unknown {
   return err;
 }
 
-/** Sweep interval: half the sweep delay, between 250 ms and 5 s. */
-export function sweepIntervalMs(sweepAfterMs: number): number {
-  return Math.max(250, Math.min(5_000, Math.floor(sweepAfterMs / 2)));
-}
-
 /** Aborted when the worker process is asked to stop (SIGINT/SIGTERM). */
 const workerStopping = new AbortController();
 
-/** One sweeper per task queue. */
-export function sweeperWorkflowId(taskQueue: string): string {
-  return `submission-sweeper-${taskQueue}`;
-}
-
-/** How long one sweeper activity loops before the workflow continues as new. */
-const SWEEPER_RUN_FOR_MS = 5 * 60_000;
-/** An abandoned sweeper (no worker left on its queue) closes itself after this. */
-const SWEEPER_RUN_TIMEOUT = '15 minutes';
 const SWEEPER_ENSURE_EVERY_MS = 60_000;
-
-/** Starts the sweeper workflow unless it already runs ("use existing": idempotent, one RPC). */
-export async function ensureSubmissionSweeper(deps: ActivityDeps): Promise<void> {
-  const client = await deps.temporal();
-  await client.workflow.start('submissionSweeperWorkflow', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: sweeperWorkflowId(deps.config.TEMPORAL_TASK_QUEUE),
-    args: [{ runForMs: SWEEPER_RUN_FOR_MS }],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowRunTimeout: SWEEPER_RUN_TIMEOUT,
-  });
-}
 
 /**
  * Called once by the worker (through createActivities): ensures the sweeper at start and every
@@ -106,12 +69,7 @@ export function createSubmissionActivities(deps: ActivityDeps) {
 
     /** Also tells the workflow which judge the challenge uses (rubric judging runs as a local activity). */
     async markSubmissionJudging(ref: RunRef): Promise<{ moved: boolean; judgeKind: string | null }> {
-      const moved = await markSubmissionStep(deps.db, ref, 'judging');
-      const res = await deps.db.query<{ kind: string | null }>(
-        `SELECT c.judge->>'kind' AS kind FROM submissions s JOIN challenges c ON c.id = s.challenge_id WHERE s.id = $1`,
-        [ref.submissionId],
-      );
-      return { moved, judgeKind: res.rows[0]?.kind ?? null };
+      return markJudgingStarted(deps.db, ref);
     },
 
     /**
@@ -149,64 +107,18 @@ export function createSubmissionActivities(deps: ActivityDeps) {
      * `complete`, events) in one transaction. Idempotent: a run that already has its result returns it.
      */
     async judgeSubmission(ref: RunRef): Promise<RecordedJudgement> {
-      const existing = await findResultForRun(deps.db, ref.submissionId, ref.run);
-      if (existing)
-        return {
-          resultId: existing.id,
-          finalScore: existing.final_score,
-          resultState: existing.result_state,
-          stale: false,
-        };
-      const submission = await findSubmissionById(deps.db, ref.submissionId);
-      if (!submission)
-        throw ApplicationFailure.create({
-          message: `submission ${ref.submissionId} not found`,
-          type: 'SubmissionNotFound',
-          nonRetryable: true,
-        });
-      if (
-        submission.judge_run !== ref.run ||
-        submission.status === 'complete' ||
-        submission.status === 'failed'
-      ) {
-        await releaseJudgingLease(deps.db, ref.submissionId, ref.run);
-        return { resultId: null, finalScore: null, resultState: null, stale: true };
-      }
-      const judgeConfig = await findChallengeJudge(deps.db, submission.challenge_id);
-      if (judgeConfig === null)
-        throw ApplicationFailure.create({
-          message: 'challenge not found',
-          type: 'ChallengeNotFound',
-          nonRetryable: true,
-        });
-      const judgeKind =
-        typeof (judgeConfig as { kind?: unknown })?.kind === 'string'
-          ? (judgeConfig as { kind: string }).kind
-          : 'unknown';
-
       const ctx = Context.current();
       // Local activities (rubric judging) cannot heartbeat; regular ones do, so a dead worker is noticed.
       const heartbeat = ctx.info.isLocal ? () => undefined : (details: unknown) => ctx.heartbeat(details);
-      const beat = setInterval(() => {
-        heartbeat({ phase: 'judging' });
-        // A judging that holds a lease keeps it while it runs (a no-op for unleased judges).
-        refreshJudgingLease(deps.db, ref.submissionId, JUDGING_LEASE_TTL_SECONDS).catch((err) =>
-          deps.logger.warn({ err }, 'could not refresh the judging lease'),
-        );
-      }, JUDGE_HEARTBEAT_EVERY_MS);
-      let outcome;
       try {
-        outcome = await runJudge(
-          judgeConfig as JudgeConfigInput,
-          { content: submission.content, files: submission.files },
-          { signal: ctx.cancellationSignal, onProgress: (progress) => heartbeat(progress) },
-        );
+        return await judgeRun(deps, ref, {
+          signal: ctx.cancellationSignal,
+          onProgress: (progress) => heartbeat(progress),
+          onTick: () => heartbeat({ phase: 'judging' }),
+        });
       } catch (err) {
         throw toActivityFailure(err);
-      } finally {
-        clearInterval(beat);
       }
-      return recordJudgement(deps.db, ref, outcome, judgeKind);
     },
 
     /**

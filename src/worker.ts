@@ -1,6 +1,6 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { judgingTaskQueue } from '../workflows/judging-queue';
+import { judgingTaskQueue } from './domain/submissions/contract';
 import { type Config, getConfig } from './config';
 import { createPool } from './db/pool';
 import { startRelaySweeper } from './domain/connector/relay-sweeper';

@@ -1,10 +1,6 @@
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { SubmissionActivities } from '../activities/submissions';
-
-export interface SubmissionSweeperInput {
-  /** How long one activity run sweeps before the workflow continues as new. */
-  runForMs: number;
-}
+import type { SubmissionSweeperInput } from '../src/domain/submissions/contract';
 
 /**
  * The submission sweeper: one per task queue (workflow id `submission-sweeper-<queue>`), started

@@ -10,23 +10,13 @@ import {
 } from '@temporalio/workflow';
 import type { SubmissionActivities } from '../activities/submissions';
 import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../temporal/search-attributes';
-import { JUDGING_SLOTS_PATCH, judgingTaskQueue } from './judging-queue';
-
-export interface SubmissionWorkflowInput {
-  submissionId: string;
-  challengeId: string;
-  agentId: string;
-  /** Judge run: 0 for the first judging, n for rejudge n. */
-  run: number;
-}
-
-export interface SubmissionWorkflowResult {
-  status: 'complete' | 'failed' | 'stale';
-  resultId?: string | null;
-  finalScore?: number | null;
-  resultState?: string | null;
-  reason?: string;
-}
+import {
+  JUDGING_SLOTS_PATCH,
+  judgingTaskQueue,
+  type RunRef,
+  type SubmissionWorkflowInput,
+  type SubmissionWorkflowResult,
+} from '../src/domain/submissions/contract';
 
 /** Judge attempts: 1 + 4 retries (0.5 s, 1 s, 2 s, 4 s apart) on retryable failures, then `failed`. */
 export const JUDGE_MAX_ATTEMPTS = 5;
@@ -100,7 +90,7 @@ function describeFailure(err: unknown): string {
  * and the outbox event; search attributes follow so operators can filter runs in the Web UI.
  */
 export async function submissionWorkflow(input: SubmissionWorkflowInput): Promise<SubmissionWorkflowResult> {
-  const ref = { submissionId: input.submissionId, run: input.run };
+  const ref: RunRef = { submissionId: input.submissionId, run: input.run };
   const mark = (status: string) =>
     upsertSearchAttributes([
       { key: ChallengeIdKey, value: input.challengeId },

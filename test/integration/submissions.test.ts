@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { artifactHash, markSubmissionStep } from '../../src/domain/submissions';
+import { artifactHash } from '../../src/domain/submissions/rules';
+import { markSubmissionStep } from '../../src/domain/submissions/judging';
 import { advanceSubmissionStatus } from '../../src/db/queries/submissions';
 import { SubmissionStatusKey } from '../../temporal/search-attributes';
 import { eventually, newAdmin, newAgent, type TestAgent } from '../helpers/factories';

@@ -24,7 +24,7 @@ import { parse } from 'yaml';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { migrate } from '../../src/db/migrate';
 import { SCOPES } from '../../src/auth/scopes';
-import { submissionWorkflowId } from '../../src/domain/submissions';
+import { submissionWorkflowId } from '../../src/domain/submissions/contract';
 import {
   createWebhook,
   newActiveChallenge,

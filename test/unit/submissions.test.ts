@@ -1,8 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { sweepIntervalMs, toActivityFailure } from '../../activities/submissions';
+import { sweepIntervalMs } from '../../src/domain/submissions/rules';
+import { toActivityFailure } from '../../activities/submissions';
 import { createSubmissionBody } from '../../src/api/schemas/submissions';
 import { csvField, csvLine, decodeCursor, encodeCursor } from '../../src/domain/leaderboard';
-import { artifactHash, submissionWorkflowId } from '../../src/domain/submissions';
+import { artifactHash } from '../../src/domain/submissions/rules';
+import { submissionWorkflowId } from '../../src/domain/submissions/contract';
 import {
   GraderRejectedError,
   GraderUnavailableError,

@@ -1,4 +1,4 @@
-import { rejudgeSubmission } from '../../domain/submissions';
+import { rejudgeSubmission } from '../../domain/submissions/rejudge';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import { rejudgeResponseSchema } from '../schemas/submissions';

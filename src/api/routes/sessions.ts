@@ -1,7 +1,7 @@
 import { findEntryById } from '../../db/queries/entries';
 import { countCountingSessionSubmissions, listSessionSubmissions } from '../../db/queries/submissions';
 import { closeSessionByCaller, loadSessionFor, openSession } from '../../domain/sessions';
-import { DEFAULT_MAX_SUBMISSIONS_PER_SESSION } from '../../domain/submissions';
+import { DEFAULT_MAX_SUBMISSIONS_PER_SESSION } from '../../domain/submissions/rules';
 import { defineRoute, uuidParam } from '../route';
 import { toChallenge, toEntry } from '../schemas/challenges';
 import { envelope } from '../schemas/common';

@@ -3,12 +3,12 @@ import { findCurrentResultForSubmission } from '../../db/queries/results';
 import { findSubmissionSummary, listSubmissionEvents } from '../../db/queries/submissions';
 import { breakdownView, type BreakdownAudience } from '../../judging';
 import { ownsAgentResource } from '../../domain/sessions';
-import { createSubmission, loadSubmissionFor } from '../../domain/submissions';
+import { createSubmission, loadSubmissionFor } from '../../domain/submissions/intake';
 import { ApiError } from '../errors';
 import { notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope, pagedEnvelope } from '../schemas/common';
-import { getSubmissionHistory } from '../../domain/submission-history';
+import { getSubmissionHistory } from '../../domain/submissions/history';
 import { breakdownSchema } from '../schemas/results';
 import {
   createSubmissionBody,

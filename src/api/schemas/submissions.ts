@@ -5,8 +5,8 @@ import type {
   SubmissionRow,
   SubmissionSummaryRow,
 } from '../../db/queries/submissions';
-import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../domain/submission-history';
-import { SUBMISSION_LIMITS } from '../../domain/submissions';
+import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../domain/submissions/history';
+import { SUBMISSION_LIMITS } from '../../domain/submissions/rules';
 import { queryInt, safeText } from './common';
 
 export const submissionStatusSchema = z.enum(['received', 'queued', 'judging', 'complete', 'failed']);

@@ -169,7 +169,7 @@ export const commands: CliCommand[] = [
         import('../../db/pool'),
         import('../../temporal/client'),
         import('../../lib/logger'),
-        import('../../domain/submissions'),
+        import('../../domain/submissions/sweeper'),
       ]);
       const config = ctx.config;
       const db = createPool(config.DATABASE_URL, 2);

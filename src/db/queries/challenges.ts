@@ -233,3 +233,27 @@ export async function databaseNow(db: Queryable): Promise<Date> {
   const row = await queryOne<{ now: Date }>(db, 'SELECT now() AS now');
   return row!.now;
 }
+
+/** What submitting needs of a challenge (hot path: no judge config, no entry count). */
+export interface ChallengeRules {
+  id: string;
+  status: string;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  max_submissions_per_session: number;
+  max_submissions_per_day: number | null;
+}
+
+export function findChallengeRules(db: Queryable, id: string): Promise<ChallengeRules | null> {
+  return queryOne<ChallengeRules>(
+    db,
+    'SELECT id, status, starts_at, ends_at, max_submissions_per_session, max_submissions_per_day FROM challenges WHERE id = $1',
+    [id],
+  );
+}
+
+/** The judge config a submission is judged with (the challenge's current one). */
+export async function findChallengeJudge(db: Queryable, id: string): Promise<unknown | null> {
+  const row = await queryOne<{ judge: unknown }>(db, 'SELECT judge FROM challenges WHERE id = $1', [id]);
+  return row ? row.judge : null;
+}

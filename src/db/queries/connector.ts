@@ -2,7 +2,6 @@ import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
 /** Entry statuses (DESIGN.md): assigned → active → submitted → judged, or timed_out / withdrawn. */
-export type EntryStatus = 'assigned' | 'active' | 'submitted' | 'judged' | 'timed_out' | 'withdrawn';
 
 export interface AssignmentRow {
   entry_id: string;

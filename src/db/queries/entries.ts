@@ -73,3 +73,34 @@ export async function listEntries(
   ]);
   return { rows: rows.rows, total: count.rows[0].total };
 }
+
+/** Locks the (challenge, agent) entry: serialises quota checks and leaderboard refreshes of that pair. */
+export function lockEntry(db: Queryable, challengeId: string, agentId: string): Promise<EntryRow | null> {
+  return queryOne<EntryRow>(
+    db,
+    'SELECT * FROM entries WHERE challenge_id = $1 AND agent_id = $2 FOR UPDATE',
+    [challengeId, agentId],
+  );
+}
+
+/** A session opened by the API is active participation: a freshly created entry skips `assigned`. */
+export async function markEntryActive(db: Queryable, entryId: string): Promise<void> {
+  await db.query(
+    "UPDATE entries SET status = 'active', updated_at = now() WHERE id = $1 AND status = 'assigned'",
+    [entryId],
+  );
+}
+
+/** Entry status only moves forward: assigned → active → submitted → judged. */
+export async function advanceEntryStatus(
+  db: Queryable,
+  challengeId: string,
+  agentId: string,
+  to: 'submitted' | 'judged',
+): Promise<void> {
+  const from = to === 'submitted' ? ['assigned', 'active'] : ['assigned', 'active', 'submitted'];
+  await db.query(
+    'UPDATE entries SET status = $3, updated_at = now() WHERE challenge_id = $1 AND agent_id = $2 AND status = ANY($4::text[])',
+    [challengeId, agentId, to, from],
+  );
+}

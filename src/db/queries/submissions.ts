@@ -363,3 +363,13 @@ export async function listSubmissionHistory(
   );
   return res.rows;
 }
+
+/** The kind of judge the submission's challenge uses (null when the challenge is gone). */
+export async function findJudgeKindOfSubmission(db: Queryable, submissionId: string): Promise<string | null> {
+  const row = await queryOne<{ kind: string | null }>(
+    db,
+    `SELECT c.judge->>'kind' AS kind FROM submissions s JOIN challenges c ON c.id = s.challenge_id WHERE s.id = $1`,
+    [submissionId],
+  );
+  return row?.kind ?? null;
+}

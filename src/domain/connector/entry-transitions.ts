@@ -1,5 +1,5 @@
 import type { LiveEventType } from '../../wire/connector';
-import type { EntryStatus } from '../../db/queries/connector';
+import type { EntryStatus } from '../../db/queries/entries';
 
 export type TransitionPlan =
   | { ok: true; next: EntryStatus | null }

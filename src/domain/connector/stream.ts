@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../api/deps';
 import { ServiceError, forbidden } from '../../errors';
 import type { LiveEventType, StreamRequest } from '../../wire/connector';
-import type { EntryStatus } from '../../db/queries/connector';
+import { ENTRY_STATUSES, type EntryStatus } from '../../db/queries/entries';
 import { ingestLiveEvent, type IngestPlans } from '../../db/queries/live-events';
 import { planEntryTransition } from './entry-transitions';
 import { nudgeRelay } from './relay-client';
@@ -13,7 +13,7 @@ export interface AcceptedEvent {
   replayed: boolean;
 }
 
-const STATUSES: EntryStatus[] = ['assigned', 'active', 'submitted', 'judged', 'timed_out', 'withdrawn'];
+const STATUSES: readonly EntryStatus[] = ENTRY_STATUSES;
 
 /**
  * The transition rule for this event type under every entry status, for the database to pick

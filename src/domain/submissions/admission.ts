@@ -5,11 +5,11 @@
  * take every slot while another competitor's single submission waits behind them.
  */
 import type { Pool } from 'pg';
-import type { Config } from '../config';
-import { type LeaseAdmission, acquireJudgingLease } from '../db/queries/judging-leases';
-import { findSubmissionById } from '../db/queries/submissions';
-import { withTransaction } from '../db/pool';
-import type { RunRef } from './submissions';
+import type { Config } from '../../config';
+import { type LeaseAdmission, acquireJudgingLease } from '../../db/queries/judging-leases';
+import { findSubmissionById } from '../../db/queries/submissions';
+import { withTransaction } from '../../db/pool';
+import type { RunRef } from './contract';
 
 /** A lease lives this long past its last refresh (the judging activity refreshes it with each heartbeat). */
 export const JUDGING_LEASE_TTL_SECONDS = 120;

@@ -1,15 +1,15 @@
 import type { Pool } from 'pg';
-import { ServiceError, notFound, validationError } from '../errors';
-import type { Pagination } from '../lib/pagination';
-import { isAdmin, type Principal } from '../auth/principal';
+import { ServiceError, notFound, validationError } from '../../errors';
+import type { Pagination } from '../../lib/pagination';
+import { isAdmin, type Principal } from '../../auth/principal';
 import {
   listSubmissionHistory,
   type SubmissionHistoryKey,
   type SubmissionHistoryRow,
   type SubmissionStatus,
-} from '../db/queries/submissions';
-import { findAgentById } from '../db/queries/agents';
-import { requireOwnedAgent } from './identity';
+} from '../../db/queries/submissions';
+import { findAgentById } from '../../db/queries/agents';
+import { requireOwnedAgent } from '../identity';
 
 export const HISTORY_DEFAULT_LIMIT = 20;
 export const HISTORY_MAX_LIMIT = 100;

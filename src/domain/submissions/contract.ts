@@ -1,0 +1,64 @@
+/**
+ * The submission workflows' contract: names, ids, payloads and task queues shared by
+ * workflows/submission.ts and workflows/submission-sweeper.ts, their activities and the code that
+ * starts them. Plain values only: the deterministic workflow bundle imports this file.
+ */
+export const SUBMISSION_WORKFLOW = 'submissionWorkflow';
+export const SUBMISSION_SWEEPER_WORKFLOW = 'submissionSweeperWorkflow';
+
+/** `submission-<uuid>` for the first judging, `submission-<uuid>-rejudge-<n>` for rejudge run n. */
+export function submissionWorkflowId(submissionId: string, run: number): string {
+  return run === 0 ? `submission-${submissionId}` : `submission-${submissionId}-rejudge-${run}`;
+}
+
+/** One sweeper per task queue. */
+export function sweeperWorkflowId(taskQueue: string): string {
+  return `submission-sweeper-${taskQueue}`;
+}
+
+/** One judge run of a submission: run 0 is the first judging, n the n-th rejudge. */
+export interface RunRef {
+  submissionId: string;
+  run: number;
+}
+
+export interface SubmissionWorkflowInput {
+  submissionId: string;
+  challengeId: string;
+  agentId: string;
+  /** Judge run: 0 for the first judging, n for rejudge n. */
+  run: number;
+}
+
+export interface SubmissionWorkflowResult {
+  status: 'complete' | 'failed' | 'stale';
+  resultId?: string | null;
+  finalScore?: number | null;
+  resultState?: string | null;
+  reason?: string;
+}
+
+export interface RecordedJudgement {
+  resultId: string | null;
+  finalScore: number | null;
+  resultState: string | null;
+  /** True when this run was superseded by a newer one before it could record anything. */
+  stale: boolean;
+}
+
+export interface SubmissionSweeperInput {
+  /** How long one activity run sweeps before the workflow continues as new. */
+  runForMs: number;
+}
+
+/*
+ * `tests` judgings run on their own task queue, polled by a worker whose activity concurrency is its
+ * judging slots, so Temporal hands a judging only to a worker with a free slot
+ * (docs/decisions/security.md, "Fair share of the judges").
+ */
+export function judgingTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-judging`;
+}
+
+/** Marker of the workflow change that added admission and the judging queue (replay-safe). */
+export const JUDGING_SLOTS_PATCH = 'judging-admission-and-slots';

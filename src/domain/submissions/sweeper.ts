@@ -1,0 +1,107 @@
+/**
+ * The submission sweeper's passes ("never stuck"): start workflows that never started, close lapsed
+ * sessions durably, fail runs whose workflow ended without finishing them. One sweeper workflow per
+ * task queue runs these in a loop (workflows/submission-sweeper.ts).
+ */
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { closeExpiredSessions, closeSessionsOfInactiveChallenges } from '../../db/queries/sessions';
+import { listStalledSubmissions, listUnstartedSubmissions } from '../../db/queries/submissions';
+import type { ServiceDeps } from '../../service-deps';
+import { SUBMISSION_SWEEPER_WORKFLOW, submissionWorkflowId, sweeperWorkflowId, type SubmissionSweeperInput } from './contract';
+import { markSubmissionFailed } from './judging';
+import { stallAfterMs } from './rules';
+import { startSubmissionWorkflow } from './workflow-start';
+
+export interface SweepReport {
+  workflowsStarted: number;
+  sessionsClosed: number;
+  /** Runs whose workflow had ended (terminated, failed, lost) without finishing them: now `failed`. */
+  stalledFailed: number;
+}
+
+/**
+ * "Never stuck": a run whose workflow has closed (terminated by an operator, failed on a bug, or
+ * is unknown to Temporal) while the submission is still received/queued/judging is marked failed
+ * with the reason. Running workflows are left alone, however long they take.
+ */
+export async function failStalledSubmissions(
+  deps: Pick<ServiceDeps, 'db' | 'config' | 'temporal' | 'logger'>,
+  batch = 20,
+): Promise<number> {
+  const stalled = await listStalledSubmissions(deps.db, stallAfterMs(deps.config), batch);
+  if (stalled.length === 0) return 0;
+  const client = await deps.temporal();
+  let failed = 0;
+  for (const ref of stalled) {
+    let reason: string | null = null;
+    try {
+      const description = await client.workflow
+        .getHandle(submissionWorkflowId(ref.id, ref.judge_run))
+        .describe();
+      if (description.status.name !== 'RUNNING')
+        reason = `judging did not finish: the workflow is ${description.status.name.toLowerCase()}`;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError)
+        reason = 'judging did not finish: the workflow no longer exists';
+      else
+        deps.logger.warn({ err, submission_id: ref.id }, 'sweeper could not describe a submission workflow');
+    }
+    if (
+      reason &&
+      (await markSubmissionFailed(deps.db, { submissionId: ref.id, run: ref.judge_run }, reason))
+    ) {
+      failed += 1;
+      deps.logger.warn(
+        { submission_id: ref.id, run: ref.judge_run, reason },
+        'stalled submission marked failed',
+      );
+    }
+  }
+  return failed;
+}
+
+/**
+ * One pass of the sweeper: starts the workflows of accepted submissions that have waited longer
+ * than SUBMISSION_SWEEP_AFTER_MS without one, closes lapsed sessions durably and, when asked,
+ * fails runs whose workflow ended without finishing them.
+ */
+export async function sweepOnce(
+  deps: Pick<ServiceDeps, 'db' | 'config' | 'temporal' | 'logger'>,
+  batch = 100,
+  options: { checkStalled?: boolean } = {},
+): Promise<SweepReport> {
+  const pending = await listUnstartedSubmissions(deps.db, deps.config.SUBMISSION_SWEEP_AFTER_MS, batch);
+  let workflowsStarted = 0;
+  for (const ref of pending) {
+    try {
+      await startSubmissionWorkflow(deps, ref, ref.judge_run === 0 ? 'received' : 'queued');
+      workflowsStarted += 1;
+    } catch (err) {
+      deps.logger.warn({ err, submission_id: ref.id }, 'sweeper could not start a submission workflow');
+    }
+  }
+  if (workflowsStarted > 0)
+    deps.logger.info({ workflowsStarted }, 'sweeper started missing submission workflows');
+  const sessionsClosed =
+    (await closeExpiredSessions(deps.db)) + (await closeSessionsOfInactiveChallenges(deps.db));
+  const stalledFailed = options.checkStalled ? await failStalledSubmissions(deps) : 0;
+  return { workflowsStarted, sessionsClosed, stalledFailed };
+}
+
+/** How long one sweeper activity loops before the workflow continues as new. */
+const SWEEPER_RUN_FOR_MS = 5 * 60_000;
+/** An abandoned sweeper (no worker left on its queue) closes itself after this. */
+const SWEEPER_RUN_TIMEOUT = '15 minutes';
+
+/** Starts the sweeper workflow unless it already runs ("use existing": idempotent, one RPC). */
+export async function ensureSubmissionSweeper(deps: Pick<ServiceDeps, 'config' | 'temporal'>): Promise<void> {
+  const client = await deps.temporal();
+  const input: SubmissionSweeperInput = { runForMs: SWEEPER_RUN_FOR_MS };
+  await client.workflow.start(SUBMISSION_SWEEPER_WORKFLOW, {
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    workflowId: sweeperWorkflowId(deps.config.TEMPORAL_TASK_QUEUE),
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowRunTimeout: SWEEPER_RUN_TIMEOUT,
+  });
+}
