@@ -3,7 +3,7 @@ import { createActivities } from '../activities';
 import { judgingTaskQueue } from './domain/submissions/contract';
 import { type Config, getConfig } from './config';
 import { createPool } from './db/pool';
-import { startRelaySweeper } from './domain/connector/relay-sweeper';
+import { startRelaySweeper } from './runtime/relay-sweeper';
 import { startOutboxDispatcher } from './domain/webhooks/dispatcher';
 import { SandboxUnavailableError } from './judging/errors';
 import { configureSandboxRuntime } from './judging/sandbox/sandbox-runtime';

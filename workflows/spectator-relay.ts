@@ -13,7 +13,8 @@ import {
   LIVE_EVENTS_ARRIVED_SIGNAL,
   type LiveEventsArrivedSignal,
   type SpectatorRelayInput,
-} from '../src/domain/connector/relay-names';
+  type SpectatorRelayResult,
+} from '../src/domain/connector/contract';
 
 /**
  * A local activity: one short database transaction, run by the worker that runs this workflow,
@@ -25,13 +26,7 @@ const { releaseDueLiveEvents } = proxyLocalActivities<ReturnType<typeof createSp
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '5s' },
 });
 
-export const liveEventsArrivedSignal = defineSignal<[LiveEventsArrivedSignal?]>(LIVE_EVENTS_ARRIVED_SIGNAL);
-
-export interface SpectatorRelayResult {
-  steps: number;
-  released: number;
-  ended: 'idle' | 'challenge_closed';
-}
+const liveEventsArrivedSignal = defineSignal<[LiveEventsArrivedSignal?]>(LIVE_EVENTS_ARRIVED_SIGNAL);
 
 const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_MAX_ITERATIONS = 500;

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { CredentialCache } from '../auth/credential-cache';
 import { createSessionJwtVerifier } from '../auth/jwt';
-import { notificationListenerFor } from '../db/notification-listener';
+import { NotificationListener } from '../db/notification-listener';
+import { LiveHub } from '../runtime/live-hub';
 import type { Config } from '../config';
 import { createPool } from '../db/pool';
 import type { AgentKeyAuthRow, ApiTokenAuthRow } from '../db/queries/credentials';
@@ -20,11 +21,11 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
   // Without enableOfflineQueue a Redis outage fails fast into the insurance limiter.
   const redis = config.REDIS_URL && !config.RATE_LIMIT_DISABLED ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, lazyConnect: false }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis (rate limits) unavailable; per-process limits meanwhile'));
-  const credentialCache = new CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>(
-    notificationListenerFor(config.DATABASE_URL, logger),
-    config.CREDENTIAL_CACHE_TTL_MS,
-  );
+  // One LISTEN connection for the process: credential revocations and spectator releases.
+  const notifications = new NotificationListener(config.DATABASE_URL, logger);
+  const credentialCache = new CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>(notifications, config.CREDENTIAL_CACHE_TTL_MS);
   credentialCache.start();
+  const liveHub = new LiveHub(notifications, logger);
   const deps: AppDeps = {
     config,
     db,
@@ -33,11 +34,13 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
     jwt: createSessionJwtVerifier(config),
     rateLimiter: redis ? createRedisRateLimiter(redis) : createPostgresRateLimiter(limiterDb, { disabled: config.RATE_LIMIT_DISABLED }),
     credentialCache,
+    liveHub,
   };
   return {
     deps,
     close: async () => {
       credentialCache.stop();
+      await notifications.close();
       await temporal.close();
       redis?.disconnect();
       await Promise.all([db.end(), limiterDb.end()]);

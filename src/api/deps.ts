@@ -2,6 +2,7 @@ import type { CredentialCache } from '../auth/credential-cache';
 import type { SessionJwtVerifier } from '../auth/jwt';
 import type { AgentKeyAuthRow, ApiTokenAuthRow } from '../db/queries/credentials';
 import type { ServiceDeps } from '../service-deps';
+import type { LiveHub } from '../runtime/live-hub';
 import type { RateLimiter } from './rate-limits';
 
 /** Everything a route needs from the outside world, built once at start and injected. */
@@ -10,4 +11,6 @@ export interface AppDeps extends ServiceDeps {
   rateLimiter: RateLimiter;
   /** Credential rows of this process, invalidated through LISTEN/NOTIFY (src/auth/credential-cache.ts). */
   credentialCache: CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>;
+  /** This process's spectator fan-out: one database read per released batch for all of its open streams. */
+  liveHub: LiveHub;
 }

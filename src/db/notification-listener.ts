@@ -13,7 +13,8 @@ export interface ChannelHandlers {
 
 /**
  * One LISTEN connection per process and database, shared by everything that waits for
- * PostgreSQL notifications (spectator streams, the credential cache): it opens with the first
+ * PostgreSQL notifications (spectator streams and the credential cache in the API, the outbox
+ * dispatcher in the worker); each process builds one at start and injects it: it opens with the first
  * subscriber, LISTENs on every subscribed channel, reconnects a second after a loss (then tells
  * every subscriber to resync), and closes a little after the last subscriber leaves, so an idle
  * process holds no connection.
@@ -165,13 +166,4 @@ export class NotificationListener {
     this.listening.clear();
     if (client) await client.end().catch(() => undefined);
   }
-}
-
-const listeners = new Map<string, NotificationListener>();
-
-/** The process's listener for a database. */
-export function notificationListenerFor(databaseUrl: string, logger: Logger): NotificationListener {
-  let listener = listeners.get(databaseUrl);
-  if (!listener) listeners.set(databaseUrl, (listener = new NotificationListener(databaseUrl, logger)));
-  return listener;
 }

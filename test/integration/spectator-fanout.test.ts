@@ -1,6 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { liveHubFor } from '../../src/domain/connector/live-hub';
-import { evictedSseStreams, openSseStreams } from '../../src/domain/connector/sse';
+import { evictedSseStreams, openSseStreams } from '../../src/api/sse';
 import { LIVE_EVENTS_CHANNEL } from '../../src/db/queries/live-events';
 import {
   enteredAgent,
@@ -62,7 +61,7 @@ test('forty streams of one challenge (fresh, resumed, filtered by agent) each ge
   const filtered = Array.from({ length: 10 }, () =>
     readSse(`${url}?agent_id=${first.agentId}`, { until: (m) => m.length >= 5, timeoutMs: 30_000 }),
   );
-  const hub = liveHubFor(server.config.DATABASE_URL, server.deps.logger);
+  const hub = server.deps.liveHub;
   await eventually(async () => hub.subscribers >= 40, 10_000, 20);
   const feed = hub.feed(`${challengeId}:released`)!;
   const readsBefore = feed.reads;
@@ -127,7 +126,7 @@ test('a client that stops reading is dropped after the stall timeout without hol
   const challengeId = await insertChallenge(server);
   const agent = await enteredAgent(server, { challengeId });
   const url = new URL(`${server.baseUrl}/api/v1/challenges/${challengeId}/live`);
-  const hub = liveHubFor(server.config.DATABASE_URL, server.deps.logger);
+  const hub = server.deps.liveHub;
   const evictedBefore = evictedSseStreams();
   const openBefore = openSseStreams();
 

@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { releaseDueEvents } from '../../src/db/queries/live-events';
-import { liveHubFor } from '../../src/domain/connector/live-hub';
-import { spectatorRelayWorkflowId } from '../../src/domain/connector/relay-names';
-import { startRelaySweeper, sweepOverdueRelays } from '../../src/domain/connector/relay-sweeper';
-import { openSseStreams } from '../../src/domain/connector/sse';
+import { spectatorRelayWorkflowId } from '../../src/domain/connector/contract';
+import { startRelaySweeper } from '../../src/runtime/relay-sweeper';
+import { sweepOverdueRelays } from '../../src/domain/connector/relay-client';
+import { openSseStreams } from '../../src/api/sse';
 import { eventually, newAdmin, newAgent } from '../helpers/factories';
 import { enteredAgent, insertChallenge, liveEvent, postEvent, readSse } from '../helpers/connector-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -327,7 +327,7 @@ describe('GET /api/v1/challenges/:id/live (Server-Sent Events)', () => {
   test('client disconnects release the stream, its timers and the shared LISTEN connection', async () => {
     const agent = await enteredAgent(server);
     const url = `${server.baseUrl}/api/v1/challenges/${agent.challengeId}/live`;
-    const hub = liveHubFor(server.config.DATABASE_URL, server.deps.logger);
+    const hub = server.deps.liveHub;
     const baseline = openSseStreams();
     const baselineSubscribers = hub.subscribers;
     const controllers = Array.from({ length: 5 }, () => new AbortController());

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { isAdmin } from '../../auth/principal';
 import { latestArrivalId, latestFeedSeq, listArrivedEvents, listReleasedEvents } from '../../db/queries/live-events';
 import { requireWatchableChallenge, toFeedItem } from '../../domain/connector/feed';
-import { liveHubFor } from '../../domain/connector/live-hub';
-import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, reserveClientStreamSlot, runSseStream } from '../../domain/connector/sse';
+import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, reserveClientStreamSlot, runSseStream } from '../sse';
 import { renderNotFoundPage, renderWatchPage } from '../../web/watch-page';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
@@ -42,7 +41,7 @@ async function serveLiveStream(deps: AppDeps, ctx: Koa.Context, challengeId: str
   };
   await runSseStream({
     ctx,
-    hub: liveHubFor(deps.config.DATABASE_URL, deps.logger),
+    hub: deps.liveHub,
     logger: deps.logger,
     // One feed per process, challenge and view, shared by all of its streams.
     feed: {

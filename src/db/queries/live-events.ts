@@ -257,3 +257,8 @@ export async function latestArrivalId(db: Queryable, challengeId: string): Promi
   const row = await queryOne<{ id: string | null }>(db, 'SELECT MAX(id)::text AS id FROM live_events WHERE challenge_id = $1', [challengeId]);
   return row?.id ? Number(row.id) : 0;
 }
+
+/** A relay signal failed for good: the next stored event must signal again. */
+export async function markRelayIdle(db: Queryable, challengeId: string): Promise<void> {
+  await db.query('UPDATE live_relay_state SET idle = true WHERE challenge_id = $1', [challengeId]);
+}

@@ -1,13 +1,7 @@
 import type { ServiceDeps } from '../../service-deps';
-import { markRelayBusy } from '../../db/queries/live-events';
+import { findChallengesWithOverdueEvents, markRelayBusy, markRelayIdle } from '../../db/queries/live-events';
 import { ChallengeIdKey } from '../../../temporal/search-attributes';
-import {
-  LIVE_EVENTS_ARRIVED_SIGNAL,
-  SPECTATOR_RELAY_WORKFLOW,
-  spectatorRelayWorkflowId,
-  type LiveEventsArrivedSignal,
-  type SpectatorRelayInput,
-} from './relay-names';
+import { LIVE_EVENTS_ARRIVED_SIGNAL, SPECTATOR_RELAY_WORKFLOW, spectatorRelayWorkflowId, type LiveEventsArrivedSignal, type SpectatorRelayInput } from './contract';
 
 /** An unreleased event this far past its release time means the relay is not running: signal again. */
 export const RELAY_OVERDUE_GRACE_MS = 5_000;
@@ -97,7 +91,29 @@ async function signalWithRetries(deps: ServiceDeps, challengeId: string): Promis
       if (attempt < SIGNAL_ATTEMPTS) await new Promise((r) => setTimeout(r, 250 * 4 ** (attempt - 1)));
     }
   }
-  await deps.db
-    .query('UPDATE live_relay_state SET idle = true WHERE challenge_id = $1', [challengeId])
-    .catch((err: unknown) => deps.logger.error({ err, challengeId }, 'could not mark the relay idle again'));
+  await markRelayIdle(deps.db, challengeId).catch((err: unknown) => deps.logger.error({ err, challengeId }, 'could not mark the relay idle again'));
+}
+
+/** At most this many relays restarted per sweep (a backlog is worked off over several sweeps). */
+const SWEEP_LIMIT = 100;
+
+/**
+ * Restarts (signalWithStart) the relay of every challenge holding an event overdue by `graceMs`.
+ * The stream route already signals when a *later* event finds an overdue one; this covers the
+ * stream that went quiet after the relay was lost, where no later event comes. Returns the
+ * challenges signalled. A failed signal is logged and retried at the next sweep.
+ */
+export async function sweepOverdueRelays(deps: ServiceDeps, graceMs = RELAY_OVERDUE_GRACE_MS): Promise<string[]> {
+  const challengeIds = await findChallengesWithOverdueEvents(deps.db, deps.config.SPECTATOR_DELAY_MS, graceMs, SWEEP_LIMIT);
+  const signalled: string[] = [];
+  for (const challengeId of challengeIds) {
+    try {
+      await signalRelay(deps, challengeId);
+      signalled.push(challengeId);
+    } catch (err) {
+      deps.logger.warn({ err, challengeId }, 'could not restart an overdue spectator relay; the next sweep retries');
+    }
+  }
+  if (signalled.length > 0) deps.logger.warn({ challengeIds: signalled }, 'restarted spectator relays with overdue events');
+  return signalled;
 }

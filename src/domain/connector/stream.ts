@@ -3,7 +3,7 @@ import { ServiceError, forbidden } from '../../errors';
 import type { LiveEventType, StreamRequest } from '../../wire/connector';
 import { ENTRY_STATUSES, type EntryStatus } from '../../db/queries/entries';
 import { ingestLiveEvent, type IngestPlans } from '../../db/queries/live-events';
-import { planEntryTransition } from './entry-transitions';
+import { planEntryTransition } from './rules';
 import { nudgeRelay } from './relay-client';
 
 export interface AcceptedEvent {

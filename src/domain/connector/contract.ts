@@ -1,6 +1,7 @@
 /**
- * Names shared by the API (which starts and nudges the relay) and the workflow file. Plain
- * constants only: this module is also bundled into the deterministic workflow sandbox.
+ * The spectator-relay workflow's contract: names, id and payloads shared by the API (which starts
+ * and nudges the relay), the workflow file and its activity. Plain values only: this module is also
+ * bundled into the deterministic workflow sandbox.
  */
 export const SPECTATOR_RELAY_WORKFLOW = 'spectatorRelayWorkflow';
 export const LIVE_EVENTS_ARRIVED_SIGNAL = 'liveEventsArrived';
@@ -25,4 +26,24 @@ export interface SpectatorRelayInput {
 /** Signal payload: a nudge. State lives in the database; the delay rides along so a config change reaches a running relay. */
 export interface LiveEventsArrivedSignal {
   delayMs?: number;
+}
+
+export interface SpectatorRelayResult {
+  steps: number;
+  released: number;
+  ended: 'idle' | 'challenge_closed';
+}
+
+/** The release step's input (a local activity of the relay). */
+export interface ReleaseDueInput {
+  challengeId: string;
+  delayMs: number;
+  /**
+   * Keep releasing inside this step while the next event falls due within this many ms of the
+   * step's start (default 0: one pass). Lets the workflow wake a little early with one timer and
+   * still release each event at its exact due time, whatever the timer's lateness.
+   */
+  holdMs?: number;
+  /** While holding, at most one release transaction per this many ms (default 50): the batching grain. */
+  granularityMs?: number;
 }

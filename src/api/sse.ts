@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
-import { metricsRegistry, spectatorStreamsEvicted } from '../../lib/metrics';
+import { metricsRegistry, spectatorStreamsEvicted } from '../lib/metrics';
 import {
   FEED_PAGE,
   serialiseFrame,
@@ -9,7 +9,7 @@ import {
   type FeedSpec,
   type FeedSubscriber,
   type LiveHub,
-} from './live-hub';
+} from '../runtime/live-hub';
 
 export interface SseStreamOptions {
   ctx: Koa.Context;

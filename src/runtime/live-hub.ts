@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { notificationListenerFor, type NotificationListener } from '../../db/notification-listener';
-import { LIVE_EVENTS_CHANNEL } from '../../db/queries/live-events';
-import { spectatorFeedReads } from '../../lib/metrics';
+import type { NotificationListener } from '../db/notification-listener';
+import { LIVE_EVENTS_CHANNEL } from '../db/queries/live-events';
+import { spectatorFeedReads } from '../lib/metrics';
 
 /** One feed item as read from the database, before serialisation. */
 export interface FeedSourceItem {
@@ -234,13 +234,4 @@ export class LiveHub {
     this.unlisten?.();
     this.unlisten = null;
   }
-}
-
-const hubs = new Map<string, LiveHub>();
-
-/** The process's hub for a database. */
-export function liveHubFor(databaseUrl: string, logger: Logger): LiveHub {
-  let hub = hubs.get(databaseUrl);
-  if (!hub) hubs.set(databaseUrl, (hub = new LiveHub(notificationListenerFor(databaseUrl, logger), logger)));
-  return hub;
 }
