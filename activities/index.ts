@@ -11,11 +11,11 @@ export type ActivityDeps = ServiceDeps;
  * All activities, as a factory over injected clients. Each feature contributes its own
  * `create...Activities(deps)`; activities are idempotent because Temporal may run them twice.
  */
-export function createActivities(_deps: ActivityDeps) {
+export function createActivities(_deps: ActivityDeps, options: { stopping: AbortSignal }) {
   return {
     ...createWebhookActivities(_deps),
     ...createChallengeActivities(_deps),
-    ...createSubmissionActivities(_deps),
+    ...createSubmissionActivities(_deps, options.stopping),
     ...createSpectatorActivities(_deps),
   };
 }

@@ -5,7 +5,7 @@ import { admitJudging } from '../src/domain/submissions/admission';
 import type { RecordedJudgement, RunRef } from '../src/domain/submissions/contract';
 import { judgeRun, markJudgingStarted, markSubmissionFailed, markSubmissionStep } from '../src/domain/submissions/judging';
 import { sweepIntervalMs } from '../src/domain/submissions/rules';
-import { ensureSubmissionSweeper, sweepOnce } from '../src/domain/submissions/sweeper';
+import { sweepOnce } from '../src/domain/submissions/sweeper';
 import { GraderRejectedError, GraderUnavailableError, InvalidJudgeConfigError, JudgeInfrastructureError } from '../src/judging';
 import type { ActivityDeps } from './index';
 
@@ -38,30 +38,11 @@ export function toActivityFailure(err: unknown): unknown {
   return err;
 }
 
-/** Aborted when the worker process is asked to stop (SIGINT/SIGTERM). */
-const workerStopping = new AbortController();
-
-const SWEEPER_ENSURE_EVERY_MS = 60_000;
-
 /**
- * Called once by the worker (through createActivities): ensures the sweeper at start and every
- * minute after, so it comes back whatever closed it. Timers are unref'd: they never hold the process.
+ * `stopping` aborts when the worker process is asked to stop: the sweeper loop then ends at once
+ * instead of holding the worker's graceful shutdown for its whole grace time (the next worker resumes it).
  */
-function keepSubmissionSweeperRunning(deps: ActivityDeps): void {
-  // The sweeper loop ends at once when the worker is asked to stop, instead of holding the
-  // worker's graceful shutdown for its whole grace time (the next worker resumes it).
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => workerStopping.abort());
-  const tick = () => {
-    ensureSubmissionSweeper(deps).catch((err) =>
-      deps.logger.warn({ err }, 'could not ensure the submission sweeper workflow'),
-    );
-  };
-  setTimeout(tick, 0).unref();
-  setInterval(tick, SWEEPER_ENSURE_EVERY_MS).unref();
-}
-
-export function createSubmissionActivities(deps: ActivityDeps) {
-  keepSubmissionSweeperRunning(deps);
+export function createSubmissionActivities(deps: ActivityDeps, stopping: AbortSignal) {
   return {
     async markSubmissionQueued(ref: RunRef): Promise<boolean> {
       return markSubmissionStep(deps.db, ref, 'queued');
@@ -133,10 +114,8 @@ export function createSubmissionActivities(deps: ActivityDeps) {
       const interval = sweepIntervalMs(deps.config.SUBMISSION_SWEEP_AFTER_MS);
       const until = Date.now() + input.runForMs;
       const totals = { passes: 0, workflowsStarted: 0, sessionsClosed: 0, stalledFailed: 0 };
-      const stopping = new Promise((resolve) =>
-        workerStopping.signal.addEventListener('abort', resolve, { once: true }),
-      );
-      while (Date.now() < until && !workerStopping.signal.aborted) {
+      const stopped = new Promise((resolve) => stopping.addEventListener('abort', resolve, { once: true }));
+      while (Date.now() < until && !stopping.aborted) {
         try {
           // The stalled-run check describes workflows: every STALL_CHECK_EVERY passes is plenty.
           const report = await sweepOnce(deps, 100, {
@@ -151,7 +130,7 @@ export function createSubmissionActivities(deps: ActivityDeps) {
         totals.passes += 1;
         ctx.heartbeat(totals);
         // Wakes early when the worker stops; rejects with CancelledFailure when the activity is cancelled.
-        await Promise.race([ctx.sleep(interval), stopping]);
+        await Promise.race([ctx.sleep(interval), stopped]);
       }
       return totals;
     },

@@ -3,8 +3,10 @@ import { createActivities } from '../activities';
 import { judgingTaskQueue } from './domain/submissions/contract';
 import { type Config, getConfig } from './config';
 import { createPool } from './db/pool';
+import { NotificationListener } from './db/notification-listener';
 import { startRelaySweeper } from './runtime/relay-sweeper';
-import { startOutboxDispatcher } from './domain/webhooks/dispatcher';
+import { keepSubmissionSweeperRunning } from './runtime/submission-sweeper';
+import { startOutboxDispatcher } from './runtime/outbox-dispatcher';
 import { SandboxUnavailableError } from './judging/errors';
 import { configureSandboxRuntime } from './judging/sandbox/sandbox-runtime';
 import { createLogger } from './lib/logger';
@@ -61,7 +63,11 @@ async function main(): Promise<void> {
   const temporal = lazyTemporalClient(config);
   const { address, tls } = temporalConnectionOptions(config);
   const connection = await NativeConnection.connect({ address, tls, apiKey: config.TEMPORAL_API_KEY });
-  const activities = createActivities({ config, db, logger, temporal: temporal.get });
+  const deps = { config, db, logger, temporal: temporal.get };
+  // Asked to stop (SIGINT/SIGTERM): long activity loops end at once; Temporal's graceful shutdown does the rest.
+  const stopping = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort());
+  const activities = createActivities(deps, { stopping: stopping.signal });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -81,11 +87,12 @@ async function main(): Promise<void> {
     maxConcurrentActivityTaskExecutions: judgingSlots,
     shutdownGraceTime: '10s',
   });
-  startOutboxDispatcher({ config, db, logger, temporal: temporal.get, workerConnection: connection }); // outbox → webhook deliveries (stops on SIGINT/SIGTERM)
-  const relaySweeper = startRelaySweeper(
-    { config, db, logger, temporal: temporal.get },
-    config.SPECTATOR_RELAY_SWEEP_MS,
-  ); // relays lost with pending events
+  // The worker's long-running loops, each explicit here (src/runtime/).
+  const notifications = new NotificationListener(config.DATABASE_URL, logger);
+  const dispatcher = startOutboxDispatcher({ ...deps, workerConnection: connection }, notifications); // outbox → webhook deliveries
+  const relaySweeper = startRelaySweeper(deps, config.SPECTATOR_RELAY_SWEEP_MS); // relays lost with pending events
+  const submissionSweeper = keepSubmissionSweeperRunning(deps); // the sweeper workflow, whatever closed it
+  stopping.signal.addEventListener('abort', () => void dispatcher.stop(), { once: true });
   logger.info(
     { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, judgingSlots },
     'worker ready',
@@ -94,6 +101,9 @@ async function main(): Promise<void> {
   console.log('WORKER_READY');
   await Promise.all([worker.run(), judgingWorker.run()]);
   relaySweeper.stop();
+  submissionSweeper.stop();
+  await dispatcher.stop();
+  await notifications.close();
   await temporal.close();
   await db.end();
   await connection.close();

@@ -5,8 +5,9 @@ import { createWebhookActivities } from '../../activities/webhooks';
 import { runCli } from '../../src/cli/framework';
 import { loadCommands } from '../../src/cli/index';
 import { insertDeliveries } from '../../src/db/queries/webhook-deliveries';
-import { dispatchPendingEvents } from '../../src/domain/webhooks/dispatcher';
-import { fanOutEvent, type OutboxEventRow } from '../../src/domain/webhooks/fan-out';
+import { dispatchPendingEvents } from '../../src/domain/webhooks/dispatch';
+import { fanOutEvent } from '../../src/domain/webhooks/fan-out';
+import type { OutboxEventRow } from '../../src/db/queries/outbox-events';
 import {
   ATTEMPT_OUTCOME_SIGNAL,
   HEALTH_STATE_QUERY,

@@ -1,18 +1,9 @@
 import type { PoolClient } from 'pg';
 import type { Queryable } from '../../db/pool';
+import type { OutboxEventRow } from '../../db/queries/outbox-events';
 import { findMatchingSubscriptionsForEvents } from '../../db/queries/webhook-subscriptions';
 import { insertDeliveries, type NewDelivery, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
 import { buildEventBody, InvalidEventPayloadError, newDeliveryId } from '../../webhooks/events';
-
-export interface OutboxEventRow {
-  id: string;
-  event_type: string;
-  payload: Record<string, unknown>;
-  owner_user_id: string | null;
-  challenge_id: string | null;
-  sandbox: boolean;
-  created_at: Date;
-}
 
 /**
  * Who receives an event:

@@ -1,4 +1,4 @@
-import { planFirstAttemptBatches } from '../../../src/domain/webhooks/dispatcher';
+import { planFirstAttemptBatches } from '../../../src/domain/webhooks/dispatch';
 
 const deliveries = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `whd_${String(i).padStart(32, '0')}` }));
 

@@ -1,5 +1,4 @@
 import { Client as TemporalClient, type ConnectionLike } from '@temporalio/client';
-import { Client as PgClient } from 'pg';
 import { Counter, Histogram } from 'prom-client';
 import { withTransaction } from '../../db/pool';
 import type { ServiceDeps } from '../../service-deps';
@@ -9,14 +8,14 @@ import {
   findUnstartedDeliveries,
   type WebhookDeliveryRow,
 } from '../../db/queries/webhook-deliveries';
-import { OUTBOX_CHANNEL } from '../../events/outbox';
+import { claimUndispatchedEvents, markEventsDispatched } from '../../db/queries/outbox-events';
 import { metricsRegistry } from '../../lib/metrics';
-import { fanOutEvents, type OutboxEventRow } from './fan-out';
+import { fanOutEvents } from './fan-out';
 import { startDeliveryWorkflows } from './workflows';
 
 /**
- * The outbox dispatcher: drains `outbox_events` into webhook deliveries and starts one delivery
- * workflow per delivery.
+ * Dispatch: drains `outbox_events` into webhook deliveries and starts their delivery workflows
+ * (alone, or a first-attempt batch). The loop that runs these passes is src/runtime/outbox-dispatcher.ts.
  *
  * It runs inside every worker process (started by src/worker.ts), not as a Temporal workflow:
  * - LISTEN needs one long-lived database connection, which neither workflow code (no I/O) nor an
@@ -105,16 +104,8 @@ export interface DispatchPassResult {
  */
 export async function dispatchPendingEvents(deps: DispatcherDeps, batchSize = DISPATCH_BATCH_SIZE): Promise<DispatchPassResult> {
   const { events, deliveries } = await withTransaction(deps.db, async (tx) => {
-    const claimed = await tx.query<OutboxEventRow>(
-      `SELECT id, event_type, payload, owner_user_id, challenge_id, sandbox, created_at
-         FROM outbox_events
-        WHERE dispatched_at IS NULL
-        ORDER BY created_at
-        LIMIT $1
-        FOR UPDATE SKIP LOCKED`,
-      [batchSize],
-    );
-    const { created, invalid } = await fanOutEvents(tx, claimed.rows);
+    const claimed = await claimUndispatchedEvents(tx, batchSize);
+    const { created, invalid } = await fanOutEvents(tx, claimed);
     const batches = planFirstAttemptBatches(created, deps.config.WEBHOOK_FIRST_ATTEMPT_BATCH_MAX);
     await assignFirstAttemptBatches(tx, batches);
     const batchOf = new Map(batches.flatMap((b) => b.deliveryIds.map((id) => [id, b.batchWorkflowId] as const)));
@@ -123,10 +114,8 @@ export async function dispatchPendingEvents(deps: DispatcherDeps, batchSize = DI
       invalidEvents.inc();
       deps.logger.error({ eventId: bad.eventId, problem: bad.problem }, 'outbox event not deliverable');
     }
-    if (claimed.rows.length > 0) {
-      await tx.query('UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1::uuid[])', [claimed.rows.map((e) => e.id)]);
-    }
-    return { events: claimed.rows, deliveries: created };
+    await markEventsDispatched(tx, claimed.map((e) => e.id));
+    return { events: claimed, deliveries: created };
   });
   const now = Date.now();
   for (const e of events) dispatchLag.observe(Math.max(0, now - e.created_at.getTime()) / 1000);
@@ -155,128 +144,4 @@ export async function sweepUnstartedDeliveries(deps: DispatcherDeps, olderThanMs
   return startDeliveryWorkflows(client, deps.db, deps.config, stuck, (err, deliveryId) =>
     deps.logger.warn({ err, deliveryId }, 'sweeper could not start a delivery workflow'),
   );
-}
-
-export interface OutboxDispatcher {
-  /** Runs a pass now (or right after the current one). */
-  kick(): void;
-  stop(): Promise<void>;
-}
-
-export interface DispatcherOptions {
-  pollIntervalMs?: number;
-  sweepIntervalMs?: number;
-  /** Stop on SIGINT/SIGTERM by itself (the worker's one-line start). Default true. */
-  stopOnSignals?: boolean;
-}
-
-export function startOutboxDispatcher(deps: DispatcherDeps, options: DispatcherOptions = {}): OutboxDispatcher {
-  const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
-  const log = deps.logger.child({ component: 'outbox-dispatcher' });
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let listener: PgClient | null = null;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-
-  const runPasses = async () => {
-    do {
-      again = false;
-      try {
-        const pass = await dispatchPendingEvents(deps);
-        if (pass.events === DISPATCH_BATCH_SIZE) again = true; // more waiting
-      } catch (err) {
-        if (!stopped) log.error({ err }, 'dispatch pass failed; retrying on the next tick');
-        again = false; // no tight loop while the database is down: the poll retries
-        return;
-      }
-    } while (again && !stopped);
-  };
-
-  const kick = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = runPasses().finally(() => {
-      running = null;
-      if (again && !stopped) kick();
-    });
-  };
-
-  const listen = async () => {
-    if (stopped) return;
-    const client = new PgClient({ connectionString: deps.config.DATABASE_URL, application_name: 'outbox-dispatcher' });
-    const retry = () => {
-      if (stopped || reconnectTimer) return;
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      client.end().catch(() => undefined);
-      if (listener === client) listener = null;
-      reconnectTimer = setTimeout(() => {
-        reconnectTimer = null;
-        void listen();
-      }, 1000);
-      reconnectTimer.unref();
-    };
-    client.on('error', (err) => {
-      log.warn({ err }, 'LISTEN connection lost; reconnecting');
-      retry();
-    });
-    client.on('end', retry);
-    client.on('notification', (msg) => {
-      if (msg.channel === OUTBOX_CHANNEL) kick();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      if (stopped) {
-        await client.end().catch(() => undefined);
-        return;
-      }
-      listener = client;
-      kick(); // anything written while we were not listening
-    } catch (err) {
-      log.warn({ err }, 'could not LISTEN for outbox events; retrying');
-      retry();
-    }
-  };
-
-  const sweep = async () => {
-    try {
-      await sweepUnstartedDeliveries(deps);
-    } catch (err) {
-      if (!stopped) log.error({ err }, 'delivery sweep failed');
-    }
-  };
-
-  void listen();
-  const poll = setInterval(kick, pollIntervalMs);
-  poll.unref();
-  const sweeper = setInterval(() => void sweep(), sweepIntervalMs);
-  sweeper.unref();
-
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    clearInterval(poll);
-    clearInterval(sweeper);
-    if (reconnectTimer) clearTimeout(reconnectTimer);
-    const client = listener;
-    listener = null;
-    if (client) {
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
-    }
-    await running?.catch(() => undefined);
-  };
-
-  if (options.stopOnSignals ?? true) {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());
-  }
-  kick();
-  return { kick, stop };
 }
