@@ -59,3 +59,8 @@ export async function queryOne<T extends QueryResultRow>(
   const res = statementName ? await db.query<T>({ name: statementName, text, values }) : await db.query<T>(text, values);
   return res.rows[0] ?? null;
 }
+
+/** Resolves when the database answers a trivial query (readiness checks). */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
+}

@@ -7,6 +7,7 @@ import { insertAgentKey, type AgentKeyRow } from '../db/queries/agent-keys';
 import { findAgentById, insertAgent, listAgentsByOwner, type AgentRow } from '../db/queries/agents';
 import { countActiveApiTokens, insertApiToken, type ApiTokenRow } from '../db/queries/api-tokens';
 import { withTransaction } from '../db/pool';
+import { lockUser } from '../db/queries/users';
 
 export const MAX_ACTIVE_TOKENS_PER_USER = 25;
 export const DEFAULT_AGENT_KEY_HOURS = 24;
@@ -57,7 +58,7 @@ export async function createApiToken(
   input: CreateTokenInput,
 ): Promise<{ row: ApiTokenRow; token: string }> {
   return withTransaction(db, async (tx) => {
-    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [user.userId]);
+    await lockUser(tx, user.userId);
     if ((await countActiveApiTokens(tx, user.userId)) >= MAX_ACTIVE_TOKENS_PER_USER) {
       throw new ServiceError('TOKEN_LIMIT_REACHED', `at most ${MAX_ACTIVE_TOKENS_PER_USER} active API tokens per user; revoke one first`);
     }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import { ApiError } from '../errors';
 import { canonicalJson } from '../../lib/canonical-json';
+import { claimIdempotencyKey, findIdempotencyKey, releaseIdempotencyClaim, storeIdempotentResponse } from '../../db/queries/idempotency-keys';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 const KEPT_FOR_HOURS = 24;
@@ -53,23 +54,9 @@ export async function runIdempotent(
   const staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
   const deadline = Date.now() + (options.waitForOriginalMs ?? WAIT_FOR_ORIGINAL_MS);
   for (;;) {
-    const claimed = await db.query<{ claim_id: string }>(
-      `INSERT INTO idempotency_keys (scope, key, request_hash, claim_id, expires_at)
-       VALUES ($1, $2, $3, gen_random_uuid(), now() + make_interval(hours => $4))
-       ON CONFLICT (scope, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, claim_id = EXCLUDED.claim_id, state = 'in_progress',
-             created_at = now(), expires_at = EXCLUDED.expires_at, response_status = NULL, response_body = NULL
-         WHERE idempotency_keys.expires_at < now()
-            OR (idempotency_keys.state = 'in_progress'
-                AND idempotency_keys.request_hash = EXCLUDED.request_hash
-                AND idempotency_keys.created_at < now() - make_interval(secs => $5))
-       RETURNING claim_id`,
-      [scope, key, bodyHash, KEPT_FOR_HOURS, staleAfterMs / 1000],
-    );
-    const claimId = claimed.rows[0]?.claim_id;
+    const claimId = await claimIdempotencyKey(db, { scope, key, requestHash: bodyHash, keptForHours: KEPT_FOR_HOURS, staleAfterMs });
     if (claimId) {
-      const release = () =>
-        db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND claim_id = $3', [scope, key, claimId]);
+      const release = () => releaseIdempotencyClaim(db, scope, key, claimId);
       let response: StoredResponse;
       try {
         response = await execute();
@@ -82,18 +69,10 @@ export async function runIdempotent(
         return { response, replayed: false };
       }
       // Updates nothing when a retry took the claim over meanwhile: that retry's outcome is kept.
-      await db.query(
-        `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5
-          WHERE scope = $1 AND key = $2 AND claim_id = $3`,
-        [scope, key, claimId, response.status, JSON.stringify(response.body ?? null)],
-      );
+      await storeIdempotentResponse(db, scope, key, claimId, response);
       return { response, replayed: false };
     }
-    const existing = await db.query<{ request_hash: string; state: string; response_status: number | null; response_body: unknown }>(
-      'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE scope = $1 AND key = $2',
-      [scope, key],
-    );
-    const row = existing.rows[0];
+    const row = await findIdempotencyKey(db, scope, key);
     if (!row) continue; // the original failed and released the key: claim it now
     if (row.request_hash !== bodyHash) {
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used with a different request body');

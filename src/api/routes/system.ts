@@ -3,6 +3,7 @@ import { metricsRegistry } from '../../lib/metrics';
 import { metricsCredentialAccepted } from '../../lib/metrics-access';
 import { ApiError } from '../errors';
 import { notFound, unauthorized } from '../../errors';
+import { pingDatabase } from '../../db/pool';
 import { buildOpenApiDocument } from '../openapi';
 import { defineRoute, type AnyRouteDef } from '../route';
 import { referenceRoutes } from './reference-page';
@@ -35,7 +36,7 @@ export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
       responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
       async handler({ deps }) {
         const checks: Record<string, 'ok' | 'down'> = { postgres: 'down', temporal: 'down' };
-        await deps.db.query('SELECT 1').then(() => (checks.postgres = 'ok'), () => undefined);
+        await pingDatabase(deps.db).then(() => (checks.postgres = 'ok'), () => undefined);
         await Promise.race([
           deps.temporal().then((c) => c.connection.workflowService.getSystemInfo({})).then(() => (checks.temporal = 'ok')),
           new Promise((resolve) => setTimeout(resolve, 2000)),

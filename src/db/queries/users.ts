@@ -34,3 +34,8 @@ export async function upsertUserBySubject(
 export async function findUserById(db: Queryable, id: string): Promise<UserRow | null> {
   return queryOne<UserRow>(db, 'SELECT * FROM users WHERE id = $1', [id]);
 }
+
+/** Serialises a user's quota-checked writes (active tokens, active webhook subscriptions). */
+export async function lockUser(db: Queryable, userId: string): Promise<void> {
+  await db.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+}

@@ -171,3 +171,8 @@ export async function setFailureCount(db: Queryable, id: string, generation: num
   );
   return (res.rowCount ?? 0) > 0;
 }
+
+/** The subscription, share-locked: a concurrent disable or delete waits for this transaction. */
+export function findSubscriptionForShare(db: Queryable, id: string): Promise<WebhookSubscriptionRow | null> {
+  return queryOne<WebhookSubscriptionRow>(db, 'SELECT * FROM webhook_subscriptions WHERE id = $1 FOR SHARE', [id]);
+}

@@ -8,7 +8,7 @@ import {
   markWorkflowsStarted,
   type WebhookDeliveryRow,
 } from '../../db/queries/webhook-deliveries';
-import { findSubscription, type WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
+import { findSubscription, findSubscriptionForShare, type WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
 import { assertActive } from './subscriptions';
 import { startDeliveryWorkflow, type StartDeliveryOptions } from './workflows';
 
@@ -28,8 +28,7 @@ export async function replayDelivery(
   options: StartDeliveryOptions = {},
 ): Promise<WebhookDeliveryRow> {
   const replayed = await withTransaction(deps.db, async (tx) => {
-    const current = await tx.query<WebhookSubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1 FOR SHARE', [sub.id]);
-    assertActive(current.rows[0] ?? sub);
+    assertActive((await findSubscriptionForShare(tx, sub.id)) ?? sub);
     const delivery = await findDelivery(tx, deliveryId);
     if (!delivery || delivery.subscription_id !== sub.id) throw notFound('delivery');
     return (await beginReplay(tx, deliveryId))!;

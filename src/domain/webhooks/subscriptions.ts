@@ -3,6 +3,7 @@ import { ServiceError, notFound, validationError } from '../../errors';
 import { isAdmin, type Principal } from '../../auth/principal';
 import type { Config } from '../../config';
 import { withTransaction } from '../../db/pool';
+import { lockUser } from '../../db/queries/users';
 import {
   countActiveSubscriptions,
   findSubscription,
@@ -116,7 +117,7 @@ export async function createSubscription(
   const secretEncrypted = encryptSecret(input.secret, secretBoxKey(config));
   return withTransaction(db, async (tx) => {
     // Serialises concurrent creations of one owner so the limit cannot be overshot.
-    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [ownerUserId]);
+    await lockUser(tx, ownerUserId);
     if ((await countActiveSubscriptions(tx, ownerUserId)) >= MAX_ACTIVE_SUBSCRIPTIONS) {
       throw new ServiceError('WEBHOOK_LIMIT_REACHED', `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`);
     }
@@ -141,7 +142,7 @@ export async function reactivateSubscription(db: Pool, sub: WebhookSubscriptionR
     throw new ServiceError('WEBHOOK_INACTIVE', 'this subscription was deleted and cannot be re-enabled; create a new one');
   }
   return withTransaction(db, async (tx) => {
-    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [sub.owner_user_id]);
+    await lockUser(tx, sub.owner_user_id);
     if ((await countActiveSubscriptions(tx, sub.owner_user_id)) >= MAX_ACTIVE_SUBSCRIPTIONS) {
       throw new ServiceError('WEBHOOK_LIMIT_REACHED', `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`);
     }
