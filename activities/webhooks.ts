@@ -9,7 +9,7 @@ import {
   type DeliveryStatus,
 } from '../src/db/queries/webhook-deliveries';
 import { disableSubscription, findSubscriptionState, setFailureCount } from '../src/db/queries/webhook-subscriptions';
-import { signalSubscriptionHealth, startDeliveryWorkflow } from '../src/domain/webhooks/workflows';
+import { signalSubscriptionHealth, startDeliveryWorkflow } from '../src/domain/webhooks/workflow-start';
 import {
   IN_ACTIVITY_WAIT_MAX_MS,
   TIMER_LEAD_MS,

@@ -11,7 +11,7 @@ import { createWebhookActivities } from '../../activities/webhooks';
 import { withTransaction } from '../../src/db/pool';
 import { deliveryWorkflowId } from '../../src/db/queries/webhook-deliveries';
 import type { WebhookDeliveryResult, WebhookFirstAttemptsResult } from '../../src/domain/webhooks/workflow-contract';
-import { startDeliveryWorkflows } from '../../src/domain/webhooks/workflows';
+import { startDeliveryWorkflows } from '../../src/domain/webhooks/workflow-start';
 import { emitEvent } from '../../src/events/outbox';
 import { eventually, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';

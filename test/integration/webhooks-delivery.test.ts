@@ -15,7 +15,7 @@ import {
   SUBSCRIPTION_HEALTH_WORKFLOW,
   type SubscriptionHealthState,
 } from '../../src/domain/webhooks/workflow-contract';
-import { startDeliveryWorkflow } from '../../src/domain/webhooks/workflows';
+import { startDeliveryWorkflow } from '../../src/domain/webhooks/workflow-start';
 import { EVENT_TYPES, type EventType } from '../../src/events/types';
 import { eventually, newAdmin, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startDeliveryWorkflow, startDeliveryWorkflows } from '../../src/domain/webhooks/workflows';
+import { startDeliveryWorkflow, startDeliveryWorkflows } from '../../src/domain/webhooks/workflow-start';
 import { DEFAULT_RETRY_DELAYS_MS } from '../../src/webhooks/schedule';
 import { eventually, newUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../api/deps';
+import type { ServiceDeps } from '../../service-deps';
 import { ServiceError, forbidden } from '../../errors';
 import type { LiveEventType, StreamRequest } from '../../wire/connector';
 import { ENTRY_STATUSES, type EntryStatus } from '../../db/queries/entries';
@@ -35,7 +35,7 @@ export function transitionPlans(type: LiveEventType): IngestPlans {
  * original seq_num and stores nothing; the same key for another event is 409.
  */
 export async function acceptLiveEvent(
-  deps: AppDeps,
+  deps: ServiceDeps,
   agentId: string,
   body: StreamRequest,
   idempotencyKey: string | null = null,

@@ -11,7 +11,7 @@ import {
 import { claimUndispatchedEvents, markEventsDispatched } from '../../db/queries/outbox-events';
 import { metricsRegistry } from '../../lib/metrics';
 import { fanOutEvents } from './fan-out';
-import { startDeliveryWorkflows } from './workflows';
+import { startDeliveryWorkflows } from './workflow-start';
 
 /**
  * Dispatch: drains `outbox_events` into webhook deliveries and starts their delivery workflows

@@ -10,7 +10,7 @@ import {
 } from '../../db/queries/webhook-deliveries';
 import { findSubscription, findSubscriptionForShare, type WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
 import { assertActive } from './subscriptions';
-import { startDeliveryWorkflow, type StartDeliveryOptions } from './workflows';
+import { startDeliveryWorkflow, type StartDeliveryOptions } from './workflow-start';
 
 /** Bulk replays stop here; run again with a later `since` for more. */
 export const MAX_BULK_REPLAY = 500;
