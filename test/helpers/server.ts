@@ -18,6 +18,16 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
+/**
+ * The response is the spec's error envelope with this status and code, its request_id the one in
+ * X-Request-ID, and (when given) a message matching `message`.
+ */
+export function expectError(res: ApiResponse, status: number, code: string, message?: RegExp): void {
+  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
+  expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
+  if (message) expect(res.body.error.message).toMatch(message);
+}
+
 export interface RequestOptions {
   body?: unknown;
   /** Sent as is (for malformed-JSON and content-type tests). */

@@ -13,7 +13,7 @@ import {
   uniqueCategory,
 } from '../helpers/challenge-factories';
 import { newAdmin, newAgent, newUser, type TestUser } from '../helpers/factories';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
+import { expectError, startTestServer, type TestServer } from '../helpers/server';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,11 +25,6 @@ beforeAll(async () => {
   admin = await newAdmin(server);
 });
 afterAll(() => server.close());
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-  expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
-}
 
 const SPEC_FIELDS = [
   'id',

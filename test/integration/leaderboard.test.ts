@@ -3,17 +3,13 @@ import { withTransaction } from '../../src/db/pool';
 import { refreshLeaderboardEntry } from '../../src/db/queries/leaderboard';
 import { newAdmin, newAgent, newUser } from '../helpers/factories';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
+import { expectError, startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-}
 
 /**
  * Seeds `scores.length` agents with one scored result each straight into the tables (the judged

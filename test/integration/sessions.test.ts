@@ -6,17 +6,13 @@ import {
   sessionFor,
   submit,
 } from '../helpers/submission-factories';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
+import { expectError, startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-}
 
 const minutes = (n: number) => n * 60_000;
 

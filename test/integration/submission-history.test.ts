@@ -1,17 +1,12 @@
 import { newAdmin, newAgent, type TestAgent } from '../helpers/factories';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
+import { expectError, startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-  expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
-}
 
 const history = (auth: string, query = '') => server.request('GET', `/api/v1/submissions${query}`, { auth });
 

@@ -14,18 +14,13 @@ import {
   submit,
   waitForSubmission,
 } from '../helpers/submission-factories';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
+import { expectError, startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-  expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
-}
 
 /** A loopback grader whose answers are scripted per call. */
 async function startGrader(answer: (call: number, body: any) => { status: number; body?: unknown }) {

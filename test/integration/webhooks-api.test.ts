@@ -4,7 +4,7 @@ import { ServiceError } from '../../src/errors';
 import { assertAcceptableUrl } from '../../src/domain/webhooks/subscriptions';
 import { EVENT_TYPES } from '../../src/events/types';
 import { newAdmin, newAgent, newUser } from '../helpers/factories';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
+import { expectError, startTestServer, type TestServer } from '../helpers/server';
 import { createWebhook, startReceiver, TEST_SECRET, type TestReceiver } from '../helpers/webhook-factories';
 
 let server: TestServer;
@@ -22,12 +22,6 @@ const afterCleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(afterCleanup.splice(0).map((f) => f()));
 });
-
-function expectError(res: ApiResponse, status: number, code: string, message?: RegExp) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-  expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 describe('creating subscriptions', () => {
   test('201 with the WebhookSubscription fields; the secret is stored encrypted, only a prefix is shown', async () => {

@@ -4,9 +4,8 @@ import { requireVisibleChallenge } from '../../domain/challenges/lifecycle';
 import { visibleStatuses } from '../../domain/challenges/rules';
 import { getLeaderboard } from '../../domain/leaderboard';
 import { renderChallengePage, renderHomePage, renderMePage } from '../../web/pages';
-import { renderNotFoundPage } from '../../web/watch-page';
-import { ServiceError } from '../../errors';
-import { defineRoute, uuidParam, type HandlerResult } from '../route';
+import { htmlPage, pageFor } from '../html-page';
+import { defineRoute, uuidParam } from '../route';
 import { safeText } from '../schemas/common';
 
 const HOME_PAGE_SIZE = 24;
@@ -18,13 +17,6 @@ const homeQuery = z.object({
   category: safeText(100, 1).optional().catch(undefined),
   format: safeText(100, 1).optional().catch(undefined),
   page: z.coerce.number().int().min(1).max(10_000).catch(1),
-});
-
-const html = (page: { html: string; headers: Record<string, string> }, status = 200): HandlerResult => ({
-  status,
-  raw: page.html,
-  contentType: 'text/html; charset=utf-8',
-  headers: page.headers,
 });
 
 /** Server-rendered pages for competitors and spectators (src/web/pages.ts); hidden from OpenAPI. */
@@ -51,7 +43,7 @@ export const pageRoutes = [
         },
         { limit: HOME_PAGE_SIZE, offset: (query.page - 1) * HOME_PAGE_SIZE },
       );
-      return html(renderHomePage({ rows, total, limit: HOME_PAGE_SIZE, filters: query }));
+      return htmlPage(renderHomePage({ rows, total, limit: HOME_PAGE_SIZE, filters: query }));
     },
   }),
   defineRoute({
@@ -67,17 +59,13 @@ export const pageRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
     async handler({ params, principal, deps }) {
-      let challenge;
-      try {
-        challenge = await requireVisibleChallenge(deps.db, principal, params.id);
-      } catch (err) {
-        if (err instanceof ServiceError && err.code === 'NOT_FOUND') return html(renderNotFoundPage(), 404);
-        throw err;
-      }
-      const { entries, pagination } = await getLeaderboard(deps.db, principal, challenge.id, {
-        limit: FIRST_LEADERBOARD_PAGE,
-      });
-      return html(renderChallengePage({ challenge, entries, hasMore: pagination.has_more }));
+      return pageFor(
+        () => requireVisibleChallenge(deps.db, principal, params.id),
+        async (challenge) => {
+          const { entries, pagination } = await getLeaderboard(deps.db, principal, challenge.id, { limit: FIRST_LEADERBOARD_PAGE });
+          return htmlPage(renderChallengePage({ challenge, entries, hasMore: pagination.has_more }));
+        },
+      );
     },
   }),
   defineRoute({
@@ -91,7 +79,7 @@ export const pageRoutes = [
     internal: true,
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
     async handler() {
-      return html(renderMePage());
+      return htmlPage(renderMePage());
     },
   }),
 ];

@@ -4,10 +4,11 @@ import { isAdmin } from '../../auth/principal';
 import { latestArrivalId, latestFeedSeq, listArrivedEvents, listReleasedEvents } from '../../db/queries/live-events';
 import { requireWatchableChallenge, toFeedItem } from '../../domain/connector/feed';
 import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, reserveClientStreamSlot, runSseStream } from '../sse';
-import { renderNotFoundPage, renderWatchPage } from '../../web/watch-page';
+import { renderWatchPage } from '../../web/watch-page';
+import { htmlPage, pageFor } from '../html-page';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
-import { forbidden, ServiceError } from '../../errors';
+import { forbidden } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { errorEnvelopeSchema, pagedEnvelope } from '../schemas/common';
 import { feedItemSchema, feedQuery, liveQuery } from '../schemas/connector';
@@ -153,23 +154,13 @@ export const spectatorRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
     async handler({ params, principal, deps }) {
-      let challenge;
-      try {
-        challenge = await requireWatchableChallenge(deps.db, principal, params.id);
-      } catch (err) {
-        if (err instanceof ServiceError && err.code === 'NOT_FOUND') {
-          const page = renderNotFoundPage();
-          return { status: 404, raw: page.html, contentType: 'text/html; charset=utf-8', headers: page.headers };
-        }
-        throw err;
-      }
-      const page = renderWatchPage({
-        challengeId: challenge.id,
-        title: challenge.title,
-        status: challenge.status,
-        delayMs: deps.config.SPECTATOR_DELAY_MS,
-      });
-      return { raw: page.html, contentType: 'text/html; charset=utf-8', headers: page.headers };
+      return pageFor(
+        () => requireWatchableChallenge(deps.db, principal, params.id),
+        (challenge) =>
+          htmlPage(
+            renderWatchPage({ challengeId: challenge.id, title: challenge.title, status: challenge.status, delayMs: deps.config.SPECTATOR_DELAY_MS }),
+          ),
+      );
     },
   }),
 ];
