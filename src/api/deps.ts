@@ -1,6 +1,7 @@
 import type { CredentialCache } from '../auth/credential-cache';
 import type { SessionJwtVerifier } from '../auth/jwt';
-import type { AgentKeyAuthRow, ApiTokenAuthRow } from '../db/queries/credentials';
+import type { AgentKeyAuthRow } from '../db/queries/agent-keys';
+import type { ApiTokenAuthRow } from '../db/queries/api-tokens';
 import type { ServiceDeps } from '../service-deps';
 import type { LiveHub } from '../runtime/live-hub';
 import type { RateLimiter } from './rate-limits';

@@ -1,12 +1,6 @@
 import type { Pool } from 'pg';
-import {
-  findAgentKeyByHash,
-  findApiTokenByHash,
-  touchAgentKey,
-  touchApiToken,
-  type AgentKeyAuthRow,
-  type ApiTokenAuthRow,
-} from '../db/queries/credentials';
+import { findAgentKeyByHash, touchAgentKey, type AgentKeyAuthRow } from '../db/queries/agent-keys';
+import { findApiTokenByHash, touchApiToken, type ApiTokenAuthRow } from '../db/queries/api-tokens';
 import type { CredentialCache } from './credential-cache';
 import { upsertUserBySubject } from '../db/queries/users';
 import { IdentityProviderUnavailableError, type SessionJwtVerifier } from './jwt';

@@ -1,5 +1,5 @@
 import type { NotificationListener } from '../db/notification-listener';
-import { CREDENTIAL_CHANGES_CHANNEL } from '../db/queries/credentials';
+import { CREDENTIAL_CHANGES_CHANNEL } from '../db/queries/api-tokens';
 
 /** At most this many credentials are remembered; the whole cache is dropped when full. */
 const MAX_ENTRIES = 20_000;

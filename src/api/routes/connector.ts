@@ -1,5 +1,5 @@
 import { updateAgentProfile } from '../../db/queries/agents';
-import { listAssignedEntries } from '../../db/queries/connector';
+import { listAssignedEntries } from '../../db/queries/entries';
 import { acceptLiveEvent } from '../../domain/connector/stream';
 import { notFound, unauthorized } from '../../errors';
 import { defineRoute } from '../route';

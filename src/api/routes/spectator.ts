@@ -1,7 +1,8 @@
 import type Koa from 'koa';
 import { z } from 'zod';
 import { isAdmin } from '../../auth/principal';
-import { latestArrivalId, latestFeedSeq, listArrivedEvents, listReleasedEvents } from '../../db/queries/live-events';
+import { latestArrivalId, listArrivedEvents, listReleasedEvents } from '../../db/queries/live-events';
+import { latestFeedSeq } from '../../db/queries/live-relay-state';
 import { requireWatchableChallenge, toFeedItem } from '../../domain/connector/feed';
 import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, reserveClientStreamSlot, runSseStream } from '../sse';
 import { renderWatchPage } from '../../web/watch-page';

@@ -34,3 +34,32 @@ export function findAgentKey(db: Queryable, agentId: string, id: string): Promis
 export function revokeAgentKey(db: Queryable, id: string): Promise<AgentKeyRow | null> {
   return queryOne<AgentKeyRow>(db, `UPDATE agent_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}`, [id]);
 }
+
+export interface AgentKeyAuthRow {
+  id: string;
+  agent_id: string;
+  owner_user_id: string;
+  key_hash: string;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export function findAgentKeyByHash(db: Queryable, keyHash: string): Promise<AgentKeyAuthRow | null> {
+  return queryOne<AgentKeyAuthRow>(
+    db,
+    `SELECT k.id, k.agent_id, a.owner_user_id, k.key_hash, k.expires_at, k.revoked_at
+       FROM agent_keys k JOIN agents a ON a.id = k.agent_id
+      WHERE k.key_hash = $1`,
+    [keyHash],
+    'auth_agent_key',
+  );
+}
+
+/** last_used_at is written at most once a minute per credential, to keep reads off the write path. */
+export async function touchAgentKey(db: Queryable, id: string): Promise<void> {
+  await db.query(
+    `UPDATE agent_keys SET last_used_at = now()
+      WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [id],
+  );
+}

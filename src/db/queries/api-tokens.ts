@@ -68,3 +68,41 @@ export function revokeApiToken(db: Queryable, id: string): Promise<ApiTokenRow |
     [id],
   );
 }
+
+/**
+ * NOTIFY channel of credential changes (migration 1050's triggers on api_tokens, agent_keys and users): the payload is the changed
+ * token's or key's hash, or `*` when a user's role changed (every cached credential is dropped).
+ */
+export const CREDENTIAL_CHANGES_CHANNEL = 'credential_changes';
+
+/** Lookups used by authentication on every request; both hit a UNIQUE index on the hash (named statements: prepared once per connection). */
+export interface ApiTokenAuthRow {
+  id: string;
+  user_id: string;
+  agent_id: string;
+  scopes: string[];
+  sandbox: boolean;
+  token_hash: string;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  role: 'user' | 'admin';
+}
+
+export function findApiTokenByHash(db: Queryable, tokenHash: string): Promise<ApiTokenAuthRow | null> {
+  return queryOne<ApiTokenAuthRow>(
+    db,
+    `SELECT t.id, t.user_id, t.agent_id, t.scopes, t.sandbox, t.token_hash, t.expires_at, t.revoked_at, u.role
+       FROM api_tokens t JOIN users u ON u.id = t.user_id
+      WHERE t.token_hash = $1`,
+    [tokenHash],
+    'auth_api_token',
+  );
+}
+
+export async function touchApiToken(db: Queryable, id: string): Promise<void> {
+  await db.query(
+    `UPDATE api_tokens SET last_used_at = now()
+      WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [id],
+  );
+}

@@ -257,3 +257,21 @@ export async function findChallengeJudge(db: Queryable, id: string): Promise<unk
   const row = await queryOne<{ judge: unknown }>(db, 'SELECT judge FROM challenges WHERE id = $1', [id]);
   return row ? row.judge : null;
 }
+
+export interface SpectatorChallengeRow {
+  id: string;
+  title: string;
+  description: string;
+  status: string;
+  starts_at: Date | null;
+  ends_at: Date | null;
+}
+
+/** A challenge as the spectator views need it (status decides visibility). */
+export function findChallengeForSpectators(db: Queryable, challengeId: string): Promise<SpectatorChallengeRow | null> {
+  return queryOne<SpectatorChallengeRow>(
+    db,
+    'SELECT id, title, description, status, starts_at, ends_at FROM challenges WHERE id = $1',
+    [challengeId],
+  );
+}

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { notFound } from '../../errors';
 import type { FeedItem } from '../../wire/connector';
 import { isAdmin, type Principal } from '../../auth/principal';
-import { findChallengeForSpectators, type SpectatorChallengeRow } from '../../db/queries/connector';
+import { findChallengeForSpectators, type SpectatorChallengeRow } from '../../db/queries/challenges';
 import type { FeedRow } from '../../db/queries/live-events';
 
 /** Spectators see active, complete and archived challenges; drafts only operators (DESIGN.md). */

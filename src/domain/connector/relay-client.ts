@@ -1,5 +1,6 @@
 import type { ServiceDeps } from '../../service-deps';
-import { findChallengesWithOverdueEvents, markRelayBusy, markRelayIdle } from '../../db/queries/live-events';
+import { findChallengesWithOverdueEvents } from '../../db/queries/live-events';
+import { markRelayBusy, markRelayIdle } from '../../db/queries/live-relay-state';
 import { ChallengeIdKey } from '../../../temporal/search-attributes';
 import { LIVE_EVENTS_ARRIVED_SIGNAL, SPECTATOR_RELAY_WORKFLOW, spectatorRelayWorkflowId, type LiveEventsArrivedSignal, type SpectatorRelayInput } from './contract';
 
