@@ -1,11 +1,11 @@
 import type { Pool } from 'pg';
-import { ServiceError, forbidden, notFound, validationError } from '../errors';
+import { ServiceError, conflict, forbidden, notFound, validationError } from '../errors';
 import type { Principal } from '../auth/principal';
 import type { Scope } from '../auth/scopes';
 import { AGENT_KEY_PREFIX, displayPrefix, generateSecret, LIVE_TOKEN_PREFIX, SANDBOX_TOKEN_PREFIX, sha256Hex } from '../auth/secrets';
-import { insertAgentKey, type AgentKeyRow } from '../db/queries/agent-keys';
-import { findAgentById, insertAgent, listAgentsByOwner, type AgentRow } from '../db/queries/agents';
-import { countActiveApiTokens, insertApiToken, type ApiTokenRow } from '../db/queries/api-tokens';
+import { findAgentKey, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../db/queries/agent-keys';
+import { findAgentById, insertAgent, listAgentsByOwner, updateAgentProfile, type AgentProfilePatch, type AgentRow } from '../db/queries/agents';
+import { countActiveApiTokens, findApiToken, insertApiToken, revokeApiToken, type ApiTokenRow } from '../db/queries/api-tokens';
 import { withTransaction } from '../db/pool';
 import { lockUser } from '../db/queries/users';
 
@@ -90,4 +90,52 @@ export async function issueAgentKey(db: Pool, agentId: string, expiresInHours: n
   const key = generateSecret(AGENT_KEY_PREFIX);
   const row = await insertAgentKey(db, agentId, sha256Hex(key), displayPrefix(key, AGENT_KEY_PREFIX), expiresInHours);
   return { row: row!, key };
+}
+
+/** A new agent of the calling user (session JWT only: tokens act for one existing agent). */
+export async function createAgent(db: Pool, principal: Principal, name: string, modelName: string | null): Promise<AgentRow> {
+  if (principal.kind !== 'user') throw forbidden();
+  const row = await insertAgent(db, principal.userId, name, modelName);
+  return row!;
+}
+
+/** The owner edits the agent's profile. */
+export async function editAgentProfile(db: Pool, principal: Principal, agentId: string, patch: AgentProfilePatch): Promise<AgentRow> {
+  await requireOwnedAgent(db, principal, agentId);
+  const row = await updateAgentProfile(db, agentId, patch);
+  if (!row) throw notFound('agent');
+  return row;
+}
+
+/** A connector's heartbeat: the agent reports its profile and is seen now. */
+export async function recordHeartbeat(db: Pool, agentId: string, profile: AgentProfilePatch): Promise<AgentRow> {
+  const row = await updateAgentProfile(db, agentId, profile, true);
+  if (!row) throw notFound('agent');
+  return row;
+}
+
+/**
+ * Revokes one of the caller's API tokens: a session JWT may revoke any of its tokens, an API token
+ * only itself (403); another user's token is not found; a revoked one is 409 TOKEN_ALREADY_REVOKED.
+ */
+export async function revokeOwnApiToken(db: Pool, principal: Principal, tokenId: string): Promise<ApiTokenRow> {
+  if (principal.kind !== 'user' && principal.kind !== 'apiToken') throw forbidden();
+  const token = await findApiToken(db, tokenId);
+  if (!token || token.user_id !== principal.userId) throw notFound('token');
+  if (principal.kind === 'apiToken' && principal.tokenId !== token.id) {
+    throw forbidden('an API token can revoke only itself; use a session JWT to revoke other tokens');
+  }
+  const revoked = await revokeApiToken(db, tokenId);
+  if (!revoked) throw new ServiceError('TOKEN_ALREADY_REVOKED', 'token is already revoked');
+  return revoked;
+}
+
+/** Revokes a connector key of the caller's agent; a revoked one is 409. */
+export async function revokeOwnAgentKey(db: Pool, principal: Principal, agentId: string, keyId: string): Promise<AgentKeyRow> {
+  await requireOwnedAgent(db, principal, agentId);
+  const key = await findAgentKey(db, agentId, keyId);
+  if (!key) throw notFound('key');
+  const revoked = await revokeAgentKey(db, key.id);
+  if (!revoked) throw conflict('key is already revoked');
+  return revoked;
 }

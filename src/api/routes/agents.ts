@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { findAgentKey, listAgentKeys, revokeAgentKey } from '../../db/queries/agent-keys';
-import { findAgentById, insertAgent, listAgentsByOwner, updateAgentProfile } from '../../db/queries/agents';
-import { DEFAULT_AGENT_KEY_HOURS, issueAgentKey, requireOwnedAgent } from '../../domain/identity';
-import { conflict, forbidden, notFound } from '../../errors';
+import { listAgentKeys } from '../../db/queries/agent-keys';
+import { findAgentById, listAgentsByOwner } from '../../db/queries/agents';
+import { createAgent, DEFAULT_AGENT_KEY_HOURS, editAgentProfile, issueAgentKey, requireOwnedAgent, revokeOwnAgentKey } from '../../domain/identity';
+import { forbidden } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import {
@@ -30,9 +30,8 @@ export const agentRoutes = [
     body: createAgentBody,
     responses: { 201: { description: 'created', schema: envelope(agentSchema) } },
     async handler({ body, principal, deps }) {
-      if (principal.kind !== 'user') throw forbidden();
-      const row = await insertAgent(deps.db, principal.userId, body.name, body.model_name ?? null);
-      return { status: 201, data: toAgent(row!, deps.config.AGENT_ONLINE_WINDOW_MS) };
+      const row = await createAgent(deps.db, principal, body.name, body.model_name ?? null);
+      return { status: 201, data: toAgent(row, deps.config.AGENT_ONLINE_WINDOW_MS) };
     },
   }),
   defineRoute({
@@ -82,9 +81,7 @@ export const agentRoutes = [
     body: patchAgentBody,
     responses: { 200: { description: 'updated', schema: envelope(agentSchema) } },
     async handler({ params, body, principal, deps }) {
-      await requireOwnedAgent(deps.db, principal, params.id);
-      const row = await updateAgentProfile(deps.db, params.id, body);
-      if (!row) throw notFound('agent');
+      const row = await editAgentProfile(deps.db, principal, params.id, body);
       return { data: toAgent(row, deps.config.AGENT_ONLINE_WINDOW_MS) };
     },
   }),
@@ -131,13 +128,9 @@ export const agentRoutes = [
     params: agentKeyParams,
     responses: { 200: { description: 'revoked', schema: envelope(agentKeySchema) } },
     async handler({ params, principal, deps }) {
-      await requireOwnedAgent(deps.db, principal, params.id);
-      const key = await findAgentKey(deps.db, params.id, params.keyId);
-      if (!key) throw notFound('key');
-      const revoked = await revokeAgentKey(deps.db, key.id);
+      const revoked = await revokeOwnAgentKey(deps.db, principal, params.id, params.keyId);
       // Other processes hear of it by NOTIFY; this one forgets at once, so its next request sees it.
       deps.credentialCache.invalidate('*');
-      if (!revoked) throw conflict('key is already revoked');
       return { data: toAgentKey(revoked) };
     },
   }),

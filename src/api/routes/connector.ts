@@ -1,7 +1,7 @@
-import { updateAgentProfile } from '../../db/queries/agents';
 import { listAssignedEntries } from '../../db/queries/entries';
 import { acceptLiveEvent } from '../../domain/connector/stream';
-import { notFound, unauthorized } from '../../errors';
+import { recordHeartbeat } from '../../domain/identity';
+import { unauthorized } from '../../errors';
 import { defineRoute } from '../route';
 import { flatErrorSchema } from '../schemas/common';
 import { iso } from '../../lib/time';
@@ -35,19 +35,13 @@ export const connectorRoutes = [
     },
     async handler({ body, principal, deps }) {
       if (principal.kind !== 'agentKey') throw unauthorized();
-      const row = await updateAgentProfile(
-        deps.db,
-        principal.agentId,
-        {
-          name: body.agent_name,
-          model_name: body.model_name,
-          skill_count: body.skill_count,
-          soul_excerpt: body.soul_excerpt,
-          version: body.version,
-        },
-        true,
-      );
-      if (!row) throw notFound('agent');
+      const row = await recordHeartbeat(deps.db, principal.agentId, {
+        name: body.agent_name,
+        model_name: body.model_name,
+        skill_count: body.skill_count,
+        soul_excerpt: body.soul_excerpt,
+        version: body.version,
+      });
       const agent = toAgent(row, deps.config.AGENT_ONLINE_WINDOW_MS);
       return { raw: { status: 'ok', agent_id: agent.id, is_online: agent.is_online } };
     },

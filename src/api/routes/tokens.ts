@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { findApiToken, listUnrevokedApiTokens, revokeApiToken } from '../../db/queries/api-tokens';
-import { createApiToken } from '../../domain/identity';
-import { ApiError } from '../errors';
-import { forbidden, notFound } from '../../errors';
+import { listUnrevokedApiTokens } from '../../db/queries/api-tokens';
+import { createApiToken, revokeOwnApiToken } from '../../domain/identity';
+import { forbidden } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import { apiTokenSchema, createdTokenSchema, createTokenBody, toApiToken } from '../schemas/identity';
@@ -56,16 +55,9 @@ export const tokenRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'revoked', schema: envelope(apiTokenSchema.extend({ revoked_at: z.string() })) } },
     async handler({ params, principal, deps }) {
-      if (principal.kind !== 'user' && principal.kind !== 'apiToken') throw forbidden();
-      const token = await findApiToken(deps.db, params.id);
-      if (!token || token.user_id !== principal.userId) throw notFound('token');
-      if (principal.kind === 'apiToken' && principal.tokenId !== token.id) {
-        throw forbidden('an API token can revoke only itself; use a session JWT to revoke other tokens');
-      }
-      const revoked = await revokeApiToken(deps.db, params.id);
+      const revoked = await revokeOwnApiToken(deps.db, principal, params.id);
       // Other processes hear of it by NOTIFY; this one forgets at once, so its next request sees it.
       deps.credentialCache.invalidate('*');
-      if (!revoked) throw new ApiError('TOKEN_ALREADY_REVOKED', 'token is already revoked');
       return { data: { ...toApiToken(revoked), revoked_at: revoked.revoked_at!.toISOString() } };
     },
   }),

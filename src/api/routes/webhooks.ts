@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { findDelivery, listAttempts, listDeliveries } from '../../db/queries/webhook-deliveries';
-import { deactivateSubscription, listSubscriptionsByOwner } from '../../db/queries/webhook-subscriptions';
+import { listSubscriptionsByOwner } from '../../db/queries/webhook-subscriptions';
 import { replayDeadLetters, replayDelivery } from '../../domain/webhooks/replay';
 import {
   createSubscription,
+  deactivateOwnedSubscription,
   ownerOf,
   reactivateSubscription,
   requireOwnedSubscription,
@@ -96,10 +97,7 @@ export const webhookRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'deactivated', schema: envelope(webhookSubscriptionSchema) } },
     async handler({ params, principal, deps }) {
-      await requireOwnedSubscription(deps.db, principal, params.id);
-      const row = await deactivateSubscription(deps.db, params.id);
-      if (!row) throw notFound('webhook subscription');
-      return { data: toWebhookSubscription(row) };
+      return { data: toWebhookSubscription(await deactivateOwnedSubscription(deps.db, principal, params.id)) };
     },
   }),
   defineRoute({

@@ -6,6 +6,7 @@ import { withTransaction } from '../../db/pool';
 import { lockUser } from '../../db/queries/users';
 import {
   countActiveSubscriptions,
+  deactivateSubscription,
   findSubscription,
   insertSubscription,
   reenableSubscription,
@@ -155,4 +156,12 @@ export function assertActive(sub: WebhookSubscriptionRow): void {
   if (sub.status !== 'active') {
     throw new ServiceError('WEBHOOK_INACTIVE', `the webhook subscription is ${sub.status}${sub.status === 'disabled' ? '; re-enable it with PATCH {"active": true}' : ''}`);
   }
+}
+
+/** The owner deletes (deactivates) a subscription: no further deliveries are created for it. */
+export async function deactivateOwnedSubscription(db: Pool, principal: Principal, id: string): Promise<WebhookSubscriptionRow> {
+  await requireOwnedSubscription(db, principal, id);
+  const row = await deactivateSubscription(db, id);
+  if (!row) throw notFound('webhook subscription');
+  return row;
 }
