@@ -539,7 +539,7 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
     ]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    expect(refused?.reason).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', status: 409 });
+    expect(refused?.reason).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' }); // the domain's code; HTTP answers it with 409 (src/api/errors.ts)
     expect(await stored(agent.agentId)).toHaveLength(1);
   });
 });
