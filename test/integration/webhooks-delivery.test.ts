@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { runCli } from '../../src/cli/framework';
 import { loadCommands } from '../../src/cli/index';
-import { deliveryWorkflowId, insertDeliveries } from '../../src/db/queries/webhook-deliveries';
+import { deliveryWorkflowId, insertDeliveries, type WebhookDeliveryRow } from '../../src/db/queries/webhook-deliveries';
 import { dispatchPendingEvents } from '../../src/domain/webhooks/dispatcher';
 import { fanOutEvent, type OutboxEventRow } from '../../src/domain/webhooks/fan-out';
 import {
@@ -91,10 +91,10 @@ async function seriesEnded(deliveryId: string): Promise<void> {
 }
 
 /** Waits until every delivery of `eventIds` to `subscriptionIds` is `status` (n of them), and returns them. */
-function deliveriesSettled(eventIds: string[], subscriptionIds: string[], n: number, status = 'delivered'): Promise<any[]> {
+function deliveriesSettled(eventIds: string[], subscriptionIds: string[], n: number, status = 'delivered'): Promise<WebhookDeliveryRow[]> {
   return eventually(async () => {
     const rows = (
-      await server.deps.db.query('SELECT * FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) AND subscription_id = ANY($2::uuid[])', [eventIds, subscriptionIds])
+      await server.deps.db.query<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) AND subscription_id = ANY($2::uuid[])', [eventIds, subscriptionIds])
     ).rows;
     return rows.length === n && rows.every((d) => d.status === status) ? rows : undefined;
   });
