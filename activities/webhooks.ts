@@ -134,23 +134,29 @@ export function createWebhookActivities(deps: ActivityDeps, options: WebhookActi
     target.enable_generation = generation;
 
     const secret = decryptSecret(target.secret_encrypted, secretKey);
-    const attemptedAt = new Date();
-    const headers = buildDeliveryHeaders({
-      secret,
-      deliveryId: target.id,
-      eventType: target.event_type,
-      rawBody: target.body,
-      timestampSeconds: Math.floor(attemptedAt.getTime() / 1000),
-    });
+    const startedAtMs = Date.now();
     const outcome = await sendWebhookAttempt({
       url: target.url,
-      headers,
+      // Signed when the request goes out: the Standard Webhooks timestamp is the sending time.
+      headers: (sentAtMs) =>
+        buildDeliveryHeaders({
+          secret,
+          deliveryId: target.id,
+          eventType: target.event_type,
+          rawBody: target.body,
+          timestampSeconds: Math.floor(sentAtMs / 1000),
+        }),
       rawBody: target.body,
       timeoutMs: input.timeoutMs,
       allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE,
       internalOrigins: deps.config.WEBHOOK_INTERNAL_ORIGINS,
       lookup: options.lookup,
     });
+    // The attempt's time is when its request went out, not when this activity began: under load (a
+    // batch's members share one event loop) the SSRF check and the connect can take tens of ms, and
+    // the next delay must count from what the receiver could see. A request that never went out
+    // (refused, unreachable) counts from when the attempt began.
+    const attemptedAt = new Date(outcome.sentAtMs ?? startedAtMs);
     attemptsTotal.inc({ outcome: outcome.ok ? 'success' : outcome.statusCode === null ? 'no_response' : 'http_error' });
     attemptLatency.observe(outcome.latencyMs / 1000);
 

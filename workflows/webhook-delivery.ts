@@ -33,7 +33,7 @@ const lastResort = proxyActivities<WebhookActivities>({
 /**
  * One attempt series of one webhook delivery (workflow id `webhook-delivery-<deliveryId>`, or
  * `...-replay-<n>` for the n-th replay). Attempt 1 at once, then after each configured delay
- * (spec: 1 s, 5 s, 30 s) counted between attempt starts; each attempt is one activity with the per-attempt timeout, recorded in
+ * (spec: 1 s, 5 s, 30 s) counted between the moments the attempts' requests went out; each attempt is one activity with the per-attempt timeout, recorded in
  * webhook_attempts. Attempts run as local activities (see below). 2xx → delivered; 410 → subscription disabled, dead_letter; the last failure →
  * dead_letter; a subscription that is no longer active stops the series (dead_letter, not attempted).
  */
@@ -54,7 +54,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   let previousStartMs: number | null = input.startAfterAttempt?.attemptedAtMs ?? null;
   for (let attemptNumber = (input.startAfterAttempt?.attemptNumber ?? 0) + 1; attemptNumber <= total; attemptNumber++) {
     const delay = delayBeforeAttempt(attemptNumber, delays) ?? 0;
-    // Delays run between attempt starts (attempts at 0, +1 s, +5 s, +30 s), so the time spent in an
+    // Delays run between attempts' sending (attempts at 0, +1 s, +5 s, +30 s), so the time spent in an
     // attempt and its bookkeeping (recording, signalling, workflow tasks) does not push the schedule
     // back; an attempt that lasted longer than the delay (a timeout) is followed at once.
     // Temporal timers fire late by tens of ms (and sub-second timers only after ~1 s), so a timer

@@ -13,6 +13,10 @@
  *   only until the same deadline, after which we stop reading without turning the outcome into a timeout.
  * - 410 Gone means the receiver wants no more deliveries: `gone: true`, the caller disables the
  *   subscription at once.
+ * - `sentAtMs` is the moment the request went out: taken once the connection (and TLS) is up, right
+ *   before the head and body are written, so the receiver cannot see the request before it. That is
+ *   the attempt's time (recorded, and the start of the next retry's delay); headers given as a
+ *   function are built at that moment (the Standard Webhooks timestamp is the sending time).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -31,8 +35,11 @@ const MAX_ERROR_CHARS = 500;
 
 export interface WebhookAttemptInput {
   url: string;
-  /** From buildDeliveryHeaders; Content-Length is added here. */
-  headers: Record<string, string>;
+  /**
+   * From buildDeliveryHeaders; Content-Length is added here. A function is called with the moment the
+   * request goes out (`sentAtMs`), so a signed timestamp can be that moment.
+   */
+  headers: Record<string, string> | ((sentAtMs: number) => Record<string, string>);
   /** The exact bytes that were signed. */
   rawBody: string;
   timeoutMs: number;
@@ -56,6 +63,11 @@ export interface WebhookAttemptOutcome {
   responseBodyExcerpt: string | null;
   /** The receiver answered 410 Gone: disable the subscription now, do not retry. */
   gone: boolean;
+  /**
+   * Epoch ms when the request went out (connection up, head and body about to be written); null when
+   * it never did (refused target, DNS or connection failure, timeout before connecting).
+   */
+  sentAtMs: number | null;
 }
 
 export async function sendWebhookAttempt(input: WebhookAttemptInput): Promise<WebhookAttemptOutcome> {
@@ -68,6 +80,7 @@ export async function sendWebhookAttempt(input: WebhookAttemptInput): Promise<We
     error: truncate(error),
     responseBodyExcerpt: null,
     gone: false,
+    sentAtMs: null,
   });
 
   let target: DeliverableTarget;
@@ -102,6 +115,7 @@ function postToPinnedAddresses(
 
   return new Promise((resolve) => {
     let settled = false;
+    let sentAtMs: number | null = null;
     let request: http.ClientRequest | undefined;
     let response: { statusCode: number; latencyMs: number } | undefined;
     const decoder = new StringDecoder('utf8');
@@ -117,16 +131,18 @@ function postToPinnedAddresses(
     };
     const finishWithResponse = () => {
       if (!response) return;
-      finish(classifyResponse(response.statusCode, response.latencyMs, excerpt.replace(/\u0000/g, '')));
+      finish({ ...classifyResponse(response.statusCode, response.latencyMs, excerpt.replace(/\u0000/g, '')), sentAtMs });
     };
 
     const deadline = setTimeout(() => {
       if (response) finishWithResponse();
-      else finish(failure('timeout'));
+      else finish({ ...failure('timeout'), sentAtMs });
     }, remainingMs);
 
+    const isHttps = url.protocol === 'https:';
+    const staticHeaders = typeof input.headers === 'function' ? {} : input.headers;
     try {
-      const transport = url.protocol === 'https:' ? https : http;
+      const transport = isHttps ? https : http;
       const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       request = transport.request({
         method: 'POST',
@@ -134,7 +150,7 @@ function postToPinnedAddresses(
         hostname,
         port: url.port === '' ? undefined : Number(url.port),
         path: `${url.pathname}${url.search}`,
-        headers: { ...input.headers, 'Content-Length': String(Buffer.byteLength(input.rawBody, 'utf8')) },
+        headers: { ...staticHeaders, 'Content-Length': String(Buffer.byteLength(input.rawBody, 'utf8')) },
         lookup: pinnedLookup(addresses),
         agent: false, // a fresh connection per attempt: nothing pooled from another (pre-check) resolution
       });
@@ -143,6 +159,30 @@ function postToPinnedAddresses(
       finish(failure(`request not sent: ${describeError(error)}`));
       return;
     }
+
+    // Nothing is written before the connection is up (end() is not called yet), so the moment taken
+    // here precedes every byte the receiver gets; a request written at once would sit in the socket's
+    // buffer until the connect, and a time taken before it could be long before the request left.
+    const send = () => {
+      if (settled || sentAtMs !== null || !request) return;
+      sentAtMs = Date.now();
+      try {
+        if (typeof input.headers === 'function') {
+          for (const [name, value] of Object.entries(input.headers(sentAtMs))) request.setHeader(name, value);
+        }
+      } catch (error) {
+        finish(failure(`request not sent: ${describeError(error)}`));
+        return;
+      }
+      request.end(input.rawBody, 'utf8');
+    };
+    request.on('socket', (socket) => {
+      // agent: false, so the socket is new and still connecting ('socket' is emitted on the next tick,
+      // the connect comes from I/O later); https sends once the TLS handshake is done.
+      if (isHttps) socket.once('secureConnect', send);
+      else if (socket.connecting) socket.once('connect', send);
+      else send();
+    });
 
     request.on('response', (res) => {
       response = { statusCode: res.statusCode ?? 0, latencyMs: elapsedMs() };
@@ -159,13 +199,12 @@ function postToPinnedAddresses(
     });
     request.on('error', (error) => {
       if (response) finishWithResponse();
-      else finish(failure(describeRequestError(error)));
+      else finish({ ...failure(describeRequestError(error)), sentAtMs });
     });
-    request.end(input.rawBody, 'utf8');
   });
 }
 
-function classifyResponse(statusCode: number, latencyMs: number, excerpt: string): WebhookAttemptOutcome {
+function classifyResponse(statusCode: number, latencyMs: number, excerpt: string): Omit<WebhookAttemptOutcome, 'sentAtMs'> {
   const ok = statusCode >= 200 && statusCode < 300;
   let error: string | null = null;
   if (statusCode === 410) error = 'HTTP 410: the receiver reports the subscription gone';
@@ -208,7 +247,7 @@ function withinDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** OpenSSL reports a non-TLS peer (e.g. plain HTTP on the port) as EPROTO. */
+/** OpenSSL reports a non-TLS peer (e.g. plain HTTP on the port) as ERR_SSL_WRONG_VERSION_NUMBER, or EPROTO to a pending write. */
 const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/;
 
 function describeRequestError(error: unknown): string {

@@ -10,9 +10,11 @@
  * from which the key is derived with HKDF-SHA256 (fixed salt and info below). Configured strings shorter
  * than 16 characters are refused, so a placeholder like "secret" cannot silently become the key.
  *
- * DECISION (secret prefix for display, `secret_prefix` in the API): at most 4 characters and at most a
- * quarter of the secret, followed by `…`. An 8-character secret (the spec minimum) shows 2 characters,
- * a 16+ character secret shows 4. Enough to tell two subscriptions apart, never enough to help guessing.
+ * DECISION (secret prefix for display, `secret_prefix` in the API): the secret's first characters, at
+ * most 4 and at most a quarter of the secret, with nothing added (a true leading part: the spec's
+ * "leading part of the signing secret", DESIGN.md). An 8-character secret (the spec minimum) shows 2
+ * characters, a 16+ character secret shows 4. Enough to tell two subscriptions apart, never enough to
+ * help guessing.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
@@ -81,7 +83,7 @@ export function decryptSecret(boxed: string, serverKey: SecretBoxKey): string {
 export function secretPrefix(plain: string): string {
   const codePoints = Array.from(plain); // never split a surrogate pair
   const shown = Math.min(SECRET_PREFIX_MAX_CHARS, Math.floor(codePoints.length / 4));
-  return `${codePoints.slice(0, shown).join('')}…`;
+  return codePoints.slice(0, shown).join('');
 }
 
 function resolveKey(serverKey: SecretBoxKey): Buffer {

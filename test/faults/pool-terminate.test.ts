@@ -4,6 +4,7 @@
  * client, which killed the worker. withTransaction must turn it into a rejected promise instead.
  */
 import { createPool, withTransaction } from '../../src/db/pool';
+import { eventually } from '../helpers/factories';
 import { testEnvironment } from '../setup/test-env';
 
 test('a transaction whose connection is terminated between queries rejects; the process survives', async () => {
@@ -16,8 +17,13 @@ test('a transaction whose connection is terminated between queries rejects; the 
     const outcome = withTransaction(pool, async (tx) => {
       const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       await killer.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
-      // The server's FATAL message arrives while no query is active on this client.
-      await new Promise((r) => setTimeout(r, 300));
+      // The server's FATAL message arrives while no query is active on this client: wait until the
+      // backend is gone (it sends the message before it exits), not for a guessed 300 ms.
+      await eventually(
+        async () => (await killer.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [rows[0].pid])).rows[0].n === 0,
+        10_000,
+        20,
+      );
       await tx.query('SELECT 1');
     });
     await expect(outcome).rejects.toThrow();

@@ -181,6 +181,30 @@ export async function attemptRows(db: Pool, deliveryId: string): Promise<any[]> 
   return (await db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY series, attempt_number', [deliveryId])).rows;
 }
 
+/**
+ * The schedule's promise, exactly (no tolerance): an attempt's recorded time is when its request went
+ * out, so the receiver got each request at or after it (and the signed timestamp is its second); each
+ * retry went out, and so reached the receiver, no sooner than its delay after the previous attempt
+ * went out. `requests` and `attempts` are one series' in order; the receiver shares this machine's clock.
+ */
+export function expectAttemptTimesKeepDelays(requests: ReceivedRequest[], attempts: { attempted_at: Date }[], delaysMs: readonly number[]): void {
+  expect(requests).toHaveLength(attempts.length);
+  const sent = attempts.map((a) => a.attempted_at.getTime());
+  const broken: string[] = [];
+  for (let i = 0; i < sent.length; i++) {
+    const n = i + 1;
+    const received = requests[i]!.receivedAt;
+    if (received < sent[i]!) broken.push(`attempt ${n}: received at ${received}, before it was recorded as sent (${sent[i]})`);
+    const stamp = requests[i]!.headers['webhook-timestamp'];
+    if (stamp !== String(Math.floor(sent[i]! / 1000))) broken.push(`attempt ${n}: webhook-timestamp ${stamp}, sent at ${sent[i]}`);
+    if (i === 0) continue;
+    const delay = delaysMs[i - 1]!;
+    if (sent[i]! - sent[i - 1]! < delay) broken.push(`attempt ${n}: recorded ${sent[i]! - sent[i - 1]!} ms after attempt ${i}, delay ${delay} ms`);
+    if (received - sent[i - 1]! < delay) broken.push(`attempt ${n}: received ${received - sent[i - 1]!} ms after attempt ${i} was sent, delay ${delay} ms`);
+  }
+  expect(broken).toEqual([]);
+}
+
 export async function subscriptionRow(db: Pool, id: string): Promise<any> {
   return (await db.query('SELECT * FROM webhook_subscriptions WHERE id = $1', [id])).rows[0];
 }

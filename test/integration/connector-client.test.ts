@@ -180,7 +180,9 @@ describe('ConnectorRunner against the API', () => {
     const stopAt = Date.now();
     controller.abort();
     await running;
-    expect(Date.now() - stopAt).toBeLessThan(1_000);
+    // Ended by the abort, not by a request running into the client's 10 s timeout (a bound with room
+    // for a busy machine; 1 s was a bet on its speed).
+    expect(Date.now() - stopAt).toBeLessThan(5_000);
     const beats = runner.stats.heartbeats;
     await new Promise((r) => setTimeout(r, 400));
     expect(runner.stats.heartbeats).toBe(beats); // no timer survived the stop
@@ -416,7 +418,8 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
     const before = Date.now();
     await runner.stop();
     await running;
-    expect(Date.now() - before).toBeLessThan(1_000);
+    // The hung requests were aborted, not left to the client's 60 s timeout (room for a busy machine).
+    expect(Date.now() - before).toBeLessThan(30_000);
     const count = hits.length;
     await new Promise((r) => setTimeout(r, 300));
     expect(hits.length).toBe(count);

@@ -227,11 +227,14 @@ describe('runIdempotent claims', () => {
     const key = newKey();
     let releaseOriginal!: () => void;
     const originalMayFinish = new Promise<void>((resolve) => (releaseOriginal = resolve));
+    let originalRuns!: () => void;
+    const originalRunning = new Promise<void>((resolve) => (originalRuns = resolve));
     const original = runIdempotent(db(), scope, key, hash, async () => {
+      originalRuns();
       await originalMayFinish;
       return { status: 201, body: { who: 'original' } };
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await originalRunning; // its claim is taken (the handler runs only then), not a guess at how long that takes
     // A duplicate arriving while the original runs waits, then gives up with 409 CONFLICT.
     await expect(
       runIdempotent(db(), scope, key, hash, async () => ({ status: 201, body: {} }), {
@@ -273,11 +276,14 @@ describe('runIdempotent claims', () => {
     const key = newKey();
     let failOriginal!: () => void;
     const gate = new Promise<void>((resolve) => (failOriginal = resolve));
+    let originalRuns!: () => void;
+    const originalRunning = new Promise<void>((resolve) => (originalRuns = resolve));
     const original = runIdempotent(db(), scope, key, hash, async () => {
+      originalRuns();
       await gate;
       throw new Error('original failed late');
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await originalRunning; // its claim is taken
     await db().query(
       "UPDATE idempotency_keys SET created_at = now() - interval '2 minutes' WHERE scope = $1",
       [scope],

@@ -35,7 +35,7 @@ describe('creating subscriptions', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       url: receiver.url,
       events: ['result.finalized', 'challenge.published'],
-      secret_prefix: 'whse…',
+      secret_prefix: 'whse', // the secret's first 4 characters, nothing added
       active: true,
       status: 'active',
       failure_count: 0,

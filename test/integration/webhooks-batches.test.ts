@@ -19,6 +19,7 @@ import {
   attemptRows,
   deliveriesOfEvent,
   deliveryRow,
+  expectAttemptTimesKeepDelays,
   manualFirstAttemptBatch,
   webhookFixtures,
   newWebhookOwner,
@@ -105,9 +106,16 @@ describe('first attempts in batches', () => {
       const found = await deliveriesOfEvent(server.deps.db, lone);
       return found[0]?.status === 'delivered' ? found : undefined;
     });
-    expect(single.batch_workflow_id).toBeNull();
-    const result = (await (await temporal()).workflow.getHandle(deliveryWorkflowId(single.id, 0)).result()) as WebhookDeliveryResult;
-    expect(result).toEqual({ status: 'delivered', attempts: 1 });
+    if (single.batch_workflow_id === null) {
+      const result = (await (await temporal()).workflow.getHandle(deliveryWorkflowId(single.id, 0)).result()) as WebhookDeliveryResult;
+      expect(result).toEqual({ status: 'delivered', attempts: 1 });
+    } else {
+      // The worker and database are shared by the suites running beside this one: a broadcast
+      // (challenge.*) delivery of theirs created in the same dispatch pass makes it a batch of two.
+      // Then it is not alone, and that is the only reason it may be batched.
+      const members = await server.deps.db.query('SELECT id FROM webhook_deliveries WHERE batch_workflow_id = $1', [single.batch_workflow_id]);
+      expect(members.rows.length).toBeGreaterThan(1);
+    }
   });
 
   test('a failed first attempt is handed over to the delivery workflow: timed retries, success or dead letter', async () => {
@@ -153,9 +161,9 @@ describe('first attempts in batches', () => {
       [3, 503],
       [4, 503],
     ]);
-    for (let i = 1; i < 4; i++) {
-      expect(failingAttempts[i].attempted_at.getTime() - failingAttempts[i - 1].attempted_at.getTime()).toBeGreaterThanOrEqual(delays[i - 1]!);
-    }
+    // Attempt 1 was the batch's, 2-4 the delivery workflow's: the same exact promise across the hand-over.
+    expectAttemptTimesKeepDelays(failing.requests, failingAttempts, delays);
+    expectAttemptTimesKeepDelays(recovering.requests, await attemptRows(server.deps.db, recoveringRow.id), delays);
     expect(new Set(failing.requests.map((q) => q.headers['x-svc-delivery-id']))).toEqual(new Set([failingRow.id]));
     expect(new Set(failing.requests.map((q) => q.rawBody))).toEqual(new Set([failingRow.body]));
     expect((await attemptRows(server.deps.db, recoveringRow.id)).map((a) => [a.attempt_number, a.status_code, a.success])).toEqual([

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { verify as verifyGithubStyle } from '@octokit/webhooks-methods';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { runCli } from '../../src/cli/framework';
 import { loadCommands } from '../../src/cli/index';
-import { insertDeliveries } from '../../src/db/queries/webhook-deliveries';
+import { deliveryWorkflowId, insertDeliveries, type WebhookDeliveryRow } from '../../src/db/queries/webhook-deliveries';
 import { dispatchPendingEvents } from '../../src/domain/webhooks/dispatch';
 import { fanOutEvent } from '../../src/domain/webhooks/fan-out';
 import type { OutboxEventRow } from '../../src/db/queries/outbox-events';
@@ -24,6 +25,7 @@ import {
   deliveriesOfEvent,
   deliveryRow,
   emit,
+  expectAttemptTimesKeepDelays,
   manualDeliveries,
   newWebhookOwner,
   webhookFixtures,
@@ -68,6 +70,36 @@ const ours = (requests: ReceivedRequest[]) =>
 const waitForOurs = (r: TestReceiver, n: number) =>
   eventually(async () => (ours(r.requests).length >= n ? ours(r.requests) : undefined));
 const when = '2030-01-02T03:04:05.000Z';
+
+/**
+ * Resolves once nothing more can be sent for a delivery's original series: its first-attempt batch
+ * (when it had one) and its own workflow (when started) have ended. Checks that something did NOT
+ * happen wait for this instead of sleeping "longer than the schedule".
+ */
+async function seriesEnded(deliveryId: string): Promise<void> {
+  const client = await server.deps.temporal();
+  const row = await deliveryRow(server.deps.db, deliveryId);
+  // A batch hands a failed member over before it ends: after it, the member's own workflow exists if it ever will.
+  if (row.batch_workflow_id) await client.workflow.getHandle(row.batch_workflow_id).result();
+  const own = client.workflow.getHandle(deliveryWorkflowId(deliveryId, 0));
+  try {
+    await own.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return;
+    throw err;
+  }
+  await own.result();
+}
+
+/** Waits until every delivery of `eventIds` to `subscriptionIds` is `status` (n of them), and returns them. */
+function deliveriesSettled(eventIds: string[], subscriptionIds: string[], n: number, status = 'delivered'): Promise<WebhookDeliveryRow[]> {
+  return eventually(async () => {
+    const rows = (
+      await server.deps.db.query<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) AND subscription_id = ANY($2::uuid[])', [eventIds, subscriptionIds])
+    ).rows;
+    return rows.length === n && rows.every((d) => d.status === status) ? rows : undefined;
+  });
+}
 
 const PAYLOADS: Record<EventType, Record<string, unknown>> = {
   'result.finalized': { submission_id: ids.submission, final_score: 87.5, result_state: 'scored', challenge_id: ids.challenge, internal: 'dropped' },
@@ -121,13 +153,16 @@ describe('fan-out and delivery', () => {
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, [...EVENT_TYPES]);
     const emitted = new Map<string, { type: EventType; createdAt: Date }>();
+    const eventIds: string[] = [];
     for (const type of EVENT_TYPES) {
       const eventId = await emit(server.deps.db, { type, payload: PAYLOADS[type], ownerUserId: type.startsWith('challenge.') ? null : userId });
+      eventIds.push(eventId);
       const row = await server.deps.db.query('SELECT created_at FROM outbox_events WHERE id = $1', [eventId]);
       emitted.set(type, { type, createdAt: row.rows[0].created_at });
     }
     const requests = await waitForOurs(r, EVENT_TYPES.length);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every delivery recorded as delivered (the listing below shows them so): nothing more can be sent.
+    await deliveriesSettled(eventIds, [sub.id], EVENT_TYPES.length);
     expect(ours(r.requests)).toHaveLength(EVENT_TYPES.length); // each exactly once
     const seen = new Set<string>();
     for (const req of requests) {
@@ -193,7 +228,9 @@ describe('fan-out and delivery', () => {
       const res = await server.deps.db.query('SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL', [[published, completedA, ownerless]]);
       return res.rows[0].n === 0;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Dispatched (deliveries are created in the same transaction) and every one of ours delivered:
+    // nothing more can reach these receivers from these events.
+    await deliveriesSettled([published, completedA, ownerless], [subA.id, subB.id, deleted.id], 3);
     const mine = (rows: any[]) => rows.filter((d) => [subA.id, subB.id, deleted.id].includes(d.subscription_id)).map((d) => d.subscription_id).sort();
     expect(mine(await deliveriesOfEvent(server.deps.db, published))).toEqual([subA.id, subB.id].sort());
     expect(mine(await deliveriesOfEvent(server.deps.db, completedA))).toEqual([subA.id]);
@@ -229,7 +266,7 @@ describe('fan-out and delivery', () => {
       const again = await insertDeliveries(server.deps.db, [{ id: `whd_${randomUUID().replace(/-/g, '')}`, subscriptionId: s1.id, eventId: id, eventType: 'session.created', body: '{}' }]);
       expect(again).toEqual([]);
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await deliveriesSettled(eventIds, [s1.id, s2.id], 10); // nothing more can be sent
     for (const id of eventIds) expect((await deliveriesOfEvent(server.deps.db, id)).map((d) => d.subscription_id).sort()).toEqual([s1.id, s2.id].sort());
     expect(r.requests).toHaveLength(10);
     expect(new Set(r.requests.map((q) => q.headers['x-svc-delivery-id'])).size).toBe(10);
@@ -246,7 +283,7 @@ describe('fan-out and delivery', () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
       return rows[0]?.status === 'dead_letter' ? rows : undefined;
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await seriesEnded(delivery.id);
     expect(r.requests).toHaveLength(4);
     expect(new Set(requests.map((q) => q.headers['x-svc-delivery-id']))).toEqual(new Set([delivery.id]));
     expect(new Set(requests.map((q) => q.rawBody)).size).toBe(1);
@@ -262,10 +299,7 @@ describe('fan-out and delivery', () => {
     ]);
     const delays = server.config.WEBHOOK_RETRY_DELAYS_MS;
     expect(delays).toEqual([100, 200, 300]);
-    for (let i = 1; i < 4; i++) {
-      expect(attempts[i].attempted_at.getTime() - attempts[i - 1].attempted_at.getTime()).toBeGreaterThanOrEqual(delays[i - 1]!);
-      expect(requests[i]!.receivedAt - requests[i - 1]!.receivedAt).toBeGreaterThanOrEqual(delays[i - 1]! - 5);
-    }
+    expectAttemptTimesKeepDelays(requests, attempts, delays);
     expect(delivery).toMatchObject({ status: 'dead_letter', attempt_count: 4, last_status_code: 500, next_attempt_at: null });
     const listed = await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries?status=dead_letter`, { auth: user.jwt });
     expect(listed.body.data.map((d: any) => [d.id, d.event_type, d.status, d.attempts.length])).toEqual([[delivery.id, 'submission.completed', 'dead_letter', 4]]);
@@ -295,7 +329,13 @@ describe('fan-out and delivery', () => {
       const s = await subscriptionRow(server.deps.db, sub.id);
       return s.failure_count === 0 && s.status === 'active' && s.last_delivery_at !== null;
     });
-    const health = await (await server.deps.temporal()).workflow.getHandle(healthWorkflowId(sub.id)).query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
+    // The persisted count was 0 all along; the health workflow's own state is the proof that the
+    // success came after the failures. Its signals may still be queued when the delivery is recorded,
+    // so wait until all three outcomes were taken in.
+    const health = await eventually(async () => {
+      const state = await (await server.deps.temporal()).workflow.getHandle(healthWorkflowId(sub.id)).query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
+      return state.signalsThisRun >= 3 ? state : undefined;
+    });
     expect(health).toMatchObject({ failureCount: 0, generation: 0 });
   });
 
@@ -333,7 +373,7 @@ describe('fan-out and delivery', () => {
     expect(s).toMatchObject({ status: 'disabled', disabled_reason: 'the receiver answered 410 Gone' });
     const got = await server.request('GET', `/api/v1/webhooks/${sub.id}`, { auth: user.jwt });
     expect(got.body.data).toMatchObject({ active: false, status: 'disabled' });
-    await new Promise((resolve) => setTimeout(resolve, 600)); // longer than the whole retry schedule
+    await seriesEnded(delivery.id); // no retry can come after this
     expect(r.requests).toHaveLength(1);
     expect(await attemptRows(server.deps.db, delivery.id)).toHaveLength(1);
     const later = await emit(server.deps.db, { type: 'submission.queued', payload: PAYLOADS['submission.queued'], ownerUserId: userId });
@@ -394,12 +434,24 @@ describe('subscription health', () => {
     await countIs(8);
     expect((await subscriptionRow(server.deps.db, sub.id)).status).toBe('active'); // 17 failures in all, 8 consecutive
 
-    // Attempts 9 and 10; the long wait before the third leaves the health workflow time to act.
-    const last = await runDelivery(userId, [50, 2000, 2000]);
-    const s = await subscriptionRow(server.deps.db, sub.id);
+    // A delivery created while the subscription is still active, attempted only after the disable.
+    const { deliveryIds: [afterDisable] } = await manualDeliveries(server.deps.db, { type: 'submission.failed', payload: PAYLOADS['submission.failed'], ownerUserId: userId });
+    // Attempts 9 and 10 (a series of two). The disable is the health workflow's, asynchronous: wait for
+    // it, not for a retry delay long enough "to leave it time" (a bet on the machine's speed).
+    const last = await runDelivery(userId, [50]);
+    const s = await eventually(async () => {
+      const row = await subscriptionRow(server.deps.db, sub.id);
+      return row.status === 'disabled' ? row : undefined;
+    });
     expect(s).toMatchObject({ status: 'disabled', failure_count: 10, disabled_reason: '10 consecutive failed delivery attempts' });
     expect((await attemptRows(server.deps.db, last)).map((a) => a.attempt_number)).toEqual([1, 2]);
-    expect(await deliveryRow(server.deps.db, last)).toMatchObject({ status: 'dead_letter', last_error: 'subscription is disabled; not attempted' });
+    // The next attempt reads the status first: not made.
+    const client = await server.deps.temporal();
+    await startDeliveryWorkflow(client, server.config, { id: afterDisable!, series: 0, workflow_id: `webhook-delivery-${afterDisable}` }, { retryDelaysMs: fast });
+    expect(await client.workflow.getHandle(`webhook-delivery-${afterDisable}`).result()).toEqual({ status: 'dead_letter', attempts: 0 });
+    expect(await attemptRows(server.deps.db, afterDisable!)).toEqual([]);
+    expect(await deliveryRow(server.deps.db, afterDisable!)).toMatchObject({ status: 'dead_letter', last_error: 'subscription is disabled; not attempted' });
+    expect(await subscriptionRow(server.deps.db, sub.id)).toMatchObject({ status: 'disabled', failure_count: 10 });
 
     // Re-enable: count reset, deliveries flow again; a fresh count starts from 0.
     const patched = await server.request('PATCH', `/api/v1/webhooks/${sub.id}`, { auth: user.jwt, body: { active: true } });
@@ -408,8 +460,13 @@ describe('subscription health', () => {
     r.setDefault({ status: 200 });
     await runDelivery(userId, fast);
     await countIs(0);
-    const health = await (await server.deps.temporal()).workflow.getHandle(healthWorkflowId(sub.id)).query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
-    expect(health).toMatchObject({ failureCount: 0, generation: 1 });
+    // The PATCH wrote 0, so the persisted count proves nothing here; the workflow's state does, once it
+    // has taken in the new generation's failure and then its success (signals are processed in order;
+    // they may still be queued when the delivery workflow ends).
+    await eventually(async () => {
+      const state = await (await server.deps.temporal()).workflow.getHandle(healthWorkflowId(sub.id)).query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
+      return state.generation === 1 && state.failureCount === 0;
+    });
   });
 
   test('the health workflow de-duplicates outcomes, ignores attempts from before a re-enable and continues as new', async () => {

@@ -5,7 +5,15 @@ import { createActive, transition } from '../helpers/challenge-factories';
 import { eventually, newAgent } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
-import { createWebhook, startReceiver, TEST_SECRET, type ReceivedRequest, type TestReceiver } from '../helpers/webhook-factories';
+import {
+  attemptRows,
+  createWebhook,
+  expectAttemptTimesKeepDelays,
+  startReceiver,
+  TEST_SECRET,
+  type ReceivedRequest,
+  type TestReceiver,
+} from '../helpers/webhook-factories';
 
 /** The real emitters (admin challenge API, sessions, the submission workflow) driving real deliveries. */
 let server: TestServer;
@@ -60,6 +68,13 @@ test('a challenge lifecycle and a judged submission reach the subscriber as sign
     expect(await verifyGithubStyle(TEST_SECRET, r.rawBody, r.headers['x-svc-signature']!)).toBe(true);
     expect(() => new Webhook(Buffer.from(TEST_SECRET).toString('base64')).verify(r.rawBody, r.headers)).not.toThrow();
     expect(r.headers['x-svc-event-version']).toBe('1');
+    // One attempt each, recorded when its request went out (batched or not): received at or after it.
+    // (The row is written once the answer is in, so it may lag the receiver a moment.)
+    const attempts = await eventually(async () => {
+      const rows = await attemptRows(server.deps.db, r.headers['x-svc-delivery-id']!);
+      return rows.length > 0 ? rows : undefined;
+    });
+    expectAttemptTimesKeepDelays([r], attempts, []);
   }
   const body = (t: string) => JSON.parse(byType.get(t)!.rawBody);
   expect(body('challenge.published')).toMatchObject({ event_type: 'challenge.published', challenge_id: challenge.id, data: { challenge_id: challenge.id, status: 'active' } });

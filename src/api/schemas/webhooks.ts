@@ -35,7 +35,7 @@ export const webhookSubscriptionSchema = z.object({
   id: z.string().uuid(),
   url: z.string(),
   events: z.array(z.string()),
-  secret_prefix: z.string(),
+  secret_prefix: z.string().describe('leading part of the signing secret: its first characters (at most 4, at most a quarter of it), nothing added'),
   active: z.boolean(),
   status: subscriptionStatusSchema,
   failure_count: z.number().int(),

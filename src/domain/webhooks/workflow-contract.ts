@@ -23,7 +23,7 @@ export interface WebhookDeliveryInput {
   timeoutMs?: number;
   /**
    * The series' attempts up to this one were already made (by a first-attempt batch): continue with
-   * the next attempt, its delay counted from `attemptedAtMs` (epoch ms, when that attempt started).
+   * the next attempt, its delay counted from `attemptedAtMs` (epoch ms, when that attempt's request went out).
    */
   startAfterAttempt?: { attemptNumber: number; attemptedAtMs: number };
 }
@@ -119,7 +119,10 @@ export interface DeliverAttemptResult {
   /** Nothing more to do for this series. */
   final: boolean;
   deliveryStatus: 'pending' | 'retrying' | 'delivered' | 'dead_letter' | 'superseded';
-  /** When the attempt started (epoch ms); null when not attempted. The next delay counts from here. */
+  /**
+   * When the attempt's request went out (epoch ms; when it began if it never went out); null when not
+   * attempted. The next delay counts from here; it is also the recorded attempted_at.
+   */
   attemptedAtMs: number | null;
   /** Set when the outcome still has to reach the health workflow (the activity could not signal it). */
   unreportedOutcome: AttemptOutcomeSignal | null;

@@ -98,6 +98,7 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
       error: null,
       responseBodyExcerpt: 'thanks',
       gone: false,
+      sentAtMs: expect.any(Number),
     });
     expect(Number.isInteger(outcome.latencyMs)).toBe(true);
 
@@ -122,6 +123,43 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
     expect(new Webhook(toStandardWebhooksSecret(secret)).verify(request!.body, swHeaders)).toEqual(
       JSON.parse(rawBody),
     );
+  });
+
+  it('sentAtMs is when the request went out: after the attempt began, never after the receiver got it; headers given as a function are signed with it', async () => {
+    const arrivals: number[] = [];
+    const receiver = await startReceiver((_req, res) => {
+      arrivals.push(Date.now());
+      res.writeHead(204).end();
+    });
+    const stamps: number[] = [];
+    const began = Date.now();
+    const outcome = await attemptTo(receiver.url, {
+      headers: (sentAtMs) => {
+        stamps.push(sentAtMs);
+        return buildDeliveryHeaders({ secret, deliveryId: 'whd_1', eventType: 'challenge.retired', rawBody, timestampSeconds: Math.floor(sentAtMs / 1000) });
+      },
+    });
+    expect(outcome).toMatchObject({ ok: true, statusCode: 204 });
+    expect(stamps).toEqual([outcome.sentAtMs]);
+    expect(outcome.sentAtMs!).toBeGreaterThanOrEqual(began);
+    expect(outcome.sentAtMs!).toBeLessThanOrEqual(arrivals[0]!);
+    const [request] = receiver.received;
+    expect(request!.headers['webhook-timestamp']).toBe(String(Math.floor(outcome.sentAtMs! / 1000)));
+    expect(request!.headers['x-svc-delivery-id']).toBe('whd_1');
+    expect(await octokitVerify(secret, request!.body, String(request!.headers['x-svc-signature']))).toBe(true);
+  });
+
+  it('sentAtMs is null when the request never went out', async () => {
+    const closed = await startReceiver(() => undefined);
+    const port = closed.port;
+    await closed.close();
+    expect(await attemptTo(`http://127.0.0.1:${port}/`)).toMatchObject({ error: 'connection failed: ECONNREFUSED', sentAtMs: null });
+    expect(await attemptTo(`http://127.0.0.1:${port}/`, { allowPrivate: false })).toMatchObject({ statusCode: null, sentAtMs: null });
+    const receiver = await startReceiver((_req, res) => res.writeHead(200).end());
+    const unsendable = await attemptTo(receiver.url, { headers: () => ({ 'X-Bad': 'a\r\nInjected: yes' }) });
+    expect(unsendable).toMatchObject({ ok: false, statusCode: null, sentAtMs: null });
+    expect(unsendable.error).toMatch(/^request not sent: ERR_INVALID_CHAR/);
+    expect(receiver.received).toHaveLength(0);
   });
 
   it('500: failure with the status and the start of the body', async () => {
@@ -163,6 +201,7 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
       error: 'timeout',
       responseBodyExcerpt: null,
       gone: false,
+      sentAtMs: expect.any(Number), // sent; only the answer was missing
     });
     expect(outcome.latencyMs).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(1500);
@@ -270,7 +309,9 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
   it('a plain-HTTP port spoken to over https is a TLS error', async () => {
     const receiver = await startReceiver((_req, res) => res.writeHead(200).end());
     const outcome = await attemptTo(`https://127.0.0.1:${receiver.port}/`);
-    expect(outcome).toMatchObject({ ok: false, statusCode: null, error: 'TLS error: EPROTO' });
+    // OpenSSL's "wrong version number": EPROTO when a write was pending, its own code otherwise.
+    expect(outcome).toMatchObject({ ok: false, statusCode: null, sentAtMs: null });
+    expect(outcome.error).toMatch(/^TLS error: (EPROTO|ERR_SSL_WRONG_VERSION_NUMBER)$/);
   });
 
   it('pinning keeps TLS honest: SNI is the host name and an untrusted certificate is refused', async () => {
