@@ -1,12 +1,8 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseRetryDelays } from './domain/webhooks/contract';
 
 /** Milliseconds list such as "1000,5000,30000". */
-const msList = z
-  .string()
-  .regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds')
-  .transform((s) => s.split(',').map(Number));
-
 const boolFlag = z
   .enum(['0', '1', 'true', 'false'])
   .default('0')
@@ -133,7 +129,17 @@ const envSchema = z
 
     /** Key that encrypts webhook secrets at rest. */
     WEBHOOK_SECRET_KEY: z.string().min(16).default('dev-webhook-key-change-me'),
-    WEBHOOK_RETRY_DELAYS_MS: msList.default('1000,5000,30000'),
+    WEBHOOK_RETRY_DELAYS_MS: z
+      .string()
+      .default('1000,5000,30000')
+      .transform((csv, ctx) => {
+        try {
+          return parseRetryDelays(csv);
+        } catch (err) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     WEBHOOK_ALLOW_PRIVATE: boolFlag,
     /**

@@ -1,13 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import {
-  ATTEMPT_OUTCOME_SIGNAL,
-  HEALTH_STATE_QUERY,
-  type AttemptOutcomeSignal,
-  type SubscriptionHealthInput,
-  type SubscriptionHealthState,
-} from '../src/domain/webhooks/workflow-contract';
-import { DISABLE_AFTER_CONSECUTIVE_FAILURES } from '../src/webhooks/schedule';
+import { ATTEMPT_OUTCOME_SIGNAL, HEALTH_STATE_QUERY, type AttemptOutcomeSignal, type SubscriptionHealthInput, type SubscriptionHealthState } from '../src/domain/webhooks/contract';
+import { DISABLE_AFTER_CONSECUTIVE_FAILURES, shouldDisableSubscription } from '../src/domain/webhooks/contract';
 
 export const attemptOutcomeSignal = defineSignal<[AttemptOutcomeSignal]>(ATTEMPT_OUTCOME_SIGNAL);
 export const healthStateQuery = defineQuery<SubscriptionHealthState>(HEALTH_STATE_QUERY);
@@ -79,7 +73,7 @@ export async function subscriptionHealthWorkflow(input: SubscriptionHealthInput)
       }
     }
 
-    if (reachedLimit || (failureCount >= DISABLE_AFTER_CONSECUTIVE_FAILURES && disabledGeneration !== generation)) {
+    if (reachedLimit || (shouldDisableSubscription(failureCount) && disabledGeneration !== generation)) {
       if (disabledGeneration !== generation) {
         await acts.disableSubscriptionForFailures({ subscriptionId: input.subscriptionId, generation, failureCount });
         disabledGeneration = generation;

@@ -1,15 +1,7 @@
 import { ActivityFailure, log, proxyActivities, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import {
-  IN_ACTIVITY_WAIT_MAX_MS,
-  TIMER_LEAD_MS,
-  type DeliverAttemptResult,
-  type WebhookDeliveryInput,
-  type WebhookDeliveryResult,
-  type WebhookFirstAttemptsInput,
-  type WebhookFirstAttemptsResult,
-} from '../src/domain/webhooks/workflow-contract';
-import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, delayBeforeAttempt, totalAttempts } from '../src/webhooks/schedule';
+import { IN_ACTIVITY_WAIT_MAX_MS, TIMER_LEAD_MS, type DeliverAttemptResult, type WebhookDeliveryInput, type WebhookDeliveryResult, type WebhookFirstAttemptsInput, type WebhookFirstAttemptsResult } from '../src/domain/webhooks/contract';
+import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, delayBeforeAttempt, totalAttempts } from '../src/domain/webhooks/contract';
 
 /** Infrastructure retries only (database, Temporal): receiver failures are outcomes, never thrown. */
 const infraRetry = {

@@ -5,17 +5,12 @@ import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { runCli } from '../../src/cli/framework';
 import { loadCommands } from '../../src/cli/index';
-import { deliveryWorkflowId, insertDeliveries, type WebhookDeliveryRow } from '../../src/db/queries/webhook-deliveries';
+import { deliveryWorkflowId } from '../../src/domain/webhooks/contract';
+import { insertDeliveries, type WebhookDeliveryRow } from '../../src/db/queries/webhook-deliveries';
 import { dispatchPendingEvents } from '../../src/domain/webhooks/dispatch';
 import { fanOutEvent } from '../../src/domain/webhooks/fan-out';
 import type { OutboxEventRow } from '../../src/db/queries/outbox-events';
-import {
-  ATTEMPT_OUTCOME_SIGNAL,
-  HEALTH_STATE_QUERY,
-  healthWorkflowId,
-  SUBSCRIPTION_HEALTH_WORKFLOW,
-  type SubscriptionHealthState,
-} from '../../src/domain/webhooks/workflow-contract';
+import { ATTEMPT_OUTCOME_SIGNAL, HEALTH_STATE_QUERY, healthWorkflowId, SUBSCRIPTION_HEALTH_WORKFLOW, type SubscriptionHealthState } from '../../src/domain/webhooks/contract';
 import { startDeliveryWorkflow } from '../../src/domain/webhooks/workflow-start';
 import { EVENT_TYPES, type EventType } from '../../src/events/types';
 import { eventually, newAdmin, type TestUser } from '../helpers/factories';

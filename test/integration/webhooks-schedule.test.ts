@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startDeliveryWorkflow, startDeliveryWorkflows } from '../../src/domain/webhooks/workflow-start';
-import { DEFAULT_RETRY_DELAYS_MS } from '../../src/webhooks/schedule';
+import { DEFAULT_RETRY_DELAYS_MS } from '../../src/domain/webhooks/contract';
 import { eventually, newUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {

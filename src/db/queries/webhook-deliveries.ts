@@ -42,16 +42,6 @@ const COLUMNS = `id, subscription_id, event_id, event_type, body, status, series
   last_error, next_attempt_at, delivered_at, dead_lettered_at, workflow_id, batch_workflow_id, workflow_started_at, created_at, updated_at`;
 const ATTEMPT_COLUMNS = 'delivery_id, series, attempt_number, status_code, latency_ms, success, error, response_excerpt, attempted_at';
 
-/** Workflow id of a delivery's attempt series: the original, or the n-th replay. */
-export function deliveryWorkflowId(deliveryId: string, series: number): string {
-  return series === 0 ? `webhook-delivery-${deliveryId}` : `webhook-delivery-${deliveryId}-replay-${series}`;
-}
-
-/** Workflow id of a batch of first attempts, named after its first delivery. */
-export function batchWorkflowId(firstDeliveryId: string): string {
-  return `webhook-delivery-batch-${firstDeliveryId}`;
-}
-
 export interface NewDelivery {
   id: string;
   subscriptionId: string;

@@ -2,12 +2,8 @@ import { Client as TemporalClient, type ConnectionLike } from '@temporalio/clien
 import { Counter, Histogram } from 'prom-client';
 import { withTransaction } from '../../db/pool';
 import type { ServiceDeps } from '../../service-deps';
-import {
-  assignFirstAttemptBatches,
-  batchWorkflowId,
-  findUnstartedDeliveries,
-  type WebhookDeliveryRow,
-} from '../../db/queries/webhook-deliveries';
+import { assignFirstAttemptBatches, findUnstartedDeliveries, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
+import { batchWorkflowId } from './contract';
 import { claimUndispatchedEvents, markEventsDispatched } from '../../db/queries/outbox-events';
 import { metricsRegistry } from '../../lib/metrics';
 import { fanOutEvents } from './fan-out';

@@ -2,17 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Config } from '../../config';
 import type { Queryable } from '../../db/pool';
 import { markBatchesStarted, markWorkflowsStarted, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
-import {
-  ATTEMPT_OUTCOME_SIGNAL,
-  healthWorkflowId,
-  SUBSCRIPTION_HEALTH_WORKFLOW,
-  WEBHOOK_DELIVERY_WORKFLOW,
-  WEBHOOK_FIRST_ATTEMPTS_WORKFLOW,
-  type AttemptOutcomeSignal,
-  type SubscriptionHealthInput,
-  type WebhookDeliveryInput,
-  type WebhookFirstAttemptsInput,
-} from './workflow-contract';
+import { ATTEMPT_OUTCOME_SIGNAL, healthWorkflowId, SUBSCRIPTION_HEALTH_WORKFLOW, WEBHOOK_DELIVERY_WORKFLOW, WEBHOOK_FIRST_ATTEMPTS_WORKFLOW, type AttemptOutcomeSignal, type SubscriptionHealthInput, type WebhookDeliveryInput, type WebhookFirstAttemptsInput } from './contract';
 
 export interface StartDeliveryOptions {
   /** Overrides the configured schedule (tests, the real-schedule check). */

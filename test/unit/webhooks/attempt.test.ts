@@ -4,14 +4,7 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
-import {
-  buildDeliveryHeaders,
-  type ResolvedAddress,
-  sendWebhookAttempt,
-  toStandardWebhooksSecret,
-  type WebhookAttemptInput,
-  type WebhookAttemptOutcome,
-} from '../../../src/webhooks';
+import { buildDeliveryHeaders, type ResolvedAddress, sendWebhookAttempt, toStandardWebhooksSecret, type WebhookAttemptInput, type WebhookAttemptOutcome } from '../../../src/webhooks';
 
 interface ReceivedRequest {
   method: string;

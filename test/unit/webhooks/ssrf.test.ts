@@ -1,12 +1,4 @@
-import {
-  assertDeliverableUrl,
-  classifyAddress,
-  isSyntacticallyDeliverableUrl,
-  type HostLookup,
-  type ResolvedAddress,
-  UnsafeWebhookUrlError,
-  webhookUrlSchema,
-} from '../../../src/webhooks';
+import { assertDeliverableUrl, classifyAddress, isSyntacticallyDeliverableUrl, type HostLookup, type ResolvedAddress, UnsafeWebhookUrlError, webhookUrlSchema } from '../../../src/webhooks';
 
 /** A resolver that answers from a table and records what it was asked. */
 function fakeDns(table: Record<string, string[]>): HostLookup & { calls: string[] } {

@@ -1,0 +1,300 @@
+import { Counter, Histogram } from 'prom-client';
+import type { ServiceDeps } from '../../service-deps';
+import { abandonDelivery, findBatchMembers, findDeliveryTarget, recordAttempt, type DeliveryStatus } from '../../db/queries/webhook-deliveries';
+import { deliveryWorkflowId } from './contract';
+import { disableSubscription, findSubscriptionState, setFailureCount } from '../../db/queries/webhook-subscriptions';
+import { signalSubscriptionHealth, startDeliveryWorkflow } from './workflow-start';
+import { IN_ACTIVITY_WAIT_MAX_MS, TIMER_LEAD_MS, type AttemptOutcomeSignal, type DeliverAttemptInput, type DeliverAttemptResult, type FirstAttemptsActivityInput, type SubscriptionHealthInput, type WebhookFirstAttemptsResult } from './contract';
+import { totalAttempts } from './contract';
+import { metricsRegistry } from '../../lib/metrics';
+import { attemptOutcomeKey, attemptVerdict, mayChangeHealth } from './rules';
+import { buildDeliveryHeaders } from '../../webhooks/signatures';
+import { decryptSecret, deriveSecretBoxKey } from '../../webhooks/secret-box';
+import { sendWebhookAttempt } from '../../webhooks/attempt';
+import type { HostLookup } from '../../webhooks/ssrf';
+
+const attemptsTotal = new Counter({
+  name: 'webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+const attemptLatency = new Histogram({
+  name: 'webhook_attempt_latency_seconds',
+  help: 'Receiver response time per attempt',
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export interface DeliveryOptions {
+  /** DNS resolution for the attempt-time SSRF check (tests inject one). */
+  lookup?: HostLookup;
+}
+
+/**
+ * The delivery steps the webhook workflows run (as activities). `deliverWebhookAttempt` never
+ * throws for receiver problems (they are outcomes); it throws only for infrastructure errors
+ * (database), which Temporal retries. It is idempotent: a retried step whose attempt is already
+ * recorded returns the recorded outcome instead of sending again.
+ */
+export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions = {}) {
+  const secretKey = deriveSecretBoxKey(deps.config.WEBHOOK_SECRET_KEY);
+  const log = deps.logger.child({ component: 'webhooks' });
+
+  function resultFor(input: DeliverAttemptInput, ok: boolean, gone: boolean): Pick<DeliverAttemptResult, 'final' | 'deliveryStatus'> {
+    const { final, deliveryStatus } = attemptVerdict(input, ok, gone);
+    return { final, deliveryStatus };
+  }
+
+  async function deliverWebhookAttempt(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
+    const skipped = (deliveryStatus: DeliverAttemptResult['deliveryStatus']): DeliverAttemptResult => ({
+      attempted: false,
+      ok: false,
+      statusCode: null,
+      gone: false,
+      final: true,
+      deliveryStatus,
+      unreportedOutcome: null,
+      healthStart: null,
+      attemptedAtMs: null,
+    });
+
+    const target = await findDeliveryTarget(deps.db, input.deliveryId, input.series, input.attemptNumber);
+    if (!target) {
+      log.warn({ deliveryId: input.deliveryId }, 'delivery not found; nothing to attempt');
+      return skipped('dead_letter');
+    }
+    if (target.series !== input.series) return skipped('superseded'); // a replay took over
+
+    const recorded = target.recorded;
+    if (recorded) {
+      // Retried after the attempt was made and recorded: do not send twice. The health signal may
+      // not have gone out; the workflow reports it again (the health workflow counts a key once).
+      const gone = recorded.status_code === 410;
+      return {
+        attempted: true,
+        ok: recorded.success,
+        statusCode: recorded.status_code,
+        gone,
+        ...resultFor(input, recorded.success, gone),
+        attemptedAtMs: recorded.attempted_at.getTime(),
+        unreportedOutcome: {
+          key: attemptOutcomeKey(input),
+          subscriptionId: target.subscription_id,
+          generation: target.enable_generation,
+          success: recorded.success,
+          gone,
+        },
+        healthStart: { subscriptionId: target.subscription_id, failureCount: target.failure_count, generation: target.enable_generation },
+      };
+    }
+
+    // The schedule's exact moment (see the workflow): at most a timer lead or a short delay. The
+    // delivery is read before waiting (so the request leaves on time), the status again after it
+    // (a disable that landed meanwhile, e.g. by the previous attempt's failure, still counts).
+    const waitMs = input.notBeforeMs ? Math.min(input.notBeforeMs - Date.now(), IN_ACTIVITY_WAIT_MAX_MS + TIMER_LEAD_MS + 1000) : 0;
+    let status = target.subscription_status;
+    let generation = target.enable_generation;
+    if (waitMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      // A timer counts from the event loop's cached clock and can fire a millisecond or two before
+      // the wall clock reaches the moment: never send (or record) a retry before its delay.
+      const notBeforeMs = input.notBeforeMs ?? 0;
+      while (Date.now() < notBeforeMs) {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, notBeforeMs - Date.now())));
+      }
+      const now = await findSubscriptionState(deps.db, target.subscription_id);
+      status = now?.status ?? 'inactive';
+      generation = now?.enable_generation ?? generation;
+    }
+    if (status !== 'active') {
+      await abandonDelivery(deps.db, input.deliveryId, input.series, `subscription is ${status}; not attempted`);
+      return skipped('dead_letter');
+    }
+    target.enable_generation = generation;
+
+    const secret = decryptSecret(target.secret_encrypted, secretKey);
+    const startedAtMs = Date.now();
+    const outcome = await sendWebhookAttempt({
+      url: target.url,
+      // Signed when the request goes out: the Standard Webhooks timestamp is the sending time.
+      headers: (sentAtMs) =>
+        buildDeliveryHeaders({
+          secret,
+          deliveryId: target.id,
+          eventType: target.event_type,
+          rawBody: target.body,
+          timestampSeconds: Math.floor(sentAtMs / 1000),
+        }),
+      rawBody: target.body,
+      timeoutMs: input.timeoutMs,
+      allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE,
+      internalOrigins: deps.config.WEBHOOK_INTERNAL_ORIGINS,
+      lookup: options.lookup,
+    });
+    // The attempt's time is when its request went out, not when this activity began: under load (a
+    // batch's members share one event loop) the SSRF check and the connect can take tens of ms, and
+    // the next delay must count from what the receiver could see. A request that never went out
+    // (refused, unreachable) counts from when the attempt began.
+    const attemptedAt = new Date(outcome.sentAtMs ?? startedAtMs);
+    attemptsTotal.inc({ outcome: outcome.ok ? 'success' : outcome.statusCode === null ? 'no_response' : 'http_error' });
+    attemptLatency.observe(outcome.latencyMs / 1000);
+
+    const verdict = attemptVerdict(input, outcome.ok, outcome.gone);
+    const next = { final: verdict.final, deliveryStatus: verdict.deliveryStatus };
+    await recordAttempt(deps.db, {
+      deliveryId: target.id,
+      subscriptionId: target.subscription_id,
+      series: input.series,
+      attemptNumber: input.attemptNumber,
+      statusCode: outcome.statusCode,
+      latencyMs: outcome.latencyMs,
+      success: outcome.ok,
+      error: outcome.error,
+      responseExcerpt: outcome.responseBodyExcerpt ? outcome.responseBodyExcerpt.slice(0, 1000) : null,
+      attemptedAt,
+      nextStatus: next.deliveryStatus as DeliveryStatus,
+      nextAttemptAt: next.final || input.nextDelayMs === null ? null : new Date(Math.max(Date.now(), attemptedAt.getTime() + input.nextDelayMs)),
+      disableReason: verdict.disableSubscription,
+      generation: target.enable_generation,
+    });
+
+    const signal: AttemptOutcomeSignal = {
+      key: attemptOutcomeKey(input),
+      subscriptionId: target.subscription_id,
+      generation: target.enable_generation,
+      success: outcome.ok,
+      gone: outcome.gone,
+    };
+    const healthStart: SubscriptionHealthInput = {
+      subscriptionId: target.subscription_id,
+      failureCount: target.failure_count,
+      generation: target.enable_generation,
+    };
+    let unreported: AttemptOutcomeSignal | null = null;
+    try {
+      if (mayChangeHealth(outcome.ok, target, attemptedAt)) await signalSubscriptionHealth(await deps.temporal(), deps.config, signal, healthStart);
+    } catch (err) {
+      // The attempt is recorded; the workflow hands the outcome over with a retried activity.
+      log.warn({ err, subscriptionId: target.subscription_id }, 'could not signal the health workflow; the delivery workflow will retry');
+      unreported = signal;
+    }
+    return {
+      attempted: true,
+      ok: outcome.ok,
+      statusCode: outcome.statusCode,
+      gone: outcome.gone,
+      ...next,
+      attemptedAtMs: attemptedAt.getTime(),
+      unreportedOutcome: unreported,
+      healthStart: unreported ? healthStart : null,
+    };
+  }
+
+  /**
+   * The first attempts of a batch (workflow `webhook-delivery-batch-<id>`), all at once. A member
+   * whose attempt failed and has retries left is handed over, as soon as its attempt is recorded, to
+   * its own delivery workflow (`webhook-delivery-<id>`, continuing after attempt 1), which runs the
+   * timed retries and the dead letter; handing over at once keeps the +1 s retry on time whatever the
+   * other members take. Idempotent like `deliverWebhookAttempt`: when Temporal retries this activity,
+   * recorded attempts are not sent again, their hand-over is repeated (a duplicate start is a no-op)
+   * and their health outcome reported again (the health workflow counts a key once).
+   */
+  async function deliverFirstAttempts(input: FirstAttemptsActivityInput): Promise<WebhookFirstAttemptsResult> {
+    const members = await findBatchMembers(deps.db, input.batchWorkflowId);
+    const total = totalAttempts(input.retryDelaysMs);
+    const nextDelayMs = input.retryDelaysMs[0] ?? null;
+    let infrastructureError: unknown = null;
+    const results = await Promise.all(
+      members.map(async (member): Promise<WebhookFirstAttemptsResult['deliveries'][number]> => {
+        // A replay took over (its own workflow), or the delivery already ended: nothing to do here.
+        if (member.series !== 0) return { deliveryId: member.id, outcome: 'skipped', statusCode: null };
+        try {
+          const attempt = await deliverWebhookAttempt({
+            deliveryId: member.id,
+            series: 0,
+            attemptNumber: 1,
+            totalAttempts: total,
+            timeoutMs: input.timeoutMs,
+            nextDelayMs,
+            notBeforeMs: null,
+          });
+          if (attempt.unreportedOutcome && attempt.healthStart) await reportAttemptOutcome({ outcome: attempt.unreportedOutcome, start: attempt.healthStart });
+          if (!attempt.final && attempt.attemptedAtMs !== null) {
+            await startDeliveryWorkflow(await deps.temporal(), deps.config, { id: member.id, series: 0, workflow_id: deliveryWorkflowId(member.id, 0) }, {
+              retryDelaysMs: input.retryDelaysMs,
+              timeoutMs: input.timeoutMs,
+              startAfterAttempt: { attemptNumber: 1, attemptedAtMs: attempt.attemptedAtMs },
+            });
+          }
+          const outcome =
+            attempt.deliveryStatus === 'delivered' ? 'delivered' : attempt.deliveryStatus === 'superseded' ? 'skipped' : attempt.final ? 'dead_letter' : 'retrying';
+          return { deliveryId: member.id, outcome, statusCode: attempt.statusCode };
+        } catch (err) {
+          // Database or Temporal unavailable: finish the others, then fail so that Temporal retries.
+          infrastructureError = err;
+          return { deliveryId: member.id, outcome: 'skipped', statusCode: null };
+        }
+      }),
+    );
+    if (infrastructureError) throw infrastructureError;
+    return { deliveries: results };
+  }
+
+  /**
+   * Last resort of a batch whose activity kept failing for infrastructure reasons: every member not
+   * finished yet gets its own delivery workflow for its whole series. That workflow's attempt 1 finds
+   * an attempt the batch already recorded and continues after it (nothing is sent twice).
+   */
+  async function handOverBatchMembers(input: FirstAttemptsActivityInput): Promise<number> {
+    const members = await findBatchMembers(deps.db, input.batchWorkflowId);
+    const client = await deps.temporal();
+    let handedOver = 0;
+    for (const member of members) {
+      if (member.series !== 0 || (member.status !== 'pending' && member.status !== 'retrying')) continue;
+      await startDeliveryWorkflow(client, deps.config, { id: member.id, series: 0, workflow_id: deliveryWorkflowId(member.id, 0) }, {
+        retryDelaysMs: input.retryDelaysMs,
+        timeoutMs: input.timeoutMs,
+      });
+      handedOver++;
+    }
+    return handedOver;
+  }
+
+  async function reportAttemptOutcome(input: { outcome: AttemptOutcomeSignal; start: SubscriptionHealthInput }): Promise<void> {
+    await signalSubscriptionHealth(await deps.temporal(), deps.config, input.outcome, input.start);
+  }
+
+  async function persistSubscriptionFailureCount(input: { subscriptionId: string; generation: number; failureCount: number }): Promise<void> {
+    await setFailureCount(deps.db, input.subscriptionId, input.generation, input.failureCount);
+  }
+
+  async function disableSubscriptionForFailures(input: { subscriptionId: string; generation: number; failureCount: number }): Promise<boolean> {
+    const row = await disableSubscription(
+      deps.db,
+      input.subscriptionId,
+      input.generation,
+      `${input.failureCount} consecutive failed delivery attempts`,
+      input.failureCount,
+    );
+    if (row) log.warn({ subscriptionId: input.subscriptionId, failureCount: input.failureCount }, 'webhook subscription disabled');
+    else await setFailureCount(deps.db, input.subscriptionId, input.generation, input.failureCount);
+    return row !== null;
+  }
+
+  async function abandonWebhookDelivery(input: { deliveryId: string; series: number; reason: string }): Promise<void> {
+    await abandonDelivery(deps.db, input.deliveryId, input.series, input.reason);
+  }
+
+  return {
+    deliverWebhookAttempt,
+    deliverFirstAttempts,
+    handOverBatchMembers,
+    reportAttemptOutcome,
+    persistSubscriptionFailureCount,
+    disableSubscriptionForFailures,
+    abandonWebhookDelivery,
+  };
+}
+
+export type DeliverySteps = ReturnType<typeof createDeliverySteps>;
