@@ -15,10 +15,23 @@ const restricted = (patterns) => ['error', { patterns }];
 
 /** Below the API: nothing here may know about HTTP, Temporal workers/workflows, or the runtime loops. */
 const notUpward = [
-  { group: ['**/api/**', '**/api'], message: 'the API sits above this layer: move what you need down (src/lib, src/errors.ts, src/wire).' },
-  { group: ['**/activities/**', '**/activities'], message: 'activities are adapters above the domain: call the domain from them, not the reverse.' },
-  { group: ['**/workflows/**', '**/workflows'], allowTypeImports: true, message: 'import a workflow\'s contract (src/domain/<feature>/contract.ts), not the workflow.' },
-  { group: ['**/runtime/**'], message: 'runtime loops are started by src/worker.ts / src/api/server.ts, never imported from below.' },
+  {
+    group: ['**/api/**', '**/api'],
+    message: 'the API sits above this layer: move what you need down (src/lib, src/errors.ts, src/wire).',
+  },
+  {
+    group: ['**/activities/**', '**/activities'],
+    message: 'activities are adapters above the domain: call the domain from them, not the reverse.',
+  },
+  {
+    group: ['**/workflows/**', '**/workflows'],
+    allowTypeImports: true,
+    message: "import a workflow's contract (src/domain/<feature>/contract.ts), not the workflow.",
+  },
+  {
+    group: ['**/runtime/**'],
+    message: 'runtime loops are started by src/worker.ts / src/api/server.ts, never imported from below.',
+  },
   { group: ['**/web/**', '**/cli/**'], message: 'pages and the CLI sit above the domain.' },
   { group: ['koa', '@koa/*', 'koa-*'], allowTypeImports: false, message: 'HTTP belongs to src/api.' },
 ];
@@ -35,13 +48,25 @@ const sqlOutsideDb = [
     message: 'SQL belongs in src/db/queries/<table>.ts.',
   },
   {
-    selector: 'TemplateElement[value.raw=/^\\s*(SELECT|INSERT INTO|UPDATE \\w+ SET|DELETE FROM|WITH \\w+ AS)\\b/]',
+    selector:
+      'TemplateElement[value.raw=/^\\s*(SELECT|INSERT INTO|UPDATE \\w+ SET|DELETE FROM|WITH \\w+ AS)\\b/]',
     message: 'SQL belongs in src/db/queries/<table>.ts.',
   },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'coverage/**', 'test-artifacts/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      '.tools/**',
+      'coverage/**',
+      'test-artifacts/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -71,7 +96,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restricted([
         ...notUpward,
-        { group: ['**/domain/**', '**/domain'], message: 'src/db sits below the domain: queries know tables, not rules.' },
+        {
+          group: ['**/domain/**', '**/domain'],
+          message: 'src/db sits below the domain: queries know tables, not rules.',
+        },
       ]),
     },
   },
@@ -84,10 +112,18 @@ export default tseslint.config(
         {
           regex: '^\\.\\./src/(?!domain/[^/]+/contract$)',
           allowTypeImports: true,
-          message: 'a workflow imports values only from @temporalio/* and src/domain/<feature>/contract.ts (types from anywhere).',
+          message:
+            'a workflow imports values only from @temporalio/* and src/domain/<feature>/contract.ts (types from anywhere).',
         },
-        { group: ['../activities/**', '../activities'], allowTypeImports: true, message: 'workflows reach activities through proxyActivities<typeof ...> types only.' },
-        { group: ['pg', 'koa', 'node:*', 'fs', 'http', 'https', 'crypto'], message: 'no I/O in workflow code.' },
+        {
+          group: ['../activities/**', '../activities'],
+          allowTypeImports: true,
+          message: 'workflows reach activities through proxyActivities<typeof ...> types only.',
+        },
+        {
+          group: ['pg', 'koa', 'node:*', 'fs', 'http', 'https', 'crypto'],
+          message: 'no I/O in workflow code.',
+        },
       ]),
     },
   },
@@ -95,7 +131,12 @@ export default tseslint.config(
     files: ['src/domain/*/contract.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restricted([
-        { regex: '^(?!@temporalio/common$)', allowTypeImports: true, message: 'a workflow contract imports nothing (values) but @temporalio/common: the workflow bundle loads it.' },
+        {
+          regex: '^(?!@temporalio/common$)',
+          allowTypeImports: true,
+          message:
+            'a workflow contract imports nothing (values) but @temporalio/common: the workflow bundle loads it.',
+        },
       ]),
     },
   },
@@ -104,7 +145,11 @@ export default tseslint.config(
     files: ['src/connector-client/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restricted([
-        { regex: '^\\.\\./(?!wire/connector$|lib/suggest$)', message: 'the connector SDK imports only src/wire/connector.ts (and the pure src/lib/suggest.ts) from the server tree.' },
+        {
+          regex: '^\\.\\./(?!wire/connector$|lib/suggest$)',
+          message:
+            'the connector SDK imports only src/wire/connector.ts (and the pure src/lib/suggest.ts) from the server tree.',
+        },
       ]),
     },
   },

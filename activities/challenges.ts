@@ -5,10 +5,16 @@ import type { ActivityDeps } from './index';
 /** The lifecycle workflow's activities: thin adapters over the challenge rules (src/domain/challenges). */
 export function createChallengeActivities(deps: Pick<ActivityDeps, 'db' | 'logger'>) {
   return {
-    async challengeStartReached(input: { challengeId: string; expectedStartsAt: string | null }): Promise<ChallengeLifecycleSnapshot> {
+    async challengeStartReached(input: {
+      challengeId: string;
+      expectedStartsAt: string | null;
+    }): Promise<ChallengeLifecycleSnapshot> {
       return markChallengeStarted(deps, input.challengeId, input.expectedStartsAt);
     },
-    async challengeEndReached(input: { challengeId: string; expectedEndsAt: string | null }): Promise<ChallengeLifecycleSnapshot> {
+    async challengeEndReached(input: {
+      challengeId: string;
+      expectedEndsAt: string | null;
+    }): Promise<ChallengeLifecycleSnapshot> {
       return markChallengeEnded(deps, input.challengeId, input.expectedEndsAt);
     },
   };

@@ -3,10 +3,20 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../src/errors';
 import { admitJudging } from '../src/domain/submissions/admission';
 import type { RecordedJudgement, RunRef } from '../src/domain/submissions/contract';
-import { judgeRun, markJudgingStarted, markSubmissionFailed, markSubmissionStep } from '../src/domain/submissions/judging';
+import {
+  judgeRun,
+  markJudgingStarted,
+  markSubmissionFailed,
+  markSubmissionStep,
+} from '../src/domain/submissions/judging';
 import { sweepIntervalMs } from '../src/domain/submissions/rules';
 import { sweepOnce } from '../src/domain/submissions/sweeper';
-import { GraderRejectedError, GraderUnavailableError, InvalidJudgeConfigError, JudgeInfrastructureError } from '../src/judging';
+import {
+  GraderRejectedError,
+  GraderUnavailableError,
+  InvalidJudgeConfigError,
+  JudgeInfrastructureError,
+} from '../src/judging';
 import type { ActivityDeps } from './index';
 
 /** Longest wait a grader's Retry-After may impose between attempts. */
@@ -18,7 +28,11 @@ const STALL_CHECK_EVERY = 10;
 export function toActivityFailure(err: unknown): unknown {
   // The submission or its challenge is gone: retrying cannot help (types the workflow's retry policy names).
   if (err instanceof ServiceError && err.code === 'NOT_FOUND') {
-    return ApplicationFailure.create({ message: err.message, type: /challenge/.test(err.message) ? 'ChallengeNotFound' : 'SubmissionNotFound', nonRetryable: true });
+    return ApplicationFailure.create({
+      message: err.message,
+      type: /challenge/.test(err.message) ? 'ChallengeNotFound' : 'SubmissionNotFound',
+      nonRetryable: true,
+    });
   }
   if (err instanceof GraderUnavailableError) {
     return ApplicationFailure.create({

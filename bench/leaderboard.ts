@@ -42,7 +42,8 @@ async function seed(db: Client): Promise<string> {
   );
   const challengeId = challenge.rows[0].id;
   await db.query(`INSERT INTO users (subject, name) VALUES ('bench|owner', 'bench')`);
-  const owner = (await db.query<{ id: string }>(`SELECT id FROM users WHERE subject = 'bench|owner'`)).rows[0].id;
+  const owner = (await db.query<{ id: string }>(`SELECT id FROM users WHERE subject = 'bench|owner'`)).rows[0]
+    .id;
   await seedLeaderboardBoard(db, challengeId, owner, AGENTS, 'agent-');
   await db.query('VACUUM ANALYZE leaderboard_entries');
   await db.query('ANALYZE');
@@ -65,7 +66,14 @@ async function main(): Promise<void> {
   // The API runs as its own process (bench/lib): the requests below never share its event loop.
   const port = await freePort();
   const api = apiProcess({
-    env: { ...process.env, DATABASE_URL, PORT: String(port), RATE_LIMIT_DISABLED: '1', LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+    env: {
+      ...process.env,
+      DATABASE_URL,
+      PORT: String(port),
+      RATE_LIMIT_DISABLED: '1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+    },
     logDir: path.join(ROOT, '.data/bench/logs'),
     name: 'api-leaderboard',
   });

@@ -151,15 +151,28 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
   // A third one with the limiter's counters in Redis (REDIS_URL), when a Redis answers.
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const redisPort = await freePort();
-  const withRedis: ManagedProcess | null = (await portOpen(new URL(redisUrl).hostname, Number(new URL(redisUrl).port || 6379)))
-    ? apiProcess({ env: { ...process.env, ...stack.env, PORT: String(redisPort), REDIS_URL: redisUrl }, logDir: stack.logDir, name: 'api-ratelimit-redis' })
+  const withRedis: ManagedProcess | null = (await portOpen(
+    new URL(redisUrl).hostname,
+    Number(new URL(redisUrl).port || 6379),
+  ))
+    ? apiProcess({
+        env: { ...process.env, ...stack.env, PORT: String(redisPort), REDIS_URL: redisUrl },
+        logDir: stack.logDir,
+        name: 'api-ratelimit-redis',
+      })
     : null;
   await Promise.all([unlimited.start(), anchor.start(), withRedis?.start()]);
   const unlimitedUrl = `http://127.0.0.1:${port}`;
   const anchorUrl = `http://127.0.0.1:${anchorPort}`;
   const redisApiUrl = `http://127.0.0.1:${redisPort}`;
   const pidOf = (base: string) =>
-    base === unlimitedUrl ? unlimited.pid : base === anchorUrl ? anchor.pid : base === redisApiUrl ? withRedis?.pid : stack.api.pid;
+    base === unlimitedUrl
+      ? unlimited.pid
+      : base === anchorUrl
+        ? anchor.pid
+        : base === redisApiUrl
+          ? withRedis?.pid
+          : stack.api.pid;
   try {
     const [probeToken] = await manyTokens(stack.client, 1);
     const { cursors, rows: boardRows } = await collectCursors(stack, probeToken, boardId);
@@ -196,7 +209,8 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
       return { report, load: loadAverage() };
     };
     const ratio = (a: Measured, b: Measured) => a.report.rps / b.report.rps;
-    const anchorNote = (m: Measured) => `p50 ${m.report.latency.p50.toFixed(1)} ms, p99 ${m.report.latency.p99.toFixed(1)} ms; ${cpuNote(m.report, 'anchor')}`;
+    const anchorNote = (m: Measured) =>
+      `p50 ${m.report.latency.p50.toFixed(1)} ms, p99 ${m.report.latency.p99.toFixed(1)} ms; ${cpuNote(m.report, 'anchor')}`;
 
     // ---- GET /api/v1/challenges: anchor, then the API with and without the limiter
     const listPaths = ['/api/v1/challenges'];
@@ -211,7 +225,7 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
     );
     log(`challenges, limiter on: ${fmt(listOn.report.rps)} req/s`);
     rows.push({
-      figure: 'Anchor: bare Koa + pg, the challenge list\'s own two statements (page + count)',
+      figure: "Anchor: bare Koa + pg, the challenge list's own two statements (page + count)",
       value: `${fmt(listAnchor.report.rps)} req/s`,
       target: '(anchor)',
       ok: null,
@@ -328,8 +342,12 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
     const etag = probe.headers.get('etag') ?? '';
     const pageBytes = (await probe.arrayBuffer()).byteLength;
     const full = await measure(unlimitedUrl, firstPage, [{}]);
-    const revalidated = await measure(unlimitedUrl, firstPage, [{ 'if-none-match': etag }], { okStatuses: [304] });
-    log(`leaderboard first page: 200 ${fmt(full.report.rps)} req/s, 304 ${fmt(revalidated.report.rps)} req/s`);
+    const revalidated = await measure(unlimitedUrl, firstPage, [{ 'if-none-match': etag }], {
+      okStatuses: [304],
+    });
+    log(
+      `leaderboard first page: 200 ${fmt(full.report.rps)} req/s, 304 ${fmt(revalidated.report.rps)} req/s`,
+    );
     // The API process's own CPU: both run the same statements (PostgreSQL's CPU counter is the
     // whole server's, which on a shared machine includes other databases' work).
     const cost = (m: Measured) => m.report.cpuPerRequestMs.server;

@@ -209,13 +209,26 @@ async function spectatorsPart(env: Record<string, string>): Promise<BenchRow[]> 
   const run = await runBenchFile(file, [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 15 * 60_000);
   const line = run.output.split('\n').find((l) => l.startsWith('SPECTATORS_ROWS '));
   if (!line || run.code !== 0)
-    return [failedRow('5,000 SSE spectators', 'every event in order; p99 ≤ 250 ms', `exit ${run.code}; see .data/bench/logs/spectators.log`, run.loadAfter)];
+    return [
+      failedRow(
+        '5,000 SSE spectators',
+        'every event in order; p99 ≤ 250 ms',
+        `exit ${run.code}; see .data/bench/logs/spectators.log`,
+        run.loadAfter,
+      ),
+    ];
   return JSON.parse(line.slice('SPECTATORS_ROWS '.length)) as BenchRow[];
 }
 
 async function limiterPart(env: Record<string, string>): Promise<BenchRow[]> {
-  const run = await runBenchFile('bench/limiter.ts', [], { ...env, BENCH_DATABASE_NAME: DATABASE }, 5 * 60_000);
-  const rate = (name: string) => num(new RegExp(`LIMITER ${name}: ([\\d,]+) consumes/s`), run.output.replace(/(\d),(\d)/g, '$1$2'));
+  const run = await runBenchFile(
+    'bench/limiter.ts',
+    [],
+    { ...env, BENCH_DATABASE_NAME: DATABASE },
+    5 * 60_000,
+  );
+  const rate = (name: string) =>
+    num(new RegExp(`LIMITER ${name}: ([\\d,]+) consumes/s`), run.output.replace(/(\d),(\d)/g, '$1$2'));
   const library = rate('library');
   const ours = rate('ours');
   return [
@@ -225,20 +238,33 @@ async function limiterPart(env: Record<string, string>): Promise<BenchRow[]> {
       target: '(reduced, PostgreSQL kept)',
       ok: null,
       load: run.loadAfter,
-      note: run.code !== 0 ? `exit ${run.code}; see .data/bench/logs/limiter.log` : 'bench/limiter.ts: 16 callers, 200 keys, alternated rounds, medians',
+      note:
+        run.code !== 0
+          ? `exit ${run.code}; see .data/bench/logs/limiter.log`
+          : 'bench/limiter.ts: 16 callers, 200 keys, alternated rounds, medians',
     },
   ];
 }
 
 /** The OS wall around submitted code (bench/sandbox.ts): needs no stack, only bwrap. */
 async function sandboxPart(): Promise<BenchRow[]> {
-  const run = await runBenchFile('bench/sandbox.ts', ['--cases', '60', '--submissions', '100'], {}, 10 * 60_000);
+  const run = await runBenchFile(
+    'bench/sandbox.ts',
+    ['--cases', '60', '--submissions', '100'],
+    {},
+    10 * 60_000,
+  );
   const json = run.code === 0 ? lastJson(run.output) : null;
   const why = run.code !== 0 || !json ? `exit ${run.code}; see .data/bench/logs/sandbox.log` : undefined;
   if (why || !json) {
     return [
       failedRow('OS sandbox: added p50 per sandboxed process', '≤ 20 ms', why ?? 'no result', run.loadAfter),
-      failedRow('tests judge: submissions judged/s (4 cases each)', '≥ 10/s', why ?? 'no result', run.loadAfter),
+      failedRow(
+        'tests judge: submissions judged/s (4 cases each)',
+        '≥ 10/s',
+        why ?? 'no result',
+        run.loadAfter,
+      ),
     ];
   }
   return [

@@ -50,8 +50,17 @@ async function recreateDatabase(): Promise<void> {
   await migrate(DATABASE_URL);
 }
 
-function startChild(script: string, env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, readyLine?: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startChild(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  ready: () => Promise<boolean>,
+  readyLine?: string,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), script], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let done = false;
     let log = '';
@@ -63,7 +72,10 @@ function startChild(script: string, env: NodeJS.ProcessEnv, ready: () => Promise
       if (err) reject(err);
       else resolve(child);
     };
-    const timer = setTimeout(() => finish(new Error(`${script} not ready in 120 s: ${log.slice(-2000)}`)), 120_000);
+    const timer = setTimeout(
+      () => finish(new Error(`${script} not ready in 120 s: ${log.slice(-2000)}`)),
+      120_000,
+    );
     const probe = setInterval(() => void ready().then((ok) => ok && !readyLine && finish()), 250);
     child.stdout!.on('data', (d: Buffer) => {
       log += d.toString();
@@ -92,7 +104,9 @@ function freePort(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench: ${AGENTS} agents × ${EVENTS_PER_AGENT} events, spectator delay ${DELAY_MS} ms, Temporal ${values.temporal}`);
+  console.log(
+    `bench: ${AGENTS} agents × ${EVENTS_PER_AGENT} events, spectator delay ${DELAY_MS} ms, Temporal ${values.temporal}`,
+  );
   await recreateDatabase();
   const env = {
     ...process.env,
@@ -107,7 +121,9 @@ async function main(): Promise<void> {
   };
   const port = await freePort();
   const worker = await startChild('src/worker.ts', env, async () => false, 'WORKER_READY');
-  const api = await startChild('src/api/server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, () => portOpen(port));
+  const api = await startChild('src/api/server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, () =>
+    portOpen(port),
+  );
   const config = loadConfig(env);
   const deps = { db: createPool(DATABASE_URL, 5), temporal: lazyTemporalClient(config) };
   const base = `http://127.0.0.1:${port}`;
@@ -124,13 +140,20 @@ async function main(): Promise<void> {
     for (let i = 0; i < AGENTS; i++) {
       const jwt = await mintSessionJwt(config.AUTH_JWT_SECRET, { sub: `bench|${i}`, name: `Bench ${i}` });
       const post = async (p: string, body: unknown) => {
-        const res = await fetch(base + p, { method: 'POST', headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await fetch(base + p, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
         return ((await res.json()) as { data: Record<string, string> }).data;
       };
       const agent = await post('/api/v1/agents', { name: `bench-agent-${i}` });
       const key = await post(`/api/v1/agents/${agent.id}/keys`, {});
-      await deps.db.query('INSERT INTO entries (challenge_id, agent_id) VALUES ($1, $2)', [challengeId, agent.id]);
+      await deps.db.query('INSERT INTO entries (challenge_id, agent_id) VALUES ($1, $2)', [
+        challengeId,
+        agent.id,
+      ]);
       agents.push({ agentId: agent.id, key: key.key });
     }
     // Warm-up: one event per agent (connections, relay start), not measured.
@@ -142,7 +165,12 @@ async function main(): Promise<void> {
         body: JSON.stringify({
           challengeId,
           agentId: a.agentId,
-          event: { type: n % 5 === 0 ? 'progress' : 'thinking', timestamp: new Date().toISOString(), summary: `step ${n}`, percent: n % 101 },
+          event: {
+            type: n % 5 === 0 ? 'progress' : 'thinking',
+            timestamp: new Date().toISOString(),
+            summary: `step ${n}`,
+            percent: n % 101,
+          },
         }),
       });
       const text = await res.text();
@@ -165,9 +193,14 @@ async function main(): Promise<void> {
       events: total,
       seconds: Number(elapsedS.toFixed(2)),
       events_per_second: Math.round(total / elapsedS),
-      latency_ms: { p50: Number(percentile(latencies, 50).toFixed(1)), p99: Number(percentile(latencies, 99).toFixed(1)) },
+      latency_ms: {
+        p50: Number(percentile(latencies, 50).toFixed(1)),
+        p99: Number(percentile(latencies, 99).toFixed(1)),
+      },
     };
-    console.log(`ingest: ${total} events in ${ingest.seconds} s = ${ingest.events_per_second} events/s (p50 ${ingest.latency_ms.p50} ms, p99 ${ingest.latency_ms.p99} ms)`);
+    console.log(
+      `ingest: ${total} events in ${ingest.seconds} s = ${ingest.events_per_second} events/s (p50 ${ingest.latency_ms.p50} ms, p99 ${ingest.latency_ms.p99} ms)`,
+    );
 
     // Gap-free check while we are at it.
     const gaps = await deps.db.query<{ n: number }>(
@@ -179,7 +212,10 @@ async function main(): Promise<void> {
     const all = total + AGENTS;
     const deadline = Date.now() + DELAY_MS + 120_000;
     for (;;) {
-      const r = await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM live_events WHERE challenge_id = $1 AND released_at IS NOT NULL', [challengeId]);
+      const r = await deps.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM live_events WHERE challenge_id = $1 AND released_at IS NOT NULL',
+        [challengeId],
+      );
       if (r.rows[0].n >= all) break;
       if (Date.now() > deadline) throw new Error(`only ${r.rows[0].n}/${all} released`);
       await new Promise((res) => setTimeout(res, 500));
@@ -204,13 +240,21 @@ async function main(): Promise<void> {
     const history = await relayHandle.fetchHistory();
     // The bench's worker goes away with it: do not leave the relay waiting on a dead task queue.
     await relayHandle.terminate('bench finished').catch(() => undefined);
-    const activities = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes || e.activityTaskScheduledEventAttributes).length;
+    const activities = (history.events ?? []).filter(
+      (e) => e.markerRecordedEventAttributes || e.activityTaskScheduledEventAttributes,
+    ).length;
     const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
     console.log(
       `relay: release lag min ${relay.release_lag_ms.min} / p50 ${relay.release_lag_ms.p50} / p99 ${relay.release_lag_ms.p99} / max ${relay.release_lag_ms.max} ms ` +
         `(target ${DELAY_MS} ± 500 ms at p99; released early: ${relay.early}); current run: ${activities} activities, ${signals} signals`,
     );
-    console.log(JSON.stringify({ agents: AGENTS, ingest, seq_gaps: gaps.rows[0].n, relay, relay_run: { activities, signals } }, null, 2));
+    console.log(
+      JSON.stringify(
+        { agents: AGENTS, ingest, seq_gaps: gaps.rows[0].n, relay, relay_run: { activities, signals } },
+        null,
+        2,
+      ),
+    );
   } finally {
     await deps.temporal.close();
     await deps.db.end();

@@ -26,7 +26,15 @@ import { withTransaction } from '../src/db/pool';
 import { emitEvent } from '../src/events/outbox';
 import { deriveSecretBoxKey, encryptSecret, secretPrefix } from '../src/webhooks/secret-box';
 import { loadAverage, machineInfo } from './lib/machine';
-import { portOpen, ROOT, sleep, temporalProcess, waitFor, workerProcess, type ManagedProcess } from './lib/processes';
+import {
+  portOpen,
+  ROOT,
+  sleep,
+  temporalProcess,
+  waitFor,
+  workerProcess,
+  type ManagedProcess,
+} from './lib/processes';
 import { startReceiver } from './lib/receiver';
 import { recreateDatabase } from './lib/stack';
 import { round, summarize } from './lib/stats';
@@ -69,14 +77,18 @@ async function main(): Promise<void> {
     WEBHOOK_SECRET_KEY,
   };
   // BENCH_CPU_PROF=1: the worker writes a V8 CPU profile next to its log when it stops.
-  const nodeArgs = process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', '--cpu-prof-dir', path.join(logDir, 'profiles')] : [];
+  const nodeArgs =
+    process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', '--cpu-prof-dir', path.join(logDir, 'profiles')] : [];
   const worker = workerProcess({ env, logDir, name: 'worker', nodeArgs });
   const receiver = await startReceiver();
   const db = new Pool({ connectionString: databaseUrl, max: 10 });
   try {
     await worker.start();
 
-    const user = await db.query<{ id: string }>(`INSERT INTO users (subject, name) VALUES ($1, 'bench') RETURNING id`, [`bench|${randomUUID()}`]);
+    const user = await db.query<{ id: string }>(
+      `INSERT INTO users (subject, name) VALUES ($1, 'bench') RETURNING id`,
+      [`bench|${randomUUID()}`],
+    );
     const userId = user.rows[0]!.id;
     await insertSubscription(db, {
       ownerUserId: userId,
@@ -97,7 +109,13 @@ async function main(): Promise<void> {
 
     const emitOne = async (): Promise<string> => {
       const challengeId = randomUUID();
-      await withTransaction(db, (tx) => emitEvent(tx, { type: 'challenge.retired', payload: { challenge_id: challengeId }, ownerUserId: userId }));
+      await withTransaction(db, (tx) =>
+        emitEvent(tx, {
+          type: 'challenge.retired',
+          payload: { challenge_id: challengeId },
+          ownerUserId: userId,
+        }),
+      );
       committedAt.set(challengeId, Date.now());
       return challengeId;
     };
@@ -121,13 +139,22 @@ async function main(): Promise<void> {
     const latency = summarize(latencyKeys.map((k) => latencies.get(k)!));
 
     // 2. Throughput: a burst.
-    const cpuBefore = { worker: cpuSeconds(worker.pid), temporal: cpuSeconds(temporal?.pid), bench: process.cpuUsage() };
+    const cpuBefore = {
+      worker: cpuSeconds(worker.pid),
+      temporal: cpuSeconds(temporal?.pid),
+      bench: process.cpuUsage(),
+    };
     const burstKeys: string[] = [];
     const burstStart = Date.now();
     for (let i = 0; i < BURST_EVENTS; i += 50) {
       const batch = Array.from({ length: Math.min(50, BURST_EVENTS - i) }, () => randomUUID());
       await withTransaction(db, async (tx) => {
-        for (const challengeId of batch) await emitEvent(tx, { type: 'challenge.retired', payload: { challenge_id: challengeId }, ownerUserId: userId });
+        for (const challengeId of batch)
+          await emitEvent(tx, {
+            type: 'challenge.retired',
+            payload: { challenge_id: challengeId },
+            ownerUserId: userId,
+          });
       });
       const now = Date.now();
       for (const k of batch) committedAt.set(k, now);
@@ -149,12 +176,17 @@ async function main(): Promise<void> {
     // The last attempts are recorded just after the receiver answered.
     await waitFor(
       'delivery rows recorded',
-      async () => (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n === 0,
+      async () =>
+        (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered'`))
+          .rows[0].n === 0,
       30_000,
     ).catch(() => undefined);
     const invalid = receiver.deliveries.filter((d) => d.signatureValid !== true).length;
-    const duplicates = receiver.deliveries.length - new Set(receiver.deliveries.map((d) => d.deliveryId)).size;
-    const dbCounts = await db.query(`SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status ORDER BY status`);
+    const duplicates =
+      receiver.deliveries.length - new Set(receiver.deliveries.map((d) => d.deliveryId)).size;
+    const dbCounts = await db.query(
+      `SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status ORDER BY status`,
+    );
     // How the burst's first attempts ran: in first-attempt batch workflows, or one workflow each.
     const burstRows = await db.query<{ batch_workflow_id: string | null }>(
       `SELECT d.batch_workflow_id FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
@@ -165,7 +197,9 @@ async function main(): Promise<void> {
     const unbatched = burstRows.rows.filter((r) => r.batch_workflow_id === null).length;
 
     const m = machineInfo();
-    console.log(`machine: ${m.nproc} cores (${m.cpuModel}), ${m.memory}; node ${m.node}; PostgreSQL ${m.postgres}; load ${loadBefore} → ${loadAfter}`);
+    console.log(
+      `machine: ${m.nproc} cores (${m.cpuModel}), ${m.memory}; node ${m.node}; PostgreSQL ${m.postgres}; load ${loadBefore} → ${loadAfter}`,
+    );
     console.log(
       `latency (${latency.count} events at ${RATE}/s, event commit → receiver): p50 ${round(latency.p50)} ms, p90 ${round(latency.p90)} ms, ` +
         `p99 ${round(latency.p99)} ms, max ${round(latency.max)} ms (target p50 ≤ 150 ms)`,
@@ -178,7 +212,8 @@ async function main(): Promise<void> {
       `burst workflows: ${batchIds.size} first-attempt batches (${round((burstRows.rows.length - unbatched) / Math.max(1, batchIds.size), 1)} deliveries each on average), ` +
         `${unbatched} deliveries with a workflow of their own (WEBHOOK_FIRST_ATTEMPT_BATCH_MAX=${process.env.WEBHOOK_FIRST_ATTEMPT_BATCH_MAX ?? 'default 50'})`,
     );
-    const perDelivery = (sec: number) => (Number.isFinite(sec) ? `${round((sec * 1000) / BURST_EVENTS, 2)} ms` : 'n/a (shared server)');
+    const perDelivery = (sec: number) =>
+      Number.isFinite(sec) ? `${round((sec * 1000) / BURST_EVENTS, 2)} ms` : 'n/a (shared server)';
     console.log(
       `CPU per delivery during the burst: worker ${perDelivery(cpu.worker)}, Temporal server ${perDelivery(cpu.temporal)}, ` +
         `bench (emitter + receiver) ${perDelivery(cpu.bench)}`,

@@ -35,7 +35,10 @@ const productionHardeningSettings = {
    */
   AUTH_OPERATOR_CLAIM: z
     .string()
-    .regex(/^[a-z][a-z0-9+.-]*:[^=\s]+=[^=\s]+$/i, 'claim=value, with a namespaced claim name (a URL or URN, e.g. https://example.com/roles=operator)')
+    .regex(
+      /^[a-z][a-z0-9+.-]*:[^=\s]+=[^=\s]+$/i,
+      'claim=value, with a namespaced claim name (a URL or URN, e.g. https://example.com/roles=operator)',
+    )
     .optional(),
   /** Take the unnamespaced `role: admin` claim as operator (dev CLI and tests only; refused in production). */
   AUTH_TRUST_ROLE_CLAIM: boolFlag,
@@ -51,7 +54,18 @@ const productionHardeningSettings = {
    * operator names; they skip the address checks of the SSRF guard. Unlike WEBHOOK_ALLOW_PRIVATE
    * this admits no other port or host, so it is allowed in production.
    */
-  WEBHOOK_INTERNAL_ORIGINS: commaList.pipe(z.array(z.string().refine(isIpLiteralOrigin, 'each entry must be an origin with an IP literal host, e.g. http://127.0.0.1:8080'))).default(''),
+  WEBHOOK_INTERNAL_ORIGINS: commaList
+    .pipe(
+      z.array(
+        z
+          .string()
+          .refine(
+            isIpLiteralOrigin,
+            'each entry must be an origin with an IP literal host, e.g. http://127.0.0.1:8080',
+          ),
+      ),
+    )
+    .default(''),
 };
 
 function isIpLiteralOrigin(entry: string): boolean {
@@ -68,22 +82,34 @@ function isIpLiteralOrigin(entry: string): boolean {
 function refuseUnsafeInProduction(env: Config, ctx: z.RefinementCtx): void {
   const refuse = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (env.WEBHOOK_ALLOW_PRIVATE) {
-    refuse('WEBHOOK_ALLOW_PRIVATE', 'loopback webhook targets are refused in production (name internal receivers in WEBHOOK_INTERNAL_ORIGINS)');
+    refuse(
+      'WEBHOOK_ALLOW_PRIVATE',
+      'loopback webhook targets are refused in production (name internal receivers in WEBHOOK_INTERNAL_ORIGINS)',
+    );
   }
   if (env.AUTH_JWKS_URL && (!env.AUTH_JWT_ISSUER || !env.AUTH_JWT_AUDIENCE)) {
     refuse('AUTH_JWKS_URL', 'a JWKS needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE in production');
   }
   if (env.AUTH_TRUST_ROLE_CLAIM) {
-    refuse('AUTH_TRUST_ROLE_CLAIM', 'the role claim is refused in production; name operators with AUTH_OPERATOR_SUBJECTS or AUTH_OPERATOR_CLAIM');
+    refuse(
+      'AUTH_TRUST_ROLE_CLAIM',
+      'the role claim is refused in production; name operators with AUTH_OPERATOR_SUBJECTS or AUTH_OPERATOR_CLAIM',
+    );
   }
   if (!databaseUrlHasPassword(env.DATABASE_URL)) {
     refuse('DATABASE_URL', 'a database URL without a password is refused in production');
   }
   if (!env.METRICS_TOKEN && env.METRICS_PORT === undefined) {
-    refuse('METRICS_TOKEN', '/metrics needs its own credential (METRICS_TOKEN) or listener (METRICS_PORT) in production');
+    refuse(
+      'METRICS_TOKEN',
+      '/metrics needs its own credential (METRICS_TOKEN) or listener (METRICS_PORT) in production',
+    );
   }
   if (env.TRUST_PROXY && env.TRUST_PROXY_HOPS === undefined) {
-    refuse('TRUST_PROXY_HOPS', 'TRUST_PROXY needs the number of trusted proxies (TRUST_PROXY_HOPS) in production');
+    refuse(
+      'TRUST_PROXY_HOPS',
+      'TRUST_PROXY needs the number of trusted proxies (TRUST_PROXY_HOPS) in production',
+    );
   }
 }
 
@@ -196,13 +222,25 @@ const envSchema = z
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production') {
       if (env.AUTH_JWT_SECRET === 'dev-secret-change-me' && !env.AUTH_JWKS_URL) {
-        ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_SECRET'], message: 'the dev JWT secret is refused in production' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['AUTH_JWT_SECRET'],
+          message: 'the dev JWT secret is refused in production',
+        });
       }
       if (env.WEBHOOK_SECRET_KEY === 'dev-webhook-key-change-me') {
-        ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRET_KEY'], message: 'the dev webhook key is refused in production' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['WEBHOOK_SECRET_KEY'],
+          message: 'the dev webhook key is refused in production',
+        });
       }
       if (env.RATE_LIMIT_DISABLED) {
-        ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_DISABLED'], message: 'rate limits cannot be disabled in production' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['RATE_LIMIT_DISABLED'],
+          message: 'rate limits cannot be disabled in production',
+        });
       }
       if (env.JUDGE_SANDBOX === 'unsafe-process') {
         ctx.addIssue({
@@ -220,7 +258,9 @@ export type Config = z.infer<typeof envSchema>;
 /** Parses the environment once; a bad value stops the process at start with every problem listed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable (`FOO=` in an env file, `${FOO:-}` in docker-compose) means "not set".
-  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
+  const parsed = envSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')),
+  );
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`invalid configuration: ${problems}`);

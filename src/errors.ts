@@ -42,8 +42,10 @@ export class ServiceError extends Error {
   }
 }
 
-export const unauthorized = (message = 'missing or invalid credentials') => new ServiceError('UNAUTHORIZED', message);
-export const forbidden = (message = 'the credential lacks the required scope') => new ServiceError('FORBIDDEN', message);
+export const unauthorized = (message = 'missing or invalid credentials') =>
+  new ServiceError('UNAUTHORIZED', message);
+export const forbidden = (message = 'the credential lacks the required scope') =>
+  new ServiceError('FORBIDDEN', message);
 export const notFound = (what = 'resource') => new ServiceError('NOT_FOUND', `${what} not found`);
 export const validationError = (message: string) => new ServiceError('VALIDATION_ERROR', message);
 export const conflict = (message: string) => new ServiceError('CONFLICT', message);

@@ -66,13 +66,33 @@ async function main(): Promise<void> {
       const file = path.join(OUT_DIR, `${type}-${label}-${kept}.json`);
       const json = execFileSync(
         cli,
-        ['workflow', 'show', '--address', address, '--namespace', namespace, '--workflow-id', c.workflowId, '--run-id', c.runId, '--output', 'json'],
+        [
+          'workflow',
+          'show',
+          '--address',
+          address,
+          '--namespace',
+          namespace,
+          '--workflow-id',
+          c.workflowId,
+          '--run-id',
+          c.runId,
+          '--output',
+          'json',
+        ],
         { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
       );
-      const body = { workflowId: c.workflowId, workflowType: type, capturedFrom: label, history: JSON.parse(json) };
+      const body = {
+        workflowId: c.workflowId,
+        workflowType: type,
+        capturedFrom: label,
+        history: JSON.parse(json),
+      };
       writeFileSync(file, `${JSON.stringify(body)}\n`);
       written++;
-      console.log(`${path.relative(process.cwd(), file)}: ${history.events?.length ?? 0} events (${c.workflowId})`);
+      console.log(
+        `${path.relative(process.cwd(), file)}: ${history.events?.length ?? 0} events (${c.workflowId})`,
+      );
     }
     if (kept === 0) console.warn(`no closed ${type} run found on ${address}`);
   }

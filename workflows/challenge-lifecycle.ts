@@ -42,7 +42,9 @@ const { challengeStartReached, challengeEndReached } = proxyActivities<Challenge
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-export async function challengeLifecycleWorkflow(input: ChallengeLifecycleInput): Promise<ChallengeLifecycleOutcome> {
+export async function challengeLifecycleWorkflow(
+  input: ChallengeLifecycleInput,
+): Promise<ChallengeLifecycleOutcome> {
   const { challengeId } = input;
   let schedule: ChallengeSchedule = input.schedule;
   let startedDone = input.startedDone ?? false;
@@ -57,7 +59,11 @@ export async function challengeLifecycleWorkflow(input: ChallengeLifecycleInput)
 
   setHandler(challengeScheduleSignal, (next) => {
     // A start moved into the future is announced again when it is reached.
-    if (next.startsAt !== schedule.startsAt && next.startsAt !== null && Date.parse(next.startsAt) > Date.now()) {
+    if (
+      next.startsAt !== schedule.startsAt &&
+      next.startsAt !== null &&
+      Date.parse(next.startsAt) > Date.now()
+    ) {
       startedDone = false;
     }
     schedule = { startsAt: next.startsAt, endsAt: next.endsAt };
@@ -69,7 +75,13 @@ export async function challengeLifecycleWorkflow(input: ChallengeLifecycleInput)
     stopped = true;
     signals += 1;
   });
-  setHandler(challengeLifecycleStateQuery, () => ({ challengeId, schedule, startedDone, phase, signalsThisRun: signals }));
+  setHandler(challengeLifecycleStateQuery, () => ({
+    challengeId,
+    schedule,
+    startedDone,
+    phase,
+    signalsThisRun: signals,
+  }));
 
   /** Sleeps until `at`; false when a signal interrupted the wait (re-plan). */
   async function reached(at: string): Promise<boolean> {

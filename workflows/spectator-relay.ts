@@ -72,7 +72,12 @@ export async function spectatorRelayWorkflow(input: SpectatorRelayInput): Promis
       return continueAsNew<typeof spectatorRelayWorkflow>({ ...input, delayMs });
     }
     nudged = false;
-    const outcome = await releaseDueLiveEvents({ challengeId: input.challengeId, delayMs, holdMs: HOLD_MS, granularityMs: batchWindowMs });
+    const outcome = await releaseDueLiveEvents({
+      challengeId: input.challengeId,
+      delayMs,
+      holdMs: HOLD_MS,
+      granularityMs: batchWindowMs,
+    });
     released += outcome.released;
     if (outcome.nextDueInMs !== null) {
       // Due soon (or a capped batch due now): the next step's hold window covers it, no timer.

@@ -1,7 +1,25 @@
-import { allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import { ATTEMPT_OUTCOME_SIGNAL, HEALTH_STATE_QUERY, type AttemptOutcomeSignal, type SubscriptionHealthInput, type SubscriptionHealthState } from '../src/domain/webhooks/contract';
-import { DISABLE_AFTER_CONSECUTIVE_FAILURES, shouldDisableSubscription } from '../src/domain/webhooks/contract';
+import {
+  ATTEMPT_OUTCOME_SIGNAL,
+  HEALTH_STATE_QUERY,
+  type AttemptOutcomeSignal,
+  type SubscriptionHealthInput,
+  type SubscriptionHealthState,
+} from '../src/domain/webhooks/contract';
+import {
+  DISABLE_AFTER_CONSECUTIVE_FAILURES,
+  shouldDisableSubscription,
+} from '../src/domain/webhooks/contract';
 
 export const attemptOutcomeSignal = defineSignal<[AttemptOutcomeSignal]>(ATTEMPT_OUTCOME_SIGNAL);
 export const healthStateQuery = defineQuery<SubscriptionHealthState>(HEALTH_STATE_QUERY);
@@ -75,17 +93,29 @@ export async function subscriptionHealthWorkflow(input: SubscriptionHealthInput)
 
     if (reachedLimit || (shouldDisableSubscription(failureCount) && disabledGeneration !== generation)) {
       if (disabledGeneration !== generation) {
-        await acts.disableSubscriptionForFailures({ subscriptionId: input.subscriptionId, generation, failureCount });
+        await acts.disableSubscriptionForFailures({
+          subscriptionId: input.subscriptionId,
+          generation,
+          failureCount,
+        });
         disabledGeneration = generation;
         persistedCount = failureCount;
       }
     }
     if (failureCount !== persistedCount) {
-      await acts.persistSubscriptionFailureCount({ subscriptionId: input.subscriptionId, generation, failureCount });
+      await acts.persistSubscriptionFailureCount({
+        subscriptionId: input.subscriptionId,
+        generation,
+        failureCount,
+      });
       persistedCount = failureCount;
     }
 
-    if ((signalsThisRun >= (input.maxSignalsPerRun ?? HEALTH_SIGNALS_PER_RUN) || workflowInfo().continueAsNewSuggested) && queue.length === 0) {
+    if (
+      (signalsThisRun >= (input.maxSignalsPerRun ?? HEALTH_SIGNALS_PER_RUN) ||
+        workflowInfo().continueAsNewSuggested) &&
+      queue.length === 0
+    ) {
       await condition(allHandlersFinished);
       if (queue.length === 0) {
         await continueAsNew<typeof subscriptionHealthWorkflow>({

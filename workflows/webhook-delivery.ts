@@ -1,7 +1,27 @@
-import { ActivityFailure, log, proxyActivities, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import { IN_ACTIVITY_WAIT_MAX_MS, TIMER_LEAD_MS, type DeliverAttemptResult, type WebhookDeliveryInput, type WebhookDeliveryResult, type WebhookFirstAttemptsInput, type WebhookFirstAttemptsResult } from '../src/domain/webhooks/contract';
-import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, delayBeforeAttempt, totalAttempts } from '../src/domain/webhooks/contract';
+import {
+  IN_ACTIVITY_WAIT_MAX_MS,
+  TIMER_LEAD_MS,
+  type DeliverAttemptResult,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryResult,
+  type WebhookFirstAttemptsInput,
+  type WebhookFirstAttemptsResult,
+} from '../src/domain/webhooks/contract';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  DEFAULT_RETRY_DELAYS_MS,
+  delayBeforeAttempt,
+  totalAttempts,
+} from '../src/domain/webhooks/contract';
 
 /** Infrastructure retries only (database, Temporal): receiver failures are outcomes, never thrown. */
 const infraRetry = {
@@ -44,7 +64,11 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
   // A series handed over by a first-attempt batch continues after the attempt the batch made.
   let previousStartMs: number | null = input.startAfterAttempt?.attemptedAtMs ?? null;
-  for (let attemptNumber = (input.startAfterAttempt?.attemptNumber ?? 0) + 1; attemptNumber <= total; attemptNumber++) {
+  for (
+    let attemptNumber = (input.startAfterAttempt?.attemptNumber ?? 0) + 1;
+    attemptNumber <= total;
+    attemptNumber++
+  ) {
     const delay = delayBeforeAttempt(attemptNumber, delays) ?? 0;
     // Delays run between attempts' sending (attempts at 0, +1 s, +5 s, +30 s), so the time spent in an
     // attempt and its bookkeeping (recording, signalling, workflow tasks) does not push the schedule
@@ -71,7 +95,10 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       // Infrastructure stayed down through every retry: end the series visibly (replayable).
-      log.error('webhook attempt failed for infrastructure reasons', { deliveryId: input.deliveryId, attemptNumber });
+      log.error('webhook attempt failed for infrastructure reasons', {
+        deliveryId: input.deliveryId,
+        attemptNumber,
+      });
       await bookkeeping.abandonWebhookDelivery({
         deliveryId: input.deliveryId,
         series: input.series,
@@ -81,10 +108,18 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     }
     previousStartMs = result.attemptedAtMs;
     if (result.unreportedOutcome && result.healthStart) {
-      await bookkeeping.reportAttemptOutcome({ outcome: result.unreportedOutcome, start: result.healthStart });
+      await bookkeeping.reportAttemptOutcome({
+        outcome: result.unreportedOutcome,
+        start: result.healthStart,
+      });
     }
     if (result.final) {
-      const status = result.deliveryStatus === 'delivered' ? 'delivered' : result.deliveryStatus === 'superseded' ? 'superseded' : 'dead_letter';
+      const status =
+        result.deliveryStatus === 'delivered'
+          ? 'delivered'
+          : result.deliveryStatus === 'superseded'
+            ? 'superseded'
+            : 'dead_letter';
       return { status, attempts: result.attempted ? attemptNumber : attemptNumber - 1 };
     }
   }
@@ -99,7 +134,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
  * timed retries and the dead letter. Under load this replaces one workflow per delivery with one per
  * batch for deliveries that succeed at once (the throughput budget: docs/decisions/webhooks.md).
  */
-export async function webhookFirstAttemptsWorkflow(input: WebhookFirstAttemptsInput): Promise<WebhookFirstAttemptsResult> {
+export async function webhookFirstAttemptsWorkflow(
+  input: WebhookFirstAttemptsInput,
+): Promise<WebhookFirstAttemptsResult> {
   const timeoutMs = input.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const activityInput = {
     batchWorkflowId: workflowInfo().workflowId,
@@ -116,7 +153,9 @@ export async function webhookFirstAttemptsWorkflow(input: WebhookFirstAttemptsIn
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     // Infrastructure stayed down through every retry: each unfinished member gets its own workflow.
-    log.error('first-attempt batch failed for infrastructure reasons; handing members over', { batchWorkflowId: activityInput.batchWorkflowId });
+    log.error('first-attempt batch failed for infrastructure reasons; handing members over', {
+      batchWorkflowId: activityInput.batchWorkflowId,
+    });
     const handedOver = await lastResort.handOverBatchMembers(activityInput);
     log.info('batch members handed over to their own delivery workflows', { handedOver });
     return { deliveries: [] };

@@ -39,7 +39,9 @@ export async function waitFor(
 function tryPort(port: number): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
-    server.once('error', (err: NodeJS.ErrnoException) => (port !== 0 && err.code === 'EADDRINUSE' ? resolve(null) : reject(err)));
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      port !== 0 && err.code === 'EADDRINUSE' ? resolve(null) : reject(err),
+    );
     server.listen(port, '127.0.0.1', () => {
       const { port: bound } = server.address() as net.AddressInfo;
       server.close(() => resolve(bound));

@@ -32,8 +32,11 @@ export function buildRouter(routes: AnyRouteDef[], deps: AppDeps): Router {
   for (const def of [...routes].sort(bySpecificity)) {
     if (seen.has(def.operationId)) throw new Error(`duplicate operationId ${def.operationId}`);
     seen.add(def.operationId);
-    if (def.httpCache && (def.method !== 'get' || def.idempotent)) throw new Error(`${def.operationId}: httpCache is for GET reads`);
-    router.register(def.path, [def.method.toUpperCase()], routePipeline(def, deps), { name: def.operationId });
+    if (def.httpCache && (def.method !== 'get' || def.idempotent))
+      throw new Error(`${def.operationId}: httpCache is for GET reads`);
+    router.register(def.path, [def.method.toUpperCase()], routePipeline(def, deps), {
+      name: def.operationId,
+    });
   }
   return router;
 }
@@ -41,7 +44,12 @@ export function buildRouter(routes: AnyRouteDef[], deps: AppDeps): Router {
 /** Unknown routes still get the rate-limit headers (and count against the caller's budget). */
 function unmatchedRouteRateLimit(deps: AppDeps): Koa.Middleware {
   return async (ctx) => {
-    const outcome = await resolveCredentials(deps.db, deps.jwt, { authorization: ctx.get('authorization') || undefined }, deps.credentialCache);
+    const outcome = await resolveCredentials(
+      deps.db,
+      deps.jwt,
+      { authorization: ctx.get('authorization') || undefined },
+      deps.credentialCache,
+    );
     const principal = outcome.ok ? outcome.principal : { kind: 'anonymous' as const };
     const category = principal.kind === 'anonymous' ? 'anonymous' : 'default';
     await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, ctx.ip));

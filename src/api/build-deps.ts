@@ -20,11 +20,19 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
   // WAL flush, which takes an fsync off every request (docs/benchmarks.md).
   const limiterDb = createPool(config.DATABASE_URL, 5, { synchronousCommit: false });
   // Without enableOfflineQueue a Redis outage fails fast into the insurance limiter.
-  const redis = config.REDIS_URL && !config.RATE_LIMIT_DISABLED ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, lazyConnect: false }) : null;
-  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis (rate limits) unavailable; per-process limits meanwhile'));
+  const redis =
+    config.REDIS_URL && !config.RATE_LIMIT_DISABLED
+      ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, lazyConnect: false })
+      : null;
+  redis?.on('error', (err) =>
+    logger.warn({ err: err.message }, 'redis (rate limits) unavailable; per-process limits meanwhile'),
+  );
   // One LISTEN connection for the process: credential revocations and spectator releases.
   const notifications = new NotificationListener(config.DATABASE_URL, logger);
-  const credentialCache = new CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>(notifications, config.CREDENTIAL_CACHE_TTL_MS);
+  const credentialCache = new CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>(
+    notifications,
+    config.CREDENTIAL_CACHE_TTL_MS,
+  );
   credentialCache.start();
   const liveHub = new LiveHub(notifications, logger);
   const deps: AppDeps = {
@@ -33,7 +41,9 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
     temporal: temporal.get,
     logger,
     jwt: createSessionJwtVerifier(config),
-    rateLimiter: redis ? createRedisRateLimiter(redis) : createPostgresRateLimiter(limiterDb, { disabled: config.RATE_LIMIT_DISABLED }),
+    rateLimiter: redis
+      ? createRedisRateLimiter(redis)
+      : createPostgresRateLimiter(limiterDb, { disabled: config.RATE_LIMIT_DISABLED }),
     credentialCache,
     liveHub,
   };

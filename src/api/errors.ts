@@ -45,10 +45,14 @@ export class ApiError extends ServiceError {
   }
 }
 
-export const httpStatusOf = (err: ServiceError): number => (err instanceof ApiError ? err.status : HTTP_STATUS[err.code]);
+export const httpStatusOf = (err: ServiceError): number =>
+  err instanceof ApiError ? err.status : HTTP_STATUS[err.code];
 
 /** Turns a zod error into one readable sentence naming each offending field. */
-export function describeZodIssues(issues: { path: (string | number)[]; message: string }[], where?: string): string {
+export function describeZodIssues(
+  issues: { path: (string | number)[]; message: string }[],
+  where?: string,
+): string {
   return issues
     .slice(0, 10)
     .map((i) => {

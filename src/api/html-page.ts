@@ -3,7 +3,10 @@ import { renderNotFoundPage } from '../web/watch-page';
 import type { HandlerResult } from './route';
 
 /** A rendered page as a route's result (its own headers carry the page's Content-Security-Policy). */
-export const htmlPage = (page: { html: string; headers: Record<string, string> }, status = 200): HandlerResult => ({
+export const htmlPage = (
+  page: { html: string; headers: Record<string, string> },
+  status = 200,
+): HandlerResult => ({
   status,
   raw: page.html,
   contentType: 'text/html; charset=utf-8',
@@ -14,7 +17,10 @@ export const htmlPage = (page: { html: string; headers: Record<string, string> }
  * Loads what a page shows; a resource that is missing (or not visible to the caller) answers the
  * HTML 404 page, because pages answer people, not the JSON envelope.
  */
-export async function pageFor<T>(load: () => Promise<T>, render: (found: T) => Promise<HandlerResult> | HandlerResult): Promise<HandlerResult> {
+export async function pageFor<T>(
+  load: () => Promise<T>,
+  render: (found: T) => Promise<HandlerResult> | HandlerResult,
+): Promise<HandlerResult> {
   let found: T;
   try {
     found = await load();

@@ -1,4 +1,9 @@
-import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  extendZodWithOpenApi,
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+} from '@asteasolutions/zod-to-openapi';
 import { z, type ZodObject, type ZodRawShape, type ZodTypeAny } from 'zod';
 import { addExamples, type OpenApiDoc } from './openapi-examples';
 import type { AnyRouteDef } from './route';
@@ -39,14 +44,24 @@ const RATE_LIMIT_HEADERS = {
 export function clientErrorsOf(def: AnyRouteDef): Record<number, string> {
   const errors: Record<number, string[]> = {};
   const add = (status: number, text: string) => (errors[status] ??= []).push(text);
-  if (def.params || def.query || def.body) add(400, 'VALIDATION_ERROR: a parameter or field is invalid (the message names it)');
+  if (def.params || def.query || def.body)
+    add(400, 'VALIDATION_ERROR: a parameter or field is invalid (the message names it)');
   if (def.body) add(400, 'INVALID_JSON: the body is not JSON');
-  add(401, def.auth === 'public' ? 'UNAUTHORIZED: a credential was presented but is invalid or expired' : 'UNAUTHORIZED: missing, invalid or expired credential');
+  add(
+    401,
+    def.auth === 'public'
+      ? 'UNAUTHORIZED: a credential was presented but is invalid or expired'
+      : 'UNAUTHORIZED: missing, invalid or expired credential',
+  );
   if (def.scope) add(403, `FORBIDDEN: the API token lacks the ${def.scope} scope`);
   if (def.auth === 'jwt') add(403, 'FORBIDDEN: this route needs a session JWT, not an API token');
   if (def.auth === 'admin') add(403, 'FORBIDDEN: operators only (role admin)');
   if (def.params) add(404, 'NOT_FOUND: no such resource, or not yours');
-  if (def.idempotent) add(409, 'CONFLICT / IDEMPOTENCY_KEY_REUSED: the Idempotency-Key is in use, or was used with another body');
+  if (def.idempotent)
+    add(
+      409,
+      'CONFLICT / IDEMPOTENCY_KEY_REUSED: the Idempotency-Key is in use, or was used with another body',
+    );
   if (def.body) {
     add(413, 'PAYLOAD_TOO_LARGE: the body is too large');
     add(415, 'UNSUPPORTED_MEDIA_TYPE: send application/json');
@@ -60,24 +75,49 @@ export function clientErrorsOf(def: AnyRouteDef): Record<number, string> {
 
 function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<string>) {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'API token (svc_sk_...) or session JWT' });
-  registry.registerComponent('securitySchemes', 'sessionJwt', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  registry.registerComponent('securitySchemes', 'agentKey', { type: 'apiKey', in: 'header', name: 'x-service-api-key' });
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API token (svc_sk_...) or session JWT',
+  });
+  registry.registerComponent('securitySchemes', 'sessionJwt', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
+  registry.registerComponent('securitySchemes', 'agentKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-service-api-key',
+  });
   const int = { type: 'integer' as const };
-  registry.registerComponent('headers', 'RateLimitLimit', { description: 'Requests allowed in the current window (per rate-limit category)', schema: int });
-  registry.registerComponent('headers', 'RateLimitRemaining', { description: 'Requests left in the current window', schema: int });
-  registry.registerComponent('headers', 'RateLimitReset', { description: 'Unix time (seconds) when the window resets', schema: int });
-  registry.registerComponent('headers', 'RetryAfter', { description: 'Seconds to wait before retrying', schema: int });
-  registry.registerComponent('headers', 'RequestId', { description: 'The request id (also in error bodies)', schema: { type: 'string' } });
+  registry.registerComponent('headers', 'RateLimitLimit', {
+    description: 'Requests allowed in the current window (per rate-limit category)',
+    schema: int,
+  });
+  registry.registerComponent('headers', 'RateLimitRemaining', {
+    description: 'Requests left in the current window',
+    schema: int,
+  });
+  registry.registerComponent('headers', 'RateLimitReset', {
+    description: 'Unix time (seconds) when the window resets',
+    schema: int,
+  });
+  registry.registerComponent('headers', 'RetryAfter', {
+    description: 'Seconds to wait before retrying',
+    schema: int,
+  });
+  registry.registerComponent('headers', 'RequestId', {
+    description: 'The request id (also in error bodies)',
+    schema: { type: 'string' },
+  });
   const errorEnvelope = registry.register('Error', errorEnvelopeSchema);
   const connectorError = registry.register('ConnectorError', flatErrorSchema);
   const idempotencyHeader = z.object({
-    'Idempotency-Key': z
-      .string()
-      .min(1)
-      .max(255)
-      .optional()
-      .openapi({ description: 'Makes retries safe: a repeat with the same key and body returns the original answer (Idempotent-Replayed: true)' }),
+    'Idempotency-Key': z.string().min(1).max(255).optional().openapi({
+      description:
+        'Makes retries safe: a repeat with the same key and body returns the original answer (Idempotent-Replayed: true)',
+    }),
   });
   for (const def of routes) {
     if (def.internal) continue;
@@ -90,27 +130,41 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
       if (Number(status) >= 400) continue;
       const json = (r.contentType ?? 'application/json') === 'application/json';
       const schema =
-        r.schema && json && !plain ? registry.register(named++ === 0 ? `${name}Response` : `${name}Response${status}`, r.schema) : r.schema;
+        r.schema && json && !plain
+          ? registry.register(named++ === 0 ? `${name}Response` : `${name}Response${status}`, r.schema)
+          : r.schema;
       responses[status] =
         schema && !plain
-          ? { description: r.description, headers: RATE_LIMIT_HEADERS, content: { [r.contentType ?? 'application/json']: { schema } } }
+          ? {
+              description: r.description,
+              headers: RATE_LIMIT_HEADERS,
+              content: { [r.contentType ?? 'application/json']: { schema } },
+            }
           : { description: r.description, headers: RATE_LIMIT_HEADERS };
     }
     for (const [status, text] of Object.entries(clientErrorsOf(def))) {
       responses[status] = {
         description: text,
-        headers: status === '429' ? { ...RATE_LIMIT_HEADERS, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : RATE_LIMIT_HEADERS,
+        headers:
+          status === '429'
+            ? { ...RATE_LIMIT_HEADERS, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }
+            : RATE_LIMIT_HEADERS,
         content: { 'application/json': { schema: errorSchema } },
       };
     }
     if (def.httpCache) {
-      responses['304'] = { description: 'Not Modified: If-None-Match names the current ETag (no body)', headers: RATE_LIMIT_HEADERS };
+      responses['304'] = {
+        description: 'Not Modified: If-None-Match names the current ETag (no body)',
+        headers: RATE_LIMIT_HEADERS,
+      };
     }
     const caching = def.httpCache
       ? ' Cacheable: a strong ETag; If-None-Match → 304; Cache-Control public (anonymous) or private (with a credential).'
       : '';
     const base =
-      (def.scope ? `Requires scope \`${def.scope}\` for API tokens. Rate-limit category: ${def.rateLimit}.` : `Rate-limit category: ${def.rateLimit}.`) + caching;
+      (def.scope
+        ? `Requires scope \`${def.scope}\` for API tokens. Rate-limit category: ${def.rateLimit}.`
+        : `Rate-limit category: ${def.rateLimit}.`) + caching;
     registry.registerPath({
       method: def.method,
       path: toOpenApiPath(def.path),
@@ -126,7 +180,14 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
             query: def.query as ZodObject<ZodRawShape> | undefined,
             headers: def.idempotent ? idempotencyHeader : undefined,
             body: def.body
-              ? { required: true, content: { 'application/json': { schema: registry.register(`${name}Request`, def.body as ZodTypeAny) } } }
+              ? {
+                  required: true,
+                  content: {
+                    'application/json': {
+                      schema: registry.register(`${name}Request`, def.body as ZodTypeAny),
+                    },
+                  },
+                }
               : undefined,
           },
       responses,
@@ -142,7 +203,10 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
     servers: [{ url: serverUrl }],
-    tags: [...new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags))].map((tag) => ({ name: tag, description: `${tag} operations` })),
+    tags: [...new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags))].map((tag) => ({
+      name: tag,
+      description: `${tag} operations`,
+    })),
   });
   addExamples(doc as unknown as OpenApiDoc);
   return doc;
@@ -156,8 +220,12 @@ export function openApiSchemaProblems(routes: AnyRouteDef[]): OpenApiSchemaProbl
     try {
       generate([def], '/', new Set());
     } catch (err) {
-      const detail = (err as { data?: { currentSchema?: { typeName?: string } } }).data?.currentSchema?.typeName;
-      problems.push({ operationId: def.operationId, error: `${(err as Error).message}${detail ? ` (${detail})` : ''}` });
+      const detail = (err as { data?: { currentSchema?: { typeName?: string } } }).data?.currentSchema
+        ?.typeName;
+      problems.push({
+        operationId: def.operationId,
+        error: `${(err as Error).message}${detail ? ` (${detail})` : ''}`,
+      });
     }
   }
   return problems;

@@ -33,7 +33,12 @@ function clientIp(ctx: Koa.Context): string {
   return ctx.ip || ctx.request.socket.remoteAddress || 'unknown';
 }
 
-export async function applyRateLimit(ctx: Koa.Context, deps: AppDeps, category: RateLimitCategory, subject: string): Promise<void> {
+export async function applyRateLimit(
+  ctx: Koa.Context,
+  deps: AppDeps,
+  category: RateLimitCategory,
+  subject: string,
+): Promise<void> {
   const decision = await deps.rateLimiter.consume(category, subject);
   ctx.set('X-RateLimit-Limit', String(decision.limit));
   ctx.set('X-RateLimit-Remaining', String(decision.remaining));
@@ -62,7 +67,11 @@ export function idempotencyOwner(principal: Principal, ip: string): string {
   }
 }
 
-function parseOrThrow<S extends ZodTypeAny>(schema: S | undefined, value: unknown, where: string): z.infer<S> {
+function parseOrThrow<S extends ZodTypeAny>(
+  schema: S | undefined,
+  value: unknown,
+  where: string,
+): z.infer<S> {
   if (!schema) return undefined;
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ApiError('VALIDATION_ERROR', describeZodIssues(parsed.error.issues, where));
@@ -86,11 +95,16 @@ function enforceAuth(def: AnyRouteDef, principal: Principal): void {
       break;
     case 'jwt':
       if (principal.kind !== 'user') {
-        throw principal.kind === 'apiToken' ? forbidden('this operation requires a session JWT, not an API token') : unauthorized('a session JWT is required');
+        throw principal.kind === 'apiToken'
+          ? forbidden('this operation requires a session JWT, not an API token')
+          : unauthorized('a session JWT is required');
       }
       break;
     case 'admin':
-      if (principal.kind !== 'user') throw principal.kind === 'apiToken' ? forbidden('operators only') : unauthorized('a session JWT is required');
+      if (principal.kind !== 'user')
+        throw principal.kind === 'apiToken'
+          ? forbidden('operators only')
+          : unauthorized('a session JWT is required');
       if (principal.role !== 'admin') throw forbidden('operators only');
       break;
   }
@@ -128,7 +142,8 @@ function writeCacheableResult(ctx: Koa.Context, result: HandlerResult, principal
   let representation: string | Buffer;
   let body: string | Buffer;
   if ('raw' in result) {
-    if (typeof result.raw !== 'string' && !Buffer.isBuffer(result.raw)) throw new Error('httpCache routes answer a string or Buffer body');
+    if (typeof result.raw !== 'string' && !Buffer.isBuffer(result.raw))
+      throw new Error('httpCache routes answer a string or Buffer body');
     representation = body = result.raw;
     if (result.contentType) ctx.type = result.contentType;
   } else {
@@ -175,8 +190,13 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
     await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, clientIp(ctx)));
     if (!outcome.ok) {
       if (outcome.unavailable) {
-        deps.logger.warn({ request_id: ctx.state.requestId, reason: outcome.detail }, 'session JWT not verified: identity provider keys unavailable');
-        throw new ApiError('SERVICE_UNAVAILABLE', outcome.reason, { 'Retry-After': String(IDENTITY_PROVIDER_RETRY_AFTER_SEC) });
+        deps.logger.warn(
+          { request_id: ctx.state.requestId, reason: outcome.detail },
+          'session JWT not verified: identity provider keys unavailable',
+        );
+        throw new ApiError('SERVICE_UNAVAILABLE', outcome.reason, {
+          'Retry-After': String(IDENTITY_PROVIDER_RETRY_AFTER_SEC),
+        });
       }
       throw unauthorized(outcome.reason);
     }
@@ -210,7 +230,16 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
     }
 
     const run = () =>
-      def.handler({ params, query, body, principal, deps, requestId: ctx.state.requestId, idempotencyKey, ctx });
+      def.handler({
+        params,
+        query,
+        body,
+        principal,
+        deps,
+        requestId: ctx.state.requestId,
+        idempotencyKey,
+        ctx,
+      });
 
     if (def.httpCache) {
       writeCacheableResult(ctx, await run(), principal);
@@ -221,10 +250,16 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       return;
     }
     const scope = `${idempotencyOwner(principal, clientIp(ctx))}:${def.method.toUpperCase()} ${ctx.path}`;
-    const { response, replayed } = await runIdempotent(deps.db, scope, idempotencyKey, requestHash(body ?? null), async () => {
-      const written = writeResult(ctx, await run());
-      return written ?? { status: ctx.status, body: null };
-    });
+    const { response, replayed } = await runIdempotent(
+      deps.db,
+      scope,
+      idempotencyKey,
+      requestHash(body ?? null),
+      async () => {
+        const written = writeResult(ctx, await run());
+        return written ?? { status: ctx.status, body: null };
+      },
+    );
     if (replayed) {
       // The spec answers a replayed create with 200 and the original record.
       ctx.status = response.status === 201 ? 200 : response.status;

@@ -53,13 +53,29 @@ function decide(category: RateLimitCategory, consumed: number, windowEndsAt: num
 
 function unlimited(category: RateLimitCategory): RateLimitDecision {
   const spec = RATE_LIMIT_CATEGORIES[category];
-  return { allowed: true, limit: spec.points, remaining: spec.points, resetAt: Math.ceil(Date.now() / 1000) + spec.durationSec, retryAfterSec: 0 };
+  return {
+    allowed: true,
+    limit: spec.points,
+    remaining: spec.points,
+    resetAt: Math.ceil(Date.now() / 1000) + spec.durationSec,
+    retryAfterSec: 0,
+  };
 }
 
 function insuranceLimiters(): Map<RateLimitCategory, RateLimiterMemory> {
   const insurance = new Map<RateLimitCategory, RateLimiterMemory>();
-  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
-    insurance.set(category, new RateLimiterMemory({ keyPrefix: `rlmem:${category}`, points: spec.points, duration: spec.durationSec }));
+  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [
+    RateLimitCategory,
+    (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory],
+  ][]) {
+    insurance.set(
+      category,
+      new RateLimiterMemory({
+        keyPrefix: `rlmem:${category}`,
+        points: spec.points,
+        duration: spec.durationSec,
+      }),
+    );
   }
   return insurance;
 }
@@ -76,7 +92,13 @@ const SWEEP_EVERY_MS = 5 * 60_000;
  * count, so each still sees its own place in the shared countdown.
  */
 function upsertBatcher(pool: Pool) {
-  let pending: Map<string, { durationMs: number; waiters: { resolve: (v: { points: number; expire: number }) => void; reject: (e: unknown) => void }[] }> | null = null;
+  let pending: Map<
+    string,
+    {
+      durationMs: number;
+      waiters: { resolve: (v: { points: number; expire: number }) => void; reject: (e: unknown) => void }[];
+    }
+  > | null = null;
   const flush = async (batch: NonNullable<typeof pending>) => {
     try {
       const results = await consumeRateLimitBatch(
@@ -85,7 +107,9 @@ function upsertBatcher(pool: Pool) {
       );
       for (const [key, step] of batch) {
         const result = results.get(key)!;
-        step.waiters.forEach((w, i) => w.resolve({ points: result.points - step.waiters.length + 1 + i, expire: result.expire }));
+        step.waiters.forEach((w, i) =>
+          w.resolve({ points: result.points - step.waiters.length + 1 + i, expire: result.expire }),
+        );
       }
     } catch (err) {
       for (const step of batch.values()) for (const w of step.waiters) w.reject(err);
@@ -148,7 +172,8 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
           const res = await insurance.get(category)!.consume(subject, 1);
           return decision(spec.points - res.remainingPoints, Date.now() + res.msBeforeNext);
         } catch (rejection) {
-          if (rejection instanceof RateLimiterRes) return decision(spec.points + 1, Date.now() + rejection.msBeforeNext);
+          if (rejection instanceof RateLimiterRes)
+            return decision(spec.points + 1, Date.now() + rejection.msBeforeNext);
           throw rejection;
         }
       }
@@ -172,7 +197,10 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
 export function createRedisRateLimiter(redis: Redis): RateLimiter {
   const insurance = insuranceLimiters();
   const limiters = new Map<RateLimitCategory, RateLimiterRedis>();
-  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory]][]) {
+  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [
+    RateLimitCategory,
+    (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory],
+  ][]) {
     limiters.set(
       category,
       new RateLimiterRedis({
@@ -192,10 +220,14 @@ export function createRedisRateLimiter(redis: Redis): RateLimiter {
         const res = await limiters.get(category)!.consume(subject, 1);
         return decide(category, points - res.remainingPoints, Date.now() + res.msBeforeNext);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decide(category, points + 1, Date.now() + rejection.msBeforeNext);
+        if (rejection instanceof RateLimiterRes)
+          return decide(category, points + 1, Date.now() + rejection.msBeforeNext);
         throw rejection;
       }
     },
-    whenReady: () => (redis.status === 'ready' ? Promise.resolve() : new Promise((resolve) => redis.once('ready', () => resolve()))),
+    whenReady: () =>
+      redis.status === 'ready'
+        ? Promise.resolve()
+        : new Promise((resolve) => redis.once('ready', () => resolve())),
   };
 }

@@ -27,7 +27,6 @@ export const paginationSchema: z.ZodType<Pagination> = z.object({
   next_cursor: z.string().nullable().optional(),
 });
 
-
 export type HandlerResult =
   /** Wrapped in the success envelope `{data, request_id, pagination?}`. */
   | { status?: number; data: unknown; pagination?: Pagination; headers?: Record<string, string> }
@@ -48,7 +47,11 @@ export interface HandlerInput<P, Q, B> {
   ctx: Koa.Context;
 }
 
-export interface RouteDef<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAny = ZodTypeAny, B extends ZodTypeAny = ZodTypeAny> {
+export interface RouteDef<
+  P extends ZodTypeAny = ZodTypeAny,
+  Q extends ZodTypeAny = ZodTypeAny,
+  B extends ZodTypeAny = ZodTypeAny,
+> {
   operationId: string;
   method: HttpMethod;
   /** Koa-style path, e.g. /api/v1/challenges/:id */
@@ -86,9 +89,11 @@ export interface RouteDef<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAn
 export type AnyRouteDef = RouteDef<any, any, any>;
 
 /** Identity function that infers handler input types from the zod schemas. */
-export function defineRoute<P extends ZodTypeAny = z.ZodUndefined, Q extends ZodTypeAny = z.ZodUndefined, B extends ZodTypeAny = z.ZodUndefined>(
-  def: RouteDef<P, Q, B>,
-): AnyRouteDef {
+export function defineRoute<
+  P extends ZodTypeAny = z.ZodUndefined,
+  Q extends ZodTypeAny = z.ZodUndefined,
+  B extends ZodTypeAny = z.ZodUndefined,
+>(def: RouteDef<P, Q, B>): AnyRouteDef {
   return def as AnyRouteDef;
 }
 

@@ -14,7 +14,9 @@ async function main(): Promise<void> {
   });
   answerClientErrorsInEnvelope(server);
   const metricsServer = config.METRICS_PORT !== undefined ? startMetricsListener(config) : undefined;
-  metricsServer?.once('listening', () => logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'metrics listening'));
+  metricsServer?.once('listening', () =>
+    logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'metrics listening'),
+  );
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'API shutting down');
     metricsServer?.close();

@@ -59,7 +59,11 @@ function touchDue(credential: string): boolean {
 type Cache = CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow> | null;
 
 /** Through the process's cache when there is one; only live credentials are cached. */
-function lookup<R extends ApiTokenAuthRow | AgentKeyAuthRow>(cache: Cache, hash: string, load: () => Promise<R | null>): Promise<R | null> {
+function lookup<R extends ApiTokenAuthRow | AgentKeyAuthRow>(
+  cache: Cache,
+  hash: string,
+  load: () => Promise<R | null>,
+): Promise<R | null> {
   return cache ? cache.lookup(hash, load, (row) => row.revoked_at === null) : load();
 }
 
@@ -68,12 +72,21 @@ async function resolveApiToken(db: Pool, token: string, cache: Cache): Promise<C
   const row = await lookup(cache, hash, () => findApiTokenByHash(db, hash));
   if (!row || !constantTimeEqual(row.token_hash, hash)) return { ok: false, reason: 'invalid API token' };
   if (row.revoked_at) return { ok: false, reason: 'API token has been revoked' };
-  if (row.expires_at && row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'API token has expired' };
+  if (row.expires_at && row.expires_at.getTime() <= Date.now())
+    return { ok: false, reason: 'API token has expired' };
   if (touchDue(`tok:${row.id}`)) void touchApiToken(db, row.id).catch(() => undefined);
   const scopes = row.scopes.filter((s): s is Scope => scopeSchema.safeParse(s).success);
   return {
     ok: true,
-    principal: { kind: 'apiToken', tokenId: row.id, userId: row.user_id, agentId: row.agent_id, scopes, sandbox: row.sandbox, role: row.role },
+    principal: {
+      kind: 'apiToken',
+      tokenId: row.id,
+      userId: row.user_id,
+      agentId: row.agent_id,
+      scopes,
+      sandbox: row.sandbox,
+      role: row.role,
+    },
   };
 }
 
@@ -85,10 +98,17 @@ async function resolveAgentKey(db: Pool, key: string, cache: Cache): Promise<Cre
   if (row.revoked_at) return { ok: false, reason: 'agent key has been revoked' };
   if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'agent key has expired' };
   if (touchDue(`key:${row.id}`)) void touchAgentKey(db, row.id).catch(() => undefined);
-  return { ok: true, principal: { kind: 'agentKey', keyId: row.id, agentId: row.agent_id, userId: row.owner_user_id } };
+  return {
+    ok: true,
+    principal: { kind: 'agentKey', keyId: row.id, agentId: row.agent_id, userId: row.owner_user_id },
+  };
 }
 
-async function resolveSessionJwt(db: Pool, jwt: SessionJwtVerifier, token: string): Promise<CredentialOutcome> {
+async function resolveSessionJwt(
+  db: Pool,
+  jwt: SessionJwtVerifier,
+  token: string,
+): Promise<CredentialOutcome> {
   let claims;
   try {
     claims = await jwt.verify(token);

@@ -12,7 +12,9 @@ export const sessionClaimsSchema = z.object({
 });
 export type SessionClaims = z.infer<typeof sessionClaimsSchema>;
 
-type OperatorSettings = Partial<Pick<Config, 'AUTH_OPERATOR_SUBJECTS' | 'AUTH_OPERATOR_CLAIM' | 'AUTH_TRUST_ROLE_CLAIM'>>;
+type OperatorSettings = Partial<
+  Pick<Config, 'AUTH_OPERATOR_SUBJECTS' | 'AUTH_OPERATOR_CLAIM' | 'AUTH_TRUST_ROLE_CLAIM'>
+>;
 
 /**
  * Who is an operator is the server's decision, not the token's: a subject listed in
@@ -21,7 +23,8 @@ type OperatorSettings = Partial<Pick<Config, 'AUTH_OPERATOR_SUBJECTS' | 'AUTH_OP
  * claim, so it counts only with AUTH_TRUST_ROLE_CLAIM (dev CLI and tests; refused in production).
  */
 export function operatorRole(payload: Record<string, unknown>, settings: OperatorSettings): 'user' | 'admin' {
-  if (typeof payload.sub === 'string' && settings.AUTH_OPERATOR_SUBJECTS?.includes(payload.sub)) return 'admin';
+  if (typeof payload.sub === 'string' && settings.AUTH_OPERATOR_SUBJECTS?.includes(payload.sub))
+    return 'admin';
   if (settings.AUTH_OPERATOR_CLAIM) {
     const split = settings.AUTH_OPERATOR_CLAIM.lastIndexOf('=');
     const claim = payload[settings.AUTH_OPERATOR_CLAIM.slice(0, split)];
@@ -43,7 +46,9 @@ export interface SessionJwtVerifier {
  */
 export class IdentityProviderUnavailableError extends Error {
   constructor(cause: unknown) {
-    super(`identity provider keys unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`identity provider keys unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.name = 'IdentityProviderUnavailableError';
   }
 }
@@ -91,7 +96,11 @@ export function createSessionJwtVerifier(
     Partial<Pick<Config, 'AUTH_JWKS_TIMEOUT_MS'>> &
     OperatorSettings,
 ): SessionJwtVerifier {
-  const common = { issuer: config.AUTH_JWT_ISSUER, audience: config.AUTH_JWT_AUDIENCE, requiredClaims: ['exp', 'sub'] };
+  const common = {
+    issuer: config.AUTH_JWT_ISSUER,
+    audience: config.AUTH_JWT_AUDIENCE,
+    requiredClaims: ['exp', 'sub'],
+  };
   // Where the role claim is trusted it must be one we know (a malformed one refuses the token);
   // elsewhere it belongs to the identity provider and is ignored.
   const shape = config.AUTH_TRUST_ROLE_CLAIM ? sessionClaimsSchema : sessionClaimsSchema.omit({ role: true });
@@ -102,7 +111,10 @@ export function createSessionJwtVerifier(
   if (config.AUTH_JWKS_URL) {
     const url = new URL(config.AUTH_JWKS_URL);
     const timeoutMs = config.AUTH_JWKS_TIMEOUT_MS ?? 5_000;
-    const remote = createRemoteJWKSet(url, { timeoutDuration: timeoutMs, agent: stallGuardAgent(url, timeoutMs) });
+    const remote = createRemoteJWKSet(url, {
+      timeoutDuration: timeoutMs,
+      agent: stallGuardAgent(url, timeoutMs),
+    });
     const jwks: JWTVerifyGetKey = async (header, token) => {
       try {
         return await remote(header, token);
@@ -112,7 +124,10 @@ export function createSessionJwtVerifier(
     };
     return {
       async verify(token) {
-        const { payload } = await jwtVerify(token, jwks, { ...common, algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'] });
+        const { payload } = await jwtVerify(token, jwks, {
+          ...common,
+          algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'],
+        });
         return claimsOf(payload);
       },
     };

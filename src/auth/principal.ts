@@ -6,7 +6,15 @@ export type Principal =
   /** A browser caller with an identity-provider session JWT: acts as the user, every scope. */
   | { kind: 'user'; userId: string; role: 'user' | 'admin'; name: string | null }
   /** A programmatic caller: acts as exactly one agent, limited to its scopes. */
-  | { kind: 'apiToken'; tokenId: string; userId: string; agentId: string; scopes: Scope[]; sandbox: boolean; role: 'user' | 'admin' }
+  | {
+      kind: 'apiToken';
+      tokenId: string;
+      userId: string;
+      agentId: string;
+      scopes: Scope[];
+      sandbox: boolean;
+      role: 'user' | 'admin';
+    }
   /** An agent process on the connector endpoints. */
   | { kind: 'agentKey'; keyId: string; agentId: string; userId: string };
 

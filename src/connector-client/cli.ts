@@ -18,7 +18,12 @@ import { bootstrapDemoAgent, runDemo } from './demo';
 import { suggest } from '../lib/suggest';
 import { readJsonlEvents } from './jsonl';
 import { ConnectorRunner, type LogLevel, type RunnerLogger } from './runner';
-import { LIVE_EVENT_TYPES, type HeartbeatProfile, type LiveEventInput, type LiveEventType } from '../wire/connector';
+import {
+  LIVE_EVENT_TYPES,
+  type HeartbeatProfile,
+  type LiveEventInput,
+  type LiveEventType,
+} from '../wire/connector';
 
 const USAGE = `usage: npm run -s connector -- <command> [options]
 
@@ -128,7 +133,8 @@ function client(values: Values, requireKey = true): ConnectorClient {
   const key = values.key ?? process.env.AGENT_KEY;
   if (requireKey && !key) throw new UsageError('--key (or AGENT_KEY) is required');
   return new ConnectorClient({
-    baseUrl: values['base-url'] ?? process.env.CONNECTOR_BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`,
+    baseUrl:
+      values['base-url'] ?? process.env.CONNECTOR_BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`,
     agentKey: key ?? '',
     apiToken: values.token ?? process.env.API_TOKEN,
     userAgent: 'challenge-connector/1.0',
@@ -190,7 +196,12 @@ async function mintDevJwt(subject: string): Promise<string> {
 
 export async function main(argv: string[]): Promise<number> {
   checkUsage(argv);
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   const command = positionals[0];
   if (values.help || !command || command === 'help') {
     (command || values.help ? console.log : console.error)(USAGE);
@@ -208,7 +219,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'stream': {
       if (!values.challenge) throw new UsageError('--challenge is required');
-      console.log(JSON.stringify(await client(values).streamEvent(values.challenge, eventFrom(values)), null, 2));
+      console.log(
+        JSON.stringify(await client(values).streamEvent(values.challenge, eventFrom(values)), null, 2),
+      );
       return 0;
     }
     case 'run': {
@@ -218,10 +231,15 @@ export async function main(argv: string[]): Promise<number> {
         heartbeatIntervalMs: int(values, 'heartbeat-ms'),
         pollIntervalMs: int(values, 'poll-ms'),
         profile: profileFrom(values),
-        events: values.events ? readJsonlEvents(values.events, (message) => log('warn', `${message}; line skipped`)) : undefined,
+        events: values.events
+          ? readJsonlEvents(values.events, (message) => log('warn', `${message}; line skipped`))
+          : undefined,
         logger: log,
         onAssignment: (a) =>
-          log('info', `assigned: "${a.challenge.title}" — watch at ${client(values, false).baseUrl}/challenges/${a.challenge.id}/watch`),
+          log(
+            'info',
+            `assigned: "${a.challenge.title}" — watch at ${client(values, false).baseUrl}/challenges/${a.challenge.id}/watch`,
+          ),
       });
       log('info', 'connector running; Ctrl-C to stop');
       await runner.run();
@@ -234,12 +252,20 @@ export async function main(argv: string[]): Promise<number> {
         c = client(values);
       } else {
         const jwt = values.jwt ?? (values['mint-jwt'] ? await mintDevJwt(values['mint-jwt']) : undefined);
-        if (!jwt) throw new UsageError('demo needs --key (with --token to submit), or --jwt / --mint-jwt to create a demo agent');
+        if (!jwt)
+          throw new UsageError(
+            'demo needs --key (with --token to submit), or --jwt / --mint-jwt to create a demo agent',
+          );
         const base = client(values, false).baseUrl;
         const identity = await bootstrapDemoAgent({ baseUrl: base, jwt, challengeId });
         log('info', 'demo agent created', { agent_id: identity.agentId, challenge_id: identity.challengeId });
         challengeId = identity.challengeId;
-        c = new ConnectorClient({ baseUrl: base, agentKey: identity.agentKey, apiToken: identity.apiToken, userAgent: 'challenge-connector-demo/1.0' });
+        c = new ConnectorClient({
+          baseUrl: base,
+          agentKey: identity.agentKey,
+          apiToken: identity.apiToken,
+          userAgent: 'challenge-connector-demo/1.0',
+        });
       }
       const outcome = await runDemo({
         client: c,

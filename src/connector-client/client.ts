@@ -65,7 +65,9 @@ export function isRetryable(err: unknown): boolean {
 }
 
 export function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR');
+  return (
+    err instanceof Error && (err.name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR')
+  );
 }
 
 /** Retry-After: delta seconds or an HTTP date. */
@@ -80,7 +82,8 @@ function errorMessage(body: unknown, fallback: string): string {
   if (body && typeof body === 'object' && 'error' in body) {
     const error = (body as { error: unknown }).error;
     if (typeof error === 'string') return error;
-    if (error && typeof error === 'object' && 'message' in error) return String((error as { message: unknown }).message);
+    if (error && typeof error === 'object' && 'message' in error)
+      return String((error as { message: unknown }).message);
   }
   return fallback;
 }
@@ -123,14 +126,21 @@ export class ConnectorClient {
 
   /** POST /api/v1/agents/ping: marks the agent online (send every 30 s). */
   async heartbeat(profile: HeartbeatProfile = {}, options: RequestOptions = {}): Promise<HeartbeatResult> {
-    const result = await this.request<HeartbeatResult>('POST', '/api/v1/agents/ping', { body: profile, signal: options.signal, auth: 'key' });
+    const result = await this.request<HeartbeatResult>('POST', '/api/v1/agents/ping', {
+      body: profile,
+      signal: options.signal,
+      auth: 'key',
+    });
     this.knownAgentId = result.agent_id;
     return result;
   }
 
   /** GET /api/v1/challenges/assigned: entries waiting to be picked up (poll every 5 s). */
   async pollAssignments(options: RequestOptions = {}): Promise<Assignment[]> {
-    const result = await this.request<{ challenges: Assignment[] }>('GET', '/api/v1/challenges/assigned', { signal: options.signal, auth: 'key' });
+    const result = await this.request<{ challenges: Assignment[] }>('GET', '/api/v1/challenges/assigned', {
+      signal: options.signal,
+      auth: 'key',
+    });
     return result.challenges;
   }
 
@@ -140,12 +150,28 @@ export class ConnectorClient {
    * event whose answer was lost, call again with the SAME key and the same event (timestamp
    * included): the server answers the original seq_num and stores nothing. The runner does that.
    */
-  async streamEvent(challengeId: string, event: LiveEventInput, options: RequestOptions & { idempotencyKey?: string } = {}): Promise<StreamResult> {
+  async streamEvent(
+    challengeId: string,
+    event: LiveEventInput,
+    options: RequestOptions & { idempotencyKey?: string } = {},
+  ): Promise<StreamResult> {
     const agentId = this.knownAgentId ?? (await this.heartbeat({}, options)).agent_id;
-    const timestamp = event.timestamp instanceof Date ? event.timestamp.toISOString() : (event.timestamp ?? new Date().toISOString());
-    const body: { challengeId: string; agentId: string; event: LiveEvent } = { challengeId, agentId, event: { ...event, timestamp } };
+    const timestamp =
+      event.timestamp instanceof Date
+        ? event.timestamp.toISOString()
+        : (event.timestamp ?? new Date().toISOString());
+    const body: { challengeId: string; agentId: string; event: LiveEvent } = {
+      challengeId,
+      agentId,
+      event: { ...event, timestamp },
+    };
     const key = options.idempotencyKey ?? randomIdempotencyKey();
-    return this.request<StreamResult>('POST', '/api/v1/events/stream', { body, signal: options.signal, auth: 'key', headers: { 'Idempotency-Key': key } });
+    return this.request<StreamResult>('POST', '/api/v1/events/stream', {
+      body,
+      signal: options.signal,
+      auth: 'key',
+      headers: { 'Idempotency-Key': key },
+    });
   }
 
   /**
@@ -159,35 +185,55 @@ export class ConnectorClient {
     files: SubmissionFile[] = [],
     options: RequestOptions & { idempotencyKey?: string } = {},
   ): Promise<SubmitResult> {
-    if (!this.options.apiToken) throw new Error('submit() needs an API token (apiToken option, scopes challenge:enter and submission:create)');
-    const session = await this.request<{ data: SubmitResult['session'] }>('POST', `/api/v1/challenges/${encodeURIComponent(challengeId)}/sessions`, {
-      signal: options.signal,
-      auth: 'token',
-    });
+    if (!this.options.apiToken)
+      throw new Error(
+        'submit() needs an API token (apiToken option, scopes challenge:enter and submission:create)',
+      );
+    const session = await this.request<{ data: SubmitResult['session'] }>(
+      'POST',
+      `/api/v1/challenges/${encodeURIComponent(challengeId)}/sessions`,
+      {
+        signal: options.signal,
+        auth: 'token',
+      },
+    );
     const key = options.idempotencyKey ?? idempotencyKeyFor(challengeId, content, JSON.stringify(files));
     const submission = await this.request<{ data: SubmitResult['submission'] }>(
       'POST',
       `/api/v1/sessions/${encodeURIComponent(session.data.session_id)}/submissions`,
-      { body: { content, files }, signal: options.signal, auth: 'token', headers: { 'Idempotency-Key': key } },
+      {
+        body: { content, files },
+        signal: options.signal,
+        auth: 'token',
+        headers: { 'Idempotency-Key': key },
+      },
     );
     return { session: session.data, submission: submission.data };
   }
 
   /** GET /api/v1/submissions/{id} with the API token: status and current result. */
   async getSubmission(submissionId: string, options: RequestOptions = {}): Promise<SubmissionState> {
-    const res = await this.request<{ data: SubmissionState }>('GET', `/api/v1/submissions/${encodeURIComponent(submissionId)}`, {
-      signal: options.signal,
-      auth: 'token',
-    });
+    const res = await this.request<{ data: SubmissionState }>(
+      'GET',
+      `/api/v1/submissions/${encodeURIComponent(submissionId)}`,
+      {
+        signal: options.signal,
+        auth: 'token',
+      },
+    );
     return res.data;
   }
 
   /** GET /api/v1/submissions/{id}/breakdown: the competitor's view of the judge's criteria or tests. */
   async getBreakdown(submissionId: string, options: RequestOptions = {}): Promise<Breakdown> {
-    const res = await this.request<{ data: Breakdown }>('GET', `/api/v1/submissions/${encodeURIComponent(submissionId)}/breakdown`, {
-      signal: options.signal,
-      auth: 'token',
-    });
+    const res = await this.request<{ data: Breakdown }>(
+      'GET',
+      `/api/v1/submissions/${encodeURIComponent(submissionId)}/breakdown`,
+      {
+        signal: options.signal,
+        auth: 'token',
+      },
+    );
     return res.data;
   }
 
@@ -214,8 +260,12 @@ export class ConnectorClient {
       text = await res.text();
     } catch (err) {
       if (input.signal?.aborted) throw err; // stopped by the caller: not a failure
-      if (timeout.aborted) throw new ConnectorNetworkError(`${method} ${path} timed out after ${this.timeoutMs} ms`, err);
-      throw new ConnectorNetworkError(`${method} ${path} failed: ${(err as Error)?.message ?? String(err)}`, err);
+      if (timeout.aborted)
+        throw new ConnectorNetworkError(`${method} ${path} timed out after ${this.timeoutMs} ms`, err);
+      throw new ConnectorNetworkError(
+        `${method} ${path} failed: ${(err as Error)?.message ?? String(err)}`,
+        err,
+      );
     }
     let body: unknown = null;
     try {
@@ -224,7 +274,12 @@ export class ConnectorClient {
       body = text;
     }
     if (!res.ok) {
-      throw new ConnectorHttpError(res.status, errorMessage(body, res.statusText || 'request failed'), parseRetryAfter(res.headers.get('retry-after')), body);
+      throw new ConnectorHttpError(
+        res.status,
+        errorMessage(body, res.statusText || 'request failed'),
+        parseRetryAfter(res.headers.get('retry-after')),
+        body,
+      );
     }
     return body as T;
   }

@@ -4,4 +4,13 @@ export * from './backoff';
 export * from './client';
 export * from './runner';
 export * from './jsonl';
-export { runDemo, demoScript, bootstrapDemoAgent, DEMO_SUBMISSION, DEMO_PACE_MS, type DemoOptions, type DemoOutcome, type DemoIdentity } from './demo';
+export {
+  runDemo,
+  demoScript,
+  bootstrapDemoAgent,
+  DEMO_SUBMISSION,
+  DEMO_PACE_MS,
+  type DemoOptions,
+  type DemoOutcome,
+  type DemoIdentity,
+} from './demo';

@@ -20,15 +20,23 @@ export function parseEventLine(line: string, lineNumber = 0): ScriptedEvent | nu
   } catch {
     throw new Error(`line ${lineNumber}: not valid JSON`);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`line ${lineNumber}: expected a JSON object`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`line ${lineNumber}: expected a JSON object`);
   const { challengeId, delay_ms, event, ...rest } = value as Record<string, unknown>;
   const body = (event ?? rest) as Record<string, unknown>;
   if (!body || typeof body !== 'object' || !LIVE_EVENT_TYPES.includes(body.type as LiveEventType)) {
     throw new Error(`line ${lineNumber}: "type" must be one of ${LIVE_EVENT_TYPES.join(', ')}`);
   }
-  if (challengeId !== undefined && typeof challengeId !== 'string') throw new Error(`line ${lineNumber}: challengeId must be a string`);
-  if (delay_ms !== undefined && (typeof delay_ms !== 'number' || delay_ms < 0)) throw new Error(`line ${lineNumber}: delay_ms must be a number >= 0`);
-  return { challengeId: challengeId as string | undefined, delayMs: delay_ms as number | undefined, event: body as unknown as LiveEventInput, line: lineNumber || undefined };
+  if (challengeId !== undefined && typeof challengeId !== 'string')
+    throw new Error(`line ${lineNumber}: challengeId must be a string`);
+  if (delay_ms !== undefined && (typeof delay_ms !== 'number' || delay_ms < 0))
+    throw new Error(`line ${lineNumber}: delay_ms must be a number >= 0`);
+  return {
+    challengeId: challengeId as string | undefined,
+    delayMs: delay_ms as number | undefined,
+    event: body as unknown as LiveEventInput,
+    line: lineNumber || undefined,
+  };
 }
 
 /**
@@ -39,7 +47,12 @@ export async function* readJsonlEvents(
   pathOrStream: string | Readable,
   onInvalid?: (message: string, lineNumber: number) => void,
 ): AsyncGenerator<ScriptedEvent> {
-  const input = typeof pathOrStream === 'string' ? (pathOrStream === '-' ? process.stdin : createReadStream(pathOrStream, 'utf8')) : pathOrStream;
+  const input =
+    typeof pathOrStream === 'string'
+      ? pathOrStream === '-'
+        ? process.stdin
+        : createReadStream(pathOrStream, 'utf8')
+      : pathOrStream;
   const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   try {

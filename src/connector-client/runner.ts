@@ -53,7 +53,15 @@ const noopLogger: RunnerLogger = () => undefined;
  * cleared and in-flight requests aborted; `run()` resolves once everything has wound down.
  */
 export class ConnectorRunner {
-  readonly stats: RunnerStats = { heartbeats: 0, heartbeatFailures: 0, polls: 0, pollFailures: 0, streamed: 0, dropped: 0, retries: 0 };
+  readonly stats: RunnerStats = {
+    heartbeats: 0,
+    heartbeatFailures: 0,
+    polls: 0,
+    pollFailures: 0,
+    streamed: 0,
+    dropped: 0,
+    retries: 0,
+  };
   /** Assignments seen so far, by entry id. */
   readonly assignments = new Map<string, Assignment>();
 
@@ -130,11 +138,18 @@ export class ConnectorRunner {
     return next;
   }
 
-  private async sendWithRetry(challengeId: string, event: LiveEventInput, idempotencyKey: string): Promise<StreamResult | null> {
+  private async sendWithRetry(
+    challengeId: string,
+    event: LiveEventInput,
+    idempotencyKey: string,
+  ): Promise<StreamResult | null> {
     const maxAttempts = this.options.streamMaxAttempts ?? 8;
     for (let attempt = 0; attempt < maxAttempts && !this.stopped; attempt++) {
       try {
-        const result = await this.client.streamEvent(challengeId, event, { signal: this.signal, idempotencyKey });
+        const result = await this.client.streamEvent(challengeId, event, {
+          signal: this.signal,
+          idempotencyKey,
+        });
         this.stats.streamed += 1;
         this.log('debug', 'event streamed', { challengeId, type: event.type, seq_num: result.seq_num });
         return result;
@@ -144,12 +159,21 @@ export class ConnectorRunner {
         // still being processed by the server; a later retry gets its answer.
         const inProgress = err instanceof ConnectorHttpError && err.status === 409;
         if (!isRetryable(err) && !inProgress) {
-          this.log('warn', 'event refused by the server; dropped', { challengeId, type: event.type, error: (err as Error).message });
+          this.log('warn', 'event refused by the server; dropped', {
+            challengeId,
+            type: event.type,
+            error: (err as Error).message,
+          });
           break;
         }
         this.stats.retries += 1;
         const wait = this.retryDelay(err, attempt);
-        this.log('warn', 'stream failed; retrying', { challengeId, type: event.type, error: (err as Error).message, retry_in_ms: wait });
+        this.log('warn', 'stream failed; retrying', {
+          challengeId,
+          type: event.type,
+          error: (err as Error).message,
+          retry_in_ms: wait,
+        });
         if (!(await sleep(wait, this.signal))) break;
       }
     }
@@ -170,7 +194,8 @@ export class ConnectorRunner {
       try {
         const result = await this.client.heartbeat(this.options.profile ?? {}, { signal: this.signal });
         this.stats.heartbeats += 1;
-        if (failures > 0 || this.stats.heartbeats === 1) this.log('info', 'heartbeat ok', { agent_id: result.agent_id });
+        if (failures > 0 || this.stats.heartbeats === 1)
+          this.log('info', 'heartbeat ok', { agent_id: result.agent_id });
         failures = 0;
       } catch (err) {
         if (this.stopped || isAbort(err)) break;
@@ -179,7 +204,10 @@ export class ConnectorRunner {
         // trying at the normal pace. Transient failures retry sooner, with backoff.
         wait = isRetryable(err) ? Math.min(interval, this.retryDelay(err, failures)) : interval;
         failures += 1;
-        this.log(isRetryable(err) ? 'warn' : 'error', 'heartbeat failed', { error: (err as Error).message, retry_in_ms: wait });
+        this.log(isRetryable(err) ? 'warn' : 'error', 'heartbeat failed', {
+          error: (err as Error).message,
+          retry_in_ms: wait,
+        });
       }
       if (!(await sleep(wait, this.signal))) break;
     }
@@ -200,7 +228,9 @@ export class ConnectorRunner {
         this.stats.pollFailures += 1;
         // 429 carries Retry-After (60 s on this endpoint): wait exactly that long.
         const retryAfter = err instanceof ConnectorHttpError ? err.retryAfterMs : null;
-        wait = retryAfter ?? (isRetryable(err) ? Math.max(interval, backoffDelay(failures, this.options.backoff)) : interval);
+        wait =
+          retryAfter ??
+          (isRetryable(err) ? Math.max(interval, backoffDelay(failures, this.options.backoff)) : interval);
         failures += 1;
         this.log('warn', 'assignment poll failed', { error: (err as Error).message, retry_in_ms: wait });
       }
@@ -211,21 +241,29 @@ export class ConnectorRunner {
   private accept(assignment: Assignment): void {
     if (this.assignments.has(assignment.entry_id)) return;
     this.assignments.set(assignment.entry_id, assignment);
-    this.log('info', 'new assignment', { entry_id: assignment.entry_id, challenge_id: assignment.challenge.id, title: assignment.challenge.title });
+    this.log('info', 'new assignment', {
+      entry_id: assignment.entry_id,
+      challenge_id: assignment.challenge.id,
+      title: assignment.challenge.title,
+    });
     for (const waiter of this.assignmentWaiters.splice(0)) waiter(assignment);
     const handler = this.options.onAssignment;
     if (handler) {
       this.track(
         Promise.resolve()
           .then(() => handler(assignment, this))
-          .catch((err: unknown) => this.log('error', 'assignment handler failed', { error: (err as Error)?.message ?? String(err) })),
+          .catch((err: unknown) =>
+            this.log('error', 'assignment handler failed', { error: (err as Error)?.message ?? String(err) }),
+          ),
       );
     }
   }
 
   private async eventsLoop(events: AsyncIterable<ScriptedEvent> | Iterable<ScriptedEvent>): Promise<void> {
     const iterator: AsyncIterator<ScriptedEvent> | Iterator<ScriptedEvent> =
-      Symbol.asyncIterator in events ? events[Symbol.asyncIterator]() : (events as Iterable<ScriptedEvent>)[Symbol.iterator]();
+      Symbol.asyncIterator in events
+        ? events[Symbol.asyncIterator]()
+        : (events as Iterable<ScriptedEvent>)[Symbol.iterator]();
     // A source that blocks (stdin) must not keep a stopped runner alive.
     const stopped = new Promise<'stopped'>((resolve) => {
       if (this.stopped) resolve('stopped');
@@ -240,16 +278,19 @@ export class ConnectorRunner {
         const where = item.line ? `line ${item.line}: ` : '';
         let challengeId = item.challengeId;
         if (!challengeId) {
-          if (this.assignments.size === 0) this.log('info', `${where}waiting for an assignment before streaming ${item.event.type}`);
+          if (this.assignments.size === 0)
+            this.log('info', `${where}waiting for an assignment before streaming ${item.event.type}`);
           challengeId = (await this.firstAssignment())?.challenge.id;
         }
         if (!challengeId || this.stopped) break;
         const result = await this.stream(challengeId, item.event);
         if (result) this.log('info', `${where}streamed ${item.event.type} (seq_num ${result.seq_num})`);
-        else if (!this.stopped) this.log('warn', `${where}${item.event.type} not streamed (refused, or out of attempts)`);
+        else if (!this.stopped)
+          this.log('warn', `${where}${item.event.type} not streamed (refused, or out of attempts)`);
       }
     } catch (err) {
-      if (!this.stopped) this.log('error', 'event source failed', { error: (err as Error)?.message ?? String(err) });
+      if (!this.stopped)
+        this.log('error', 'event source failed', { error: (err as Error)?.message ?? String(err) });
     } finally {
       void Promise.resolve(iterator.return?.()).catch(() => undefined);
     }

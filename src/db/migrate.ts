@@ -25,7 +25,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
 }
 
 /** Applies every pending forward-only migration (node-pg-migrate, SQL files). */
-export async function migrate(databaseUrl: string, log: (msg: string) => void = () => undefined): Promise<void> {
+export async function migrate(
+  databaseUrl: string,
+  log: (msg: string) => void = () => undefined,
+): Promise<void> {
   await ensureDatabase(databaseUrl);
   await runner({
     databaseUrl,
@@ -37,7 +40,12 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
     singleTransaction: true,
     log,
     // node-pg-migrate reports (as an error, harmlessly) that area-numbered names (1000_, 2500_…) are not timestamps; by design.
-    logger: { debug: () => undefined, info: log, warn: log, error: (m: string) => (/determine timestamp/.test(m) ? undefined : log(m)) },
+    logger: {
+      debug: () => undefined,
+      info: log,
+      warn: log,
+      error: (m: string) => (/determine timestamp/.test(m) ? undefined : log(m)),
+    },
     noLock: false,
   });
 }

@@ -8,7 +8,11 @@ export type Queryable = Pick<Pool, 'query'> | PoolClient;
  * (a crash may lose the last fraction of a second of its writes): for data that needs no
  * durability, such as rate-limit counters.
  */
-export function createPool(connectionString: string, max = 20, settings: { synchronousCommit?: boolean } = {}): Pool {
+export function createPool(
+  connectionString: string,
+  max = 20,
+  settings: { synchronousCommit?: boolean } = {},
+): Pool {
   const pool = new Pool({
     connectionString,
     max,
@@ -56,7 +60,9 @@ export async function queryOne<T extends QueryResultRow>(
   values: unknown[] = [],
   statementName?: string,
 ): Promise<T | null> {
-  const res = statementName ? await db.query<T>({ name: statementName, text, values }) : await db.query<T>(text, values);
+  const res = statementName
+    ? await db.query<T>({ name: statementName, text, values })
+    : await db.query<T>(text, values);
   return res.rows[0] ?? null;
 }
 

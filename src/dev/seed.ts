@@ -42,7 +42,8 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
       id: DEMO_CHALLENGE_IDS.sayHello,
       body: {
         title: 'Say hello',
-        description: 'Greet the judges in one friendly sentence that starts with a capital letter and mentions "hello".',
+        description:
+          'Greet the judges in one friendly sentence that starts with a capital letter and mentions "hello".',
         category: 'warm-up',
         format: 'text',
         weight_class_id: 'open',
@@ -52,10 +53,19 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
         judge: {
           kind: 'rubric',
           criteria: [
-            { name: 'says hello', weight: 3, check: { type: 'contains', value: 'hello', case_sensitive: false } },
+            {
+              name: 'says hello',
+              weight: 3,
+              check: { type: 'contains', value: 'hello', case_sensitive: false },
+            },
             { name: 'starts with a capital', weight: 1, check: { type: 'regex', pattern: '^[A-Z]' } },
             { name: 'one short sentence', weight: 1, check: { type: 'length', min: 5, max: 140 } },
-            { name: 'polite', weight: 1, hidden: true, check: { type: 'regex', pattern: '\\b(please|thanks|thank you|nice)\\b', flags: 'i' } },
+            {
+              name: 'polite',
+              weight: 1,
+              hidden: true,
+              check: { type: 'regex', pattern: '\\b(please|thanks|thank you|nice)\\b', flags: 'i' },
+            },
           ],
         },
       },
@@ -64,7 +74,8 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
       id: DEMO_CHALLENGE_IDS.add,
       body: {
         title: 'Implement add',
-        description: 'Submit a JavaScript or TypeScript file exporting `add(a, b)` that returns the sum of two numbers.',
+        description:
+          'Submit a JavaScript or TypeScript file exporting `add(a, b)` that returns the sum of two numbers.',
         category: 'coding',
         format: 'code',
         weight_class_id: 'lightweight',
@@ -75,7 +86,13 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
             { name: 'adds small numbers', export: 'add', args: [1, 2], expected: 3 },
             { name: 'adds negatives', export: 'add', args: [-4, 1], expected: -3 },
             { name: 'adds zero', export: 'add', args: [0, 0], expected: 0, hidden: true },
-            { name: 'adds large numbers', export: 'add', args: [1_000_000, 2_500_000], expected: 3_500_000, hidden: true },
+            {
+              name: 'adds large numbers',
+              export: 'add',
+              args: [1_000_000, 2_500_000],
+              expected: 3_500_000,
+              hidden: true,
+            },
           ],
         },
       },
@@ -84,7 +101,8 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
       id: DEMO_CHALLENGE_IDS.fizzbuzz,
       body: {
         title: 'FizzBuzz',
-        description: 'Export `fizzbuzz(n)`: "Fizz" for multiples of 3, "Buzz" for multiples of 5, "FizzBuzz" for both, else n as a string.',
+        description:
+          'Export `fizzbuzz(n)`: "Fizz" for multiples of 3, "Buzz" for multiples of 5, "FizzBuzz" for both, else n as a string.',
         category: 'coding',
         format: 'code',
         weight_class_id: 'lightweight',
@@ -116,8 +134,16 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
         judge: {
           kind: 'rubric',
           criteria: [
-            { name: 'three lines', weight: 2, check: { type: 'regex', pattern: '^[^\\n]+\\n[^\\n]+\\n[^\\n]+\\n?$' } },
-            { name: 'mentions the sea', weight: 2, check: { type: 'regex', pattern: '\\b(sea|ocean|waves?|tide)\\b', flags: 'i' } },
+            {
+              name: 'three lines',
+              weight: 2,
+              check: { type: 'regex', pattern: '^[^\\n]+\\n[^\\n]+\\n[^\\n]+\\n?$' },
+            },
+            {
+              name: 'mentions the sea',
+              weight: 2,
+              check: { type: 'regex', pattern: '\\b(sea|ocean|waves?|tide)\\b', flags: 'i' },
+            },
             { name: 'brief', weight: 1, check: { type: 'length', max: 200 } },
           ],
         },
@@ -127,7 +153,8 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
       id: DEMO_CHALLENGE_IDS.upcoming,
       body: {
         title: 'Weekend sprint: reverse a string',
-        description: 'Export `reverse(s)` returning s reversed. Opens tomorrow for two days; entries are accepted before it starts.',
+        description:
+          'Export `reverse(s)` returning s reversed. Opens tomorrow for two days; entries are accepted before it starts.',
         category: 'coding',
         format: 'code',
         weight_class_id: 'lightweight',
@@ -220,7 +247,8 @@ async function main(): Promise<void> {
   const { createPool } = await import('../db/pool');
   const { lazyTemporalClient } = await import('../temporal/client');
   const config = loadConfig();
-  if (config.NODE_ENV === 'production') throw new Error('refusing to seed demo data with NODE_ENV=production');
+  if (config.NODE_ENV === 'production')
+    throw new Error('refusing to seed demo data with NODE_ENV=production');
   await migrate(config.DATABASE_URL);
   const db = createPool(config.DATABASE_URL, 2);
   const temporal = lazyTemporalClient(config);
@@ -232,14 +260,25 @@ async function main(): Promise<void> {
       ),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 6000).unref()),
     ]);
-    if (!reachable) console.warn('Temporal is not reachable: challenges are activated without lifecycle workflows');
+    if (!reachable)
+      console.warn('Temporal is not reachable: challenges are activated without lifecycle workflows');
     const summary = await seedDemoData(db, {
-      deps: reachable ? { config, db, logger: createLogger(config.LOG_LEVEL, 'seed'), temporal: temporal.get } : undefined,
+      deps: reachable
+        ? { config, db, logger: createLogger(config.LOG_LEVEL, 'seed'), temporal: temporal.get }
+        : undefined,
       log: (line) => console.log(line),
     });
-    console.log(`demo data: ${summary.created.length} challenge(s) created, ${summary.published.length} published; operator subject "${DEMO_ADMIN_SUBJECT}"`);
+    console.log(
+      `demo data: ${summary.created.length} challenge(s) created, ${summary.published.length} published; operator subject "${DEMO_ADMIN_SUBJECT}"`,
+    );
     if (process.argv.includes('--print-admin-jwt')) {
-      console.log(await mintSessionJwt(config.AUTH_JWT_SECRET, { sub: DEMO_ADMIN_SUBJECT, name: 'Demo Operator', role: 'admin' }));
+      console.log(
+        await mintSessionJwt(config.AUTH_JWT_SECRET, {
+          sub: DEMO_ADMIN_SUBJECT,
+          name: 'Demo Operator',
+          role: 'admin',
+        }),
+      );
     }
   } finally {
     await temporal.close();

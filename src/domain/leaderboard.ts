@@ -97,7 +97,8 @@ export async function getLeaderboard(
   const after = query.cursor ? decodeCursor(query.cursor) : null;
   // One statement: the page, its counts and the challenge's status (visibility checked here).
   const page = await leaderboardPage(db, challengeId, after, query.limit + 1, true);
-  if (!page.challengeStatus || !canSeeChallenge(principal, { status: page.challengeStatus })) throw notFound('challenge');
+  if (!page.challengeStatus || !canSeeChallenge(principal, { status: page.challengeStatus }))
+    throw notFound('challenge');
   const hasMore = page.rows.length > query.limit;
   const rows = hasMore ? page.rows.slice(0, query.limit) : page.rows;
   const entries = rows.map((row, i) => toEntry(row, page.before + i + 1));

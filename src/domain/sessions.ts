@@ -7,7 +7,14 @@ import { isAdmin, type Principal } from '../auth/principal';
 import { withTransaction, type Queryable } from '../db/pool';
 import { findChallengeById, type ChallengeRow } from '../db/queries/challenges';
 import { upsertEntry } from '../db/queries/entries';
-import { closeSession, findOpenSession, findSessionById, insertSession, type CloseReason, type SessionRow } from '../db/queries/sessions';
+import {
+  closeSession,
+  findOpenSession,
+  findSessionById,
+  insertSession,
+  type CloseReason,
+  type SessionRow,
+} from '../db/queries/sessions';
 import { markEntryActive } from '../db/queries/entries';
 import { emitEvent } from '../events/outbox';
 import { enterability } from './challenges/rules';

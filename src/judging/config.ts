@@ -33,17 +33,20 @@ extendZodWithOpenApi(z);
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number().finite(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValueSchema),
-    z.record(jsonValueSchema),
-  ]),
-  // A recursive schema has no finite OpenAPI rendering: the judge config is documented as "any JSON value".
-).openapi({ type: ['string', 'number', 'boolean', 'null', 'array', 'object'] } as never);
+const jsonValueSchema: z.ZodType<JsonValue> = z
+  .lazy(
+    () =>
+      z.union([
+        z.string(),
+        z.number().finite(),
+        z.boolean(),
+        z.null(),
+        z.array(jsonValueSchema),
+        z.record(jsonValueSchema),
+      ]),
+    // A recursive schema has no finite OpenAPI rendering: the judge config is documented as "any JSON value".
+  )
+  .openapi({ type: ['string', 'number', 'boolean', 'null', 'array', 'object'] } as never);
 
 const nameSchema = z.string().trim().min(1).max(JUDGE_CONFIG_LIMITS.maxNameLength);
 const weightSchema = z.number().finite().positive().max(JUDGE_CONFIG_LIMITS.maxWeight).default(1);

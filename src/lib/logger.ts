@@ -52,15 +52,27 @@ const SECRET_PATTERNS: RegExp[] = [
 export function scrubSecrets(text: string): string {
   let out = text;
   for (const pattern of SECRET_PATTERNS) {
-    out = out.replace(pattern, (_match, bearer?: string) => (typeof bearer === 'string' ? `${bearer} [redacted]` : '[redacted]'));
+    out = out.replace(pattern, (_match, bearer?: string) =>
+      typeof bearer === 'string' ? `${bearer} [redacted]` : '[redacted]',
+    );
   }
   return out;
 }
 
 /** Field names whose values are censored at any depth (the redact paths above stop at one level). */
 const SENSITIVE_KEYS = new Set(
-  ['authorization', 'x-service-api-key', 'cookie', 'token', 'key', 'secret', 'jwt', 'password', 'api_key', 'apikey']
-    .concat(['auth_jwt_secret', 'webhook_secret_key', 'temporal_api_key']),
+  [
+    'authorization',
+    'x-service-api-key',
+    'cookie',
+    'token',
+    'key',
+    'secret',
+    'jwt',
+    'password',
+    'api_key',
+    'apikey',
+  ].concat(['auth_jwt_secret', 'webhook_secret_key', 'temporal_api_key']),
 );
 
 /**
@@ -80,12 +92,19 @@ function scrubValue(value: unknown, depth: number, seen: WeakSet<object>): unkno
   const keys = isError ? Object.getOwnPropertyNames(value) : Object.keys(value);
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
-    out[k] = SENSITIVE_KEYS.has(k.toLowerCase()) && v !== undefined && v !== null ? '[redacted]' : scrubValue(v, depth + 1, seen);
+    out[k] =
+      SENSITIVE_KEYS.has(k.toLowerCase()) && v !== undefined && v !== null
+        ? '[redacted]'
+        : scrubValue(v, depth + 1, seen);
   }
   return out;
 }
 
-export function createLogger(level: string, name = 'challenge-service', destination?: pino.DestinationStream): Logger {
+export function createLogger(
+  level: string,
+  name = 'challenge-service',
+  destination?: pino.DestinationStream,
+): Logger {
   return pino(
     {
       name,
@@ -96,7 +115,13 @@ export function createLogger(level: string, name = 'challenge-service', destinat
         logMethod(args, method) {
           // Message strings, their format arguments, and errors logged bare (`log.error(err)`
           // uses err.message as the message).
-          const scrubbed = args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a instanceof Error ? scrubValue(a, 0, new WeakSet()) : a));
+          const scrubbed = args.map((a) =>
+            typeof a === 'string'
+              ? scrubSecrets(a)
+              : a instanceof Error
+                ? scrubValue(a, 0, new WeakSet())
+                : a,
+          );
           return method.apply(this, scrubbed as Parameters<typeof method>);
         },
       },

@@ -21,7 +21,7 @@ export const rateLimitedTotal = new Counter({
 
 export const spectatorFeedReads = new Counter({
   name: 'spectator_feed_reads_total',
-  help: "Database reads of the spectator feeds (each released batch is read once per process, whatever the number of streams)",
+  help: 'Database reads of the spectator feeds (each released batch is read once per process, whatever the number of streams)',
   registers: [metricsRegistry],
 });
 

@@ -1,6 +1,11 @@
 import type { NotificationListener } from '../db/notification-listener';
 import { OUTBOX_CHANNEL } from '../db/queries/outbox-events';
-import { DISPATCH_BATCH_SIZE, dispatchPendingEvents, sweepUnstartedDeliveries, type DispatcherDeps } from '../domain/webhooks/dispatch';
+import {
+  DISPATCH_BATCH_SIZE,
+  dispatchPendingEvents,
+  sweepUnstartedDeliveries,
+  type DispatcherDeps,
+} from '../domain/webhooks/dispatch';
 
 /**
  * The outbox dispatcher loop of a worker process: a pass at once on each NOTIFY (through the
@@ -19,7 +24,11 @@ export interface DispatcherOptions {
   sweepIntervalMs?: number;
 }
 
-export function startOutboxDispatcher(deps: DispatcherDeps, notifications: NotificationListener, options: DispatcherOptions = {}): OutboxDispatcher {
+export function startOutboxDispatcher(
+  deps: DispatcherDeps,
+  notifications: NotificationListener,
+  options: DispatcherOptions = {},
+): OutboxDispatcher {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   const log = deps.logger.child({ component: 'outbox-dispatcher' });

@@ -6,8 +6,13 @@ export function temporalConnectionOptions(config: Config): ConnectionOptions {
   const tls =
     config.TEMPORAL_TLS_CERT_PATH && config.TEMPORAL_TLS_KEY_PATH
       ? {
-          clientCertPair: { crt: readFileSync(config.TEMPORAL_TLS_CERT_PATH), key: readFileSync(config.TEMPORAL_TLS_KEY_PATH) },
-          serverRootCACertificate: config.TEMPORAL_TLS_CA_PATH ? readFileSync(config.TEMPORAL_TLS_CA_PATH) : undefined,
+          clientCertPair: {
+            crt: readFileSync(config.TEMPORAL_TLS_CERT_PATH),
+            key: readFileSync(config.TEMPORAL_TLS_KEY_PATH),
+          },
+          serverRootCACertificate: config.TEMPORAL_TLS_CA_PATH
+            ? readFileSync(config.TEMPORAL_TLS_CA_PATH)
+            : undefined,
         }
       : config.TEMPORAL_API_KEY
         ? true
@@ -19,7 +24,10 @@ export function temporalConnectionOptions(config: Config): ConnectionOptions {
  * A memoised client that connects on first use. A failed connection is forgotten so that the
  * next call retries: the API keeps serving reads while Temporal restarts.
  */
-export function lazyTemporalClient(config: Config): { get: () => Promise<Client>; close: () => Promise<void> } {
+export function lazyTemporalClient(config: Config): {
+  get: () => Promise<Client>;
+  close: () => Promise<void>;
+} {
   let pending: Promise<Client> | undefined;
   return {
     get() {

@@ -131,7 +131,10 @@ function postToPinnedAddresses(
     };
     const finishWithResponse = () => {
       if (!response) return;
-      finish({ ...classifyResponse(response.statusCode, response.latencyMs, excerpt.replace(/\u0000/g, '')), sentAtMs });
+      finish({
+        ...classifyResponse(response.statusCode, response.latencyMs, excerpt.replace(/\u0000/g, '')),
+        sentAtMs,
+      });
     };
 
     const deadline = setTimeout(() => {
@@ -204,7 +207,11 @@ function postToPinnedAddresses(
   });
 }
 
-function classifyResponse(statusCode: number, latencyMs: number, excerpt: string): Omit<WebhookAttemptOutcome, 'sentAtMs'> {
+function classifyResponse(
+  statusCode: number,
+  latencyMs: number,
+  excerpt: string,
+): Omit<WebhookAttemptOutcome, 'sentAtMs'> {
   const ok = statusCode >= 200 && statusCode < 300;
   let error: string | null = null;
   if (statusCode === 410) error = 'HTTP 410: the receiver reports the subscription gone';

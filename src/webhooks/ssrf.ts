@@ -233,7 +233,11 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /** The checks that need no DNS. Throws UnsafeWebhookUrlError. */
-function precheck(rawUrl: string, allowPrivate: boolean, internalOrigins: readonly string[] = []): PrecheckedUrl {
+function precheck(
+  rawUrl: string,
+  allowPrivate: boolean,
+  internalOrigins: readonly string[] = [],
+): PrecheckedUrl {
   if (rawUrl.length > MAX_WEBHOOK_URL_LENGTH) {
     throw new UnsafeWebhookUrlError('INVALID_URL', `URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters`);
   }
@@ -301,7 +305,10 @@ function assertAddressAllowed(address: string, allowPrivate: boolean, url: URL, 
   const verdict = classifyAddress(address, allowPrivate);
   if (!verdict.allowed) {
     const hint = !allowPrivate && classifyAddress(address, true).isLoopback ? LOOPBACK_DEV_HINT : '';
-    throw new UnsafeWebhookUrlError('ADDRESS_NOT_ALLOWED', `${lead} ${verdict.description}; not allowed${hint}`);
+    throw new UnsafeWebhookUrlError(
+      'ADDRESS_NOT_ALLOWED',
+      `${lead} ${verdict.description}; not allowed${hint}`,
+    );
   }
   if (url.protocol === 'http:' && !verdict.isLoopback) {
     throw new UnsafeWebhookUrlError(
@@ -320,7 +327,11 @@ export function isSyntacticallyDeliverableUrl(url: string, allowPrivate: boolean
 }
 
 /** The reason `isSyntacticallyDeliverableUrl` refuses a URL, or null. */
-export function syntacticUrlProblem(url: string, allowPrivate: boolean, internalOrigins: readonly string[] = []): string | null {
+export function syntacticUrlProblem(
+  url: string,
+  allowPrivate: boolean,
+  internalOrigins: readonly string[] = [],
+): string | null {
   try {
     precheck(url, allowPrivate, internalOrigins);
     return null;

@@ -20,7 +20,13 @@ test('a transaction whose connection is terminated between queries rejects; the 
       // The server's FATAL message arrives while no query is active on this client: wait until the
       // backend is gone (it sends the message before it exits), not for a guessed 300 ms.
       await eventually(
-        async () => (await killer.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [rows[0].pid])).rows[0].n === 0,
+        async () =>
+          (
+            await killer.query<{ n: number }>(
+              'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1',
+              [rows[0].pid],
+            )
+          ).rows[0].n === 0,
         10_000,
         20,
       );

@@ -36,14 +36,25 @@ async function adminFor(server: TestServer): Promise<TestUser> {
 }
 
 /** Creates a draft through the admin API; returns the admin view. */
-export async function createDraft(server: TestServer, overrides: Record<string, unknown> = {}, admin?: TestUser): Promise<any> {
-  const res = await server.request('POST', '/api/v1/admin/challenges', { auth: (admin ?? (await adminFor(server))).jwt, body: challengeBody(overrides) });
+export async function createDraft(
+  server: TestServer,
+  overrides: Record<string, unknown> = {},
+  admin?: TestUser,
+): Promise<any> {
+  const res = await server.request('POST', '/api/v1/admin/challenges', {
+    auth: (admin ?? (await adminFor(server))).jwt,
+    body: challengeBody(overrides),
+  });
   if (res.status !== 201) throw new Error(`create challenge failed: ${res.status} ${res.text}`);
   return res.body.data;
 }
 
 /** Creates and publishes a challenge (active); returns the admin view. */
-export async function createActive(server: TestServer, overrides: Record<string, unknown> = {}, admin?: TestUser): Promise<any> {
+export async function createActive(
+  server: TestServer,
+  overrides: Record<string, unknown> = {},
+  admin?: TestUser,
+): Promise<any> {
   const draft = await createDraft(server, overrides, admin);
   return transition(server, draft.id, 'publish', undefined, admin);
 }
@@ -55,7 +66,10 @@ export async function transition(
   body?: unknown,
   admin?: TestUser,
 ): Promise<any> {
-  const res = await server.request('POST', `/api/v1/admin/challenges/${id}/${action}`, { auth: (admin ?? (await adminFor(server))).jwt, body });
+  const res = await server.request('POST', `/api/v1/admin/challenges/${id}/${action}`, {
+    auth: (admin ?? (await adminFor(server))).jwt,
+    body,
+  });
   if (res.status !== 200) throw new Error(`${action} failed: ${res.status} ${res.text}`);
   return res.body.data;
 }
@@ -71,7 +85,11 @@ export interface OutboxRow {
 }
 
 /** The outbox rows recorded for a challenge, oldest first (optionally of one type). */
-export async function outboxFor(server: TestServer, challengeId: string, type?: string): Promise<OutboxRow[]> {
+export async function outboxFor(
+  server: TestServer,
+  challengeId: string,
+  type?: string,
+): Promise<OutboxRow[]> {
   const res = await server.deps.db.query<OutboxRow>(
     `SELECT * FROM outbox_events WHERE challenge_id = $1 AND ($2::text IS NULL OR event_type = $2) ORDER BY created_at, id`,
     [challengeId, type ?? null],

@@ -2,12 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { newAgent, newAgentKey, type TestAgent } from './factories';
 import type { TestServer } from './server';
 
-export const RUBRIC_JUDGE = { kind: 'rubric', criteria: [{ name: 'len', weight: 1, check: { type: 'length', min: 1 } }] };
+export const RUBRIC_JUDGE = {
+  kind: 'rubric',
+  criteria: [{ name: 'len', weight: 1, check: { type: 'length', min: 1 } }],
+};
 
 /** Inserts a challenge row directly (the connector suites do not depend on the admin routes). */
 export async function insertChallenge(
   server: TestServer,
-  options: { status?: 'draft' | 'active' | 'complete' | 'archived'; title?: string; timeLimitMinutes?: number | null } = {},
+  options: {
+    status?: 'draft' | 'active' | 'complete' | 'archived';
+    title?: string;
+    timeLimitMinutes?: number | null;
+  } = {},
 ): Promise<string> {
   const res = await server.deps.db.query<{ id: string }>(
     `INSERT INTO challenges (title, description, category, format, weight_class_id, status, time_limit_minutes, starts_at, ends_at, judge)
@@ -36,11 +43,15 @@ export async function insertEntry(
   return res.rows[0].id;
 }
 
-export async function entryStatus(server: TestServer, challengeId: string, agentId: string): Promise<string | undefined> {
-  const res = await server.deps.db.query<{ status: string }>('SELECT status FROM entries WHERE challenge_id = $1 AND agent_id = $2', [
-    challengeId,
-    agentId,
-  ]);
+export async function entryStatus(
+  server: TestServer,
+  challengeId: string,
+  agentId: string,
+): Promise<string | undefined> {
+  const res = await server.deps.db.query<{ status: string }>(
+    'SELECT status FROM entries WHERE challenge_id = $1 AND agent_id = $2',
+    [challengeId, agentId],
+  );
   return res.rows[0]?.status;
 }
 
@@ -77,17 +88,27 @@ export function postEvent(
   challengeId: string,
   event: Record<string, unknown>,
 ) {
-  return server.request('POST', '/api/v1/events/stream', { agentKey: agent.key, body: { challengeId, agentId: agent.agentId, event } });
+  return server.request('POST', '/api/v1/events/stream', {
+    agentKey: agent.key,
+    body: { challengeId, agentId: agent.agentId, event },
+  });
 }
 
 /** Reads a Server-Sent Events response until `until` says stop (or the timeout), then aborts. */
 export async function readSse(
   url: string,
-  options: { headers?: Record<string, string>; until: (messages: SseMessage[], raw: string) => boolean; timeoutMs?: number },
+  options: {
+    headers?: Record<string, string>;
+    until: (messages: SseMessage[], raw: string) => boolean;
+    timeoutMs?: number;
+  },
 ): Promise<{ status: number; headers: Headers; messages: SseMessage[]; raw: string }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 15_000);
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...options.headers }, signal: controller.signal });
+  const res = await fetch(url, {
+    headers: { accept: 'text/event-stream', ...options.headers },
+    signal: controller.signal,
+  });
   const messages: SseMessage[] = [];
   let raw = '';
   try {

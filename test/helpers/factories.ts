@@ -10,7 +10,11 @@ export interface TestUser {
   jwt: string;
 }
 
-export async function newUser(server: TestServer, role: 'user' | 'admin' = 'user', name = 'Test User'): Promise<TestUser> {
+export async function newUser(
+  server: TestServer,
+  role: 'user' | 'admin' = 'user',
+  name = 'Test User',
+): Promise<TestUser> {
   const subject = `test|${randomUUID()}`;
   const jwt = await mintSessionJwt(server.config.AUTH_JWT_SECRET, { sub: subject, name, role });
   return { subject, jwt };
@@ -39,14 +43,23 @@ export async function newAgent(
   if (agent.status !== 201) throw new Error(`create agent failed: ${agent.status} ${agent.text}`);
   const token = await server.request('POST', '/api/v1/auth/tokens', {
     auth: user.jwt,
-    body: { name: 'test token', scopes: options.scopes ?? ALL_SCOPES, agent_id: agent.body.data.id, sandbox: options.sandbox ?? false },
+    body: {
+      name: 'test token',
+      scopes: options.scopes ?? ALL_SCOPES,
+      agent_id: agent.body.data.id,
+      sandbox: options.sandbox ?? false,
+    },
   });
   if (token.status !== 201) throw new Error(`create token failed: ${token.status} ${token.text}`);
   return { user, agentId: agent.body.data.id, token: token.body.data.token, tokenId: token.body.data.id };
 }
 
 /** A connector key (aa_...) for an agent. */
-export async function newAgentKey(server: TestServer, agent: TestAgent, expiresInHours?: number): Promise<string> {
+export async function newAgentKey(
+  server: TestServer,
+  agent: TestAgent,
+  expiresInHours?: number,
+): Promise<string> {
   const res = await server.request('POST', `/api/v1/agents/${agent.agentId}/keys`, {
     auth: agent.user.jwt,
     body: expiresInHours ? { expires_in_hours: expiresInHours } : {},
@@ -56,7 +69,11 @@ export async function newAgentKey(server: TestServer, agent: TestAgent, expiresI
 }
 
 /** Polls until `check` returns a value (not undefined/false), for asynchronous workflow effects. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

@@ -15,7 +15,8 @@ import type { TestServer } from './server';
 
 export const ROUTES: AnyRouteDef[] = allRoutes();
 
-export const routeLabel = (def: AnyRouteDef) => `${def.method.toUpperCase()} ${def.path} (${def.operationId}, ${def.auth})`;
+export const routeLabel = (def: AnyRouteDef) =>
+  `${def.method.toUpperCase()} ${def.path} (${def.operationId}, ${def.auth})`;
 
 export function pathParamNames(def: AnyRouteDef): string[] {
   return [...def.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
@@ -29,7 +30,9 @@ export function fillPath(def: AnyRouteDef, values: Record<string, string>): stri
 /** The route that will answer `method rawPath`: the same router the app builds, so the same precedence. */
 const matcher = buildRouter(ROUTES, {} as AppDeps);
 export function matchRoute(method: string, rawPath: string): AnyRouteDef | undefined {
-  const layer = matcher.match(rawPath.split('?')[0], method.toUpperCase()).pathAndMethod.find((l) => l.methods.length > 0);
+  const layer = matcher
+    .match(rawPath.split('?')[0], method.toUpperCase())
+    .pathAndMethod.find((l) => l.methods.length > 0);
   return layer ? ROUTES.find((r) => r.operationId === layer.name) : undefined;
 }
 
@@ -115,11 +118,25 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
     const headers: Record<string, string | number> = { ...req.headers };
     if (req.body !== undefined && !req.chunked) headers['content-length'] = Buffer.byteLength(req.body);
     const r = http.request(
-      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent, timeout: req.timeoutMs ?? 30_000 },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers,
+        agent,
+        timeout: req.timeoutMs ?? 30_000,
+      },
       (res) => {
         if (String(res.headers['content-type'] ?? '').includes('text/event-stream')) {
           res.destroy();
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: '', json: undefined, streamed: true });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: '',
+            json: undefined,
+            streamed: true,
+          });
           return;
         }
         const chunks: Buffer[] = [];
@@ -221,10 +238,12 @@ export function responseProblems(def: AnyRouteDef | undefined, res: RawResponse)
     return problems;
   }
   if (typeof err.message !== 'string' || !err.message) problems.push('error.message missing');
-  if (err.request_id !== requestId) problems.push(`error.request_id ${String(err.request_id)} !== X-Request-ID ${String(requestId)}`);
+  if (err.request_id !== requestId)
+    problems.push(`error.request_id ${String(err.request_id)} !== X-Request-ID ${String(requestId)}`);
   const code = String(err.code);
   if (!(code in DOCUMENTED_ERROR_CODES)) problems.push(`undocumented error code ${code}`);
-  else if (DOCUMENTED_ERROR_CODES[code] !== res.status) problems.push(`code ${code} with status ${res.status} (documented: ${DOCUMENTED_ERROR_CODES[code]})`);
+  else if (DOCUMENTED_ERROR_CODES[code] !== res.status)
+    problems.push(`code ${code} with status ${res.status} (documented: ${DOCUMENTED_ERROR_CODES[code]})`);
   return problems;
 }
 
@@ -250,7 +269,8 @@ export const FINGERPRINT_EXCLUDED_COLUMNS: Record<string, string[]> = {
  */
 export const FINGERPRINT_ROW_FILTERS: Record<string, string> = {
   webhook_deliveries: "event_type NOT LIKE 'challenge.%'",
-  webhook_attempts: "delivery_id NOT IN (SELECT id FROM webhook_deliveries WHERE event_type LIKE 'challenge.%')",
+  webhook_attempts:
+    "delivery_id NOT IN (SELECT id FROM webhook_deliveries WHERE event_type LIKE 'challenge.%')",
 };
 
 /** Per table: row count, checksum of every row, and checksum of the rows that mention a watched id. */
@@ -304,8 +324,13 @@ export class DbWatch {
 
   async fingerprint(): Promise<Fingerprint> {
     this.sql ??= await this.buildSql();
-    const res = await this.db.query<{ name: string; rows: number; checksum: string; mine: string }>(this.sql, [[...this.ids]]);
-    return Object.fromEntries(res.rows.map((r) => [r.name, { rows: r.rows, checksum: r.checksum, mine: r.mine }]));
+    const res = await this.db.query<{ name: string; rows: number; checksum: string; mine: string }>(
+      this.sql,
+      [[...this.ids]],
+    );
+    return Object.fromEntries(
+      res.rows.map((r) => [r.name, { rows: r.rows, checksum: r.checksum, mine: r.mine }]),
+    );
   }
 
   /**

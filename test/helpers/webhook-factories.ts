@@ -12,9 +12,7 @@ import type { TestServer } from './server';
 
 /** How the receiver answers one request. */
 export type ReceiverMode =
-  | { status: number; body?: string }
-  | { hang: true }
-  | { redirect: string; status?: 301 | 302 | 307 | 308 };
+  { status: number; body?: string } | { hang: true } | { redirect: string; status?: 301 | 302 | 307 | 308 };
 
 export interface ReceivedRequest {
   method: string;
@@ -66,7 +64,10 @@ export async function startReceiver(path = '/hook'): Promise<TestReceiver> {
     async waitForRequests(n, timeoutMs = 20_000) {
       if (requests.length >= n) return requests;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${n} requests within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${requests.length} of ${n} requests within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({
           n,
           resolve: () => {
@@ -89,7 +90,8 @@ export async function startReceiver(path = '/hook'): Promise<TestReceiver> {
     req.on('end', () => {
       const mode = queue.shift() ?? defaultMode;
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+      for (const [k, v] of Object.entries(req.headers))
+        headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
       const record: ReceivedRequest = {
         method: req.method ?? '',
         path: req.url ?? '',
@@ -133,7 +135,10 @@ export async function createWebhook(
   auth: string,
   input: { url: string; events: string[]; secret?: string },
 ): Promise<any> {
-  const res = await server.request('POST', '/api/v1/webhooks', { auth, body: { secret: TEST_SECRET, ...input } });
+  const res = await server.request('POST', '/api/v1/webhooks', {
+    auth,
+    body: { secret: TEST_SECRET, ...input },
+  });
   if (res.status !== 201) throw new Error(`create webhook failed: ${res.status} ${res.text}`);
   return res.body.data;
 }
@@ -154,23 +159,36 @@ export async function emit(db: Pool, event: DomainEvent): Promise<string> {
  * An outbox event that the dispatcher will not pick up (already marked dispatched), fanned out here:
  * the deliveries exist but no workflow runs, so a test can start one with its own schedule.
  */
-export async function manualDeliveries(db: Pool, event: DomainEvent): Promise<{ eventId: string; deliveryIds: string[] }> {
+export async function manualDeliveries(
+  db: Pool,
+  event: DomainEvent,
+): Promise<{ eventId: string; deliveryIds: string[] }> {
   return withTransaction(db, async (tx) => {
     const res = await tx.query<OutboxEventRow>(
       `INSERT INTO outbox_events (event_type, payload, owner_user_id, challenge_id, sandbox, dispatched_at)
        VALUES ($1, $2, $3, $4, $5, now())
        RETURNING id, event_type, payload, owner_user_id, challenge_id, sandbox, created_at`,
-      [event.type, JSON.stringify(event.payload), event.ownerUserId ?? null, event.challengeId ?? null, event.sandbox ?? false],
+      [
+        event.type,
+        JSON.stringify(event.payload),
+        event.ownerUserId ?? null,
+        event.challengeId ?? null,
+        event.sandbox ?? false,
+      ],
     );
     const { created } = await fanOutEvent(tx, res.rows[0]!);
     // Mark them started so the sweeper leaves them to the test.
-    await tx.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1::text[])', [created.map((d) => d.id)]);
+    await tx.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1::text[])', [
+      created.map((d) => d.id),
+    ]);
     return { eventId: res.rows[0]!.id, deliveryIds: created.map((d) => d.id) };
   });
 }
 
 export async function deliveriesOfEvent(db: Pool, eventId: string): Promise<any[]> {
-  return (await db.query('SELECT * FROM webhook_deliveries WHERE event_id = $1 ORDER BY created_at', [eventId])).rows;
+  return (
+    await db.query('SELECT * FROM webhook_deliveries WHERE event_id = $1 ORDER BY created_at', [eventId])
+  ).rows;
 }
 
 export async function deliveryRow(db: Pool, id: string): Promise<any> {
@@ -178,7 +196,11 @@ export async function deliveryRow(db: Pool, id: string): Promise<any> {
 }
 
 export async function attemptRows(db: Pool, deliveryId: string): Promise<any[]> {
-  return (await db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY series, attempt_number', [deliveryId])).rows;
+  return (
+    await db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY series, attempt_number', [
+      deliveryId,
+    ])
+  ).rows;
 }
 
 /**
@@ -187,20 +209,32 @@ export async function attemptRows(db: Pool, deliveryId: string): Promise<any[]> 
  * retry went out, and so reached the receiver, no sooner than its delay after the previous attempt
  * went out. `requests` and `attempts` are one series' in order; the receiver shares this machine's clock.
  */
-export function expectAttemptTimesKeepDelays(requests: ReceivedRequest[], attempts: { attempted_at: Date }[], delaysMs: readonly number[]): void {
+export function expectAttemptTimesKeepDelays(
+  requests: ReceivedRequest[],
+  attempts: { attempted_at: Date }[],
+  delaysMs: readonly number[],
+): void {
   expect(requests).toHaveLength(attempts.length);
   const sent = attempts.map((a) => a.attempted_at.getTime());
   const broken: string[] = [];
   for (let i = 0; i < sent.length; i++) {
     const n = i + 1;
     const received = requests[i]!.receivedAt;
-    if (received < sent[i]!) broken.push(`attempt ${n}: received at ${received}, before it was recorded as sent (${sent[i]})`);
+    if (received < sent[i]!)
+      broken.push(`attempt ${n}: received at ${received}, before it was recorded as sent (${sent[i]})`);
     const stamp = requests[i]!.headers['webhook-timestamp'];
-    if (stamp !== String(Math.floor(sent[i]! / 1000))) broken.push(`attempt ${n}: webhook-timestamp ${stamp}, sent at ${sent[i]}`);
+    if (stamp !== String(Math.floor(sent[i]! / 1000)))
+      broken.push(`attempt ${n}: webhook-timestamp ${stamp}, sent at ${sent[i]}`);
     if (i === 0) continue;
     const delay = delaysMs[i - 1]!;
-    if (sent[i]! - sent[i - 1]! < delay) broken.push(`attempt ${n}: recorded ${sent[i]! - sent[i - 1]!} ms after attempt ${i}, delay ${delay} ms`);
-    if (received - sent[i - 1]! < delay) broken.push(`attempt ${n}: received ${received - sent[i - 1]!} ms after attempt ${i} was sent, delay ${delay} ms`);
+    if (sent[i]! - sent[i - 1]! < delay)
+      broken.push(
+        `attempt ${n}: recorded ${sent[i]! - sent[i - 1]!} ms after attempt ${i}, delay ${delay} ms`,
+      );
+    if (received - sent[i - 1]! < delay)
+      broken.push(
+        `attempt ${n}: received ${received - sent[i - 1]!} ms after attempt ${i} was sent, delay ${delay} ms`,
+      );
   }
   expect(broken).toEqual([]);
 }
@@ -224,11 +258,18 @@ export async function manualFirstAttemptBatch(
       `INSERT INTO outbox_events (event_type, payload, owner_user_id, challenge_id, sandbox, dispatched_at)
        VALUES ($1, $2, $3, $4, $5, now())
        RETURNING id, event_type, payload, owner_user_id, challenge_id, sandbox, created_at`,
-      [event.type, JSON.stringify(event.payload), event.ownerUserId ?? null, event.challengeId ?? null, event.sandbox ?? false],
+      [
+        event.type,
+        JSON.stringify(event.payload),
+        event.ownerUserId ?? null,
+        event.challengeId ?? null,
+        event.sandbox ?? false,
+      ],
     );
     const { created } = await fanOutEvent(tx, res.rows[0]!);
     const batches = planFirstAttemptBatches(created, 50);
-    if (batches.length !== 1) throw new Error(`expected one batch, got ${batches.length} from ${created.length} deliveries`);
+    if (batches.length !== 1)
+      throw new Error(`expected one batch, got ${batches.length} from ${created.length} deliveries`);
     await assignFirstAttemptBatches(tx, batches);
     const ids = created.map((d) => d.id);
     // Started (the test starts it) or unstarted long enough for the sweeper.
@@ -238,7 +279,10 @@ export async function manualFirstAttemptBatch(
         : 'UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1::text[])',
       [ids],
     );
-    const rows = await tx.query<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[]) ORDER BY seq', [ids]);
+    const rows = await tx.query<WebhookDeliveryRow>(
+      'SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[]) ORDER BY seq',
+      [ids],
+    );
     return { eventId: res.rows[0]!.id, batchWorkflowId: batches[0]!.batchWorkflowId, deliveries: rows.rows };
   });
 }
@@ -262,7 +306,10 @@ export function webhookFixtures(server: () => TestServer): {
   const cleanups: (() => Promise<unknown>)[] = [];
   const subscriptions: string[] = [];
   afterEach(async () => {
-    await server().deps.db.query(`UPDATE webhook_subscriptions SET status = 'inactive' WHERE id = ANY($1::uuid[])`, [subscriptions.splice(0)]);
+    await server().deps.db.query(
+      `UPDATE webhook_subscriptions SET status = 'inactive' WHERE id = ANY($1::uuid[])`,
+      [subscriptions.splice(0)],
+    );
     await Promise.all(cleanups.splice(0).map((close) => close()));
   });
   return {

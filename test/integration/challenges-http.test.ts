@@ -56,7 +56,14 @@ describe('public listing and reading', () => {
     expect(res.body.pagination).toEqual({ total: 1, page: 1, limit: 20, has_more: false });
     const [item] = res.body.data;
     for (const field of SPEC_FIELDS) expect(item).toHaveProperty(field);
-    expect(item).toMatchObject({ id: active.id, status: 'active', prize_pool: 250.5, entry_fee_cents: 0, entry_count: 0, is_featured: false });
+    expect(item).toMatchObject({
+      id: active.id,
+      status: 'active',
+      prize_pool: 250.5,
+      entry_fee_cents: 0,
+      entry_count: 0,
+      is_featured: false,
+    });
     expect(item.judge).toBeUndefined();
     expect(item.quarantine_reason).toBeUndefined();
     expect(res.text).not.toContain('greets'); // judge criteria never leak
@@ -73,7 +80,10 @@ describe('public listing and reading', () => {
     const b = await createActive(server, { category, weight_class_id: 'heavy', format: 'duel' }, admin);
     const c = await createActive(server, { category, weight_class_id: 'heavy', format: 'solo' }, admin);
     await transition(server, c.id, 'retire', undefined, admin);
-    const ids = async (qs: string) => (await server.request('GET', `/api/v1/challenges?category=${category}&${qs}`)).body.data.map((x: any) => x.id).sort();
+    const ids = async (qs: string) =>
+      (await server.request('GET', `/api/v1/challenges?category=${category}&${qs}`)).body.data
+        .map((x: any) => x.id)
+        .sort();
     expect(await ids('weight_class=heavy')).toEqual([b.id, c.id].sort());
     expect(await ids('weight_class=heavy&format=solo')).toEqual([c.id]);
     expect(await ids('status=active')).toEqual([a.id, b.id].sort());
@@ -120,15 +130,21 @@ describe('public listing and reading', () => {
     for (const auth of [undefined, user.jwt, agent.token]) {
       const list = await server.request('GET', `/api/v1/challenges?category=${category}`, { auth });
       expect(list.body.data).toEqual([]);
-      const asked = await server.request('GET', `/api/v1/challenges?category=${category}&status=draft`, { auth });
+      const asked = await server.request('GET', `/api/v1/challenges?category=${category}&status=draft`, {
+        auth,
+      });
       expect(asked.status).toBe(200);
       expect(asked.body).toMatchObject({ data: [], pagination: { total: 0, has_more: false } });
       expectError(await server.request('GET', `/api/v1/challenges/${draft.id}`, { auth }), 404, 'NOT_FOUND');
     }
-    const adminList = await server.request('GET', `/api/v1/challenges?category=${category}&status=draft`, { auth: admin.jwt });
+    const adminList = await server.request('GET', `/api/v1/challenges?category=${category}&status=draft`, {
+      auth: admin.jwt,
+    });
     expect(adminList.body.data.map((x: any) => x.id)).toEqual([draft.id]);
     expect(adminList.body.data[0].judge).toBeUndefined(); // public view even for admins
-    expect((await server.request('GET', `/api/v1/challenges/${draft.id}`, { auth: admin.jwt })).status).toBe(200);
+    expect((await server.request('GET', `/api/v1/challenges/${draft.id}`, { auth: admin.jwt })).status).toBe(
+      200,
+    );
   });
 
   test('get: unknown id 404, malformed id 400, token without challenge:read 403, invalid token 401', async () => {
@@ -136,7 +152,11 @@ describe('public listing and reading', () => {
     expectError(await server.request('GET', '/api/v1/challenges/not-a-uuid'), 400, 'VALIDATION_ERROR');
     const noRead = await newAgent(server, { scopes: ['submission:read'] });
     expectError(await server.request('GET', '/api/v1/challenges', { auth: noRead.token }), 403, 'FORBIDDEN');
-    expectError(await server.request('GET', '/api/v1/challenges', { auth: 'svc_sk_live_nope' }), 401, 'UNAUTHORIZED');
+    expectError(
+      await server.request('GET', '/api/v1/challenges', { auth: 'svc_sk_live_nope' }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   test('entry_count counts non-sandbox entries, and the maintained count always equals a recount', async () => {
@@ -145,15 +165,30 @@ describe('public listing and reading', () => {
     const b = await newAgent(server);
     const sandboxAgent = await newAgent(server, { sandbox: true });
     for (const x of [a, b]) {
-      expect((await server.request('POST', `/api/v1/challenges/${challenge.id}/entries`, { auth: x.user.jwt, body: { agent_id: x.agentId } })).status).toBe(201);
+      expect(
+        (
+          await server.request('POST', `/api/v1/challenges/${challenge.id}/entries`, {
+            auth: x.user.jwt,
+            body: { agent_id: x.agentId },
+          })
+        ).status,
+      ).toBe(201);
     }
-    await upsertEntry(server.deps.db, { challengeId: challenge.id, agentId: sandboxAgent.agentId, sandbox: true });
+    await upsertEntry(server.deps.db, {
+      challengeId: challenge.id,
+      agentId: sandboxAgent.agentId,
+      sandbox: true,
+    });
     const res = await server.request('GET', `/api/v1/challenges/${challenge.id}`);
     expect(res.body.data.entry_count).toBe(2);
     const list = await server.request('GET', `/api/v1/challenges?category=${challenge.category}`);
     expect(list.body.data[0].entry_count).toBe(2);
     // A live upsert turns the sandbox entry into a counted one; never the reverse.
-    const again = await upsertEntry(server.deps.db, { challengeId: challenge.id, agentId: sandboxAgent.agentId, sandbox: false });
+    const again = await upsertEntry(server.deps.db, {
+      challengeId: challenge.id,
+      agentId: sandboxAgent.agentId,
+      sandbox: false,
+    });
     expect(again).toMatchObject({ created: false, entry: { sandbox: false } });
     await upsertEntry(server.deps.db, { challengeId: challenge.id, agentId: a.agentId, sandbox: true });
     expect((await server.request('GET', `/api/v1/challenges/${challenge.id}`)).body.data.entry_count).toBe(3);
@@ -161,16 +196,31 @@ describe('public listing and reading', () => {
     // The count is kept by triggers (challenge_entry_counts): status changes leave it alone; a
     // sandbox flip and a delete (neither done by the service today) move it like a recount.
     const db = server.deps.db;
-    const counted = async () => (await server.request('GET', `/api/v1/challenges/${challenge.id}`)).body.data.entry_count;
+    const counted = async () =>
+      (await server.request('GET', `/api/v1/challenges/${challenge.id}`)).body.data.entry_count;
     const recount = async () =>
-      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM entries WHERE challenge_id = $1 AND sandbox = false', [challenge.id])).rows[0]!.n;
+      (
+        await db.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM entries WHERE challenge_id = $1 AND sandbox = false',
+          [challenge.id],
+        )
+      ).rows[0]!.n;
     await db.query(`UPDATE entries SET status = 'active' WHERE challenge_id = $1`, [challenge.id]);
     expect([await counted(), await recount()]).toEqual([3, 3]);
-    await db.query('UPDATE entries SET sandbox = true WHERE challenge_id = $1 AND agent_id = $2', [challenge.id, b.agentId]);
+    await db.query('UPDATE entries SET sandbox = true WHERE challenge_id = $1 AND agent_id = $2', [
+      challenge.id,
+      b.agentId,
+    ]);
     expect([await counted(), await recount()]).toEqual([2, 2]);
-    await db.query('DELETE FROM entries WHERE challenge_id = $1 AND agent_id = $2', [challenge.id, a.agentId]);
+    await db.query('DELETE FROM entries WHERE challenge_id = $1 AND agent_id = $2', [
+      challenge.id,
+      a.agentId,
+    ]);
     expect([await counted(), await recount()]).toEqual([1, 1]);
-    await db.query('DELETE FROM entries WHERE challenge_id = $1 AND agent_id = $2', [challenge.id, b.agentId]); // a sandbox row: no change
+    await db.query('DELETE FROM entries WHERE challenge_id = $1 AND agent_id = $2', [
+      challenge.id,
+      b.agentId,
+    ]); // a sandbox row: no change
     expect([await counted(), await recount()]).toEqual([1, 1]);
   });
 });
@@ -195,7 +245,10 @@ describe('operator endpoints', () => {
       expectError(await server.request(method, url, { body, auth: adminsToken.token }), 403, 'FORBIDDEN');
     }
     expect(await outboxFor(server, draft.id)).toEqual([]);
-    expect((await server.request('GET', `/api/v1/admin/challenges/${draft.id}`, { auth: admin.jwt })).body.data.status).toBe('draft');
+    expect(
+      (await server.request('GET', `/api/v1/admin/challenges/${draft.id}`, { auth: admin.jwt })).body.data
+        .status,
+    ).toBe('draft');
   });
 
   test('create: draft with defaults and the parsed judge; admin list/get show the judge', async () => {
@@ -217,7 +270,9 @@ describe('operator endpoints', () => {
       entry_count: 0,
       judge: { kind: 'rubric', criteria: [{ name: 'greets', weight: 2, hidden: false }, { name: 'short' }] },
     });
-    const list = await server.request('GET', `/api/v1/admin/challenges?category=${category}`, { auth: admin.jwt });
+    const list = await server.request('GET', `/api/v1/admin/challenges?category=${category}`, {
+      auth: admin.jwt,
+    });
     expect(list.body.pagination.total).toBe(1);
     expect(list.body.data[0].judge.kind).toBe('rubric');
     expect(await outboxFor(server, res.body.data.id)).toEqual([]); // creating emits nothing
@@ -226,30 +281,62 @@ describe('operator endpoints', () => {
   test.each([
     [{ judge: { kind: 'magic' } }, 'body.judge'],
     [{ judge: { kind: 'rubric', criteria: [] } }, 'body.judge.criteria'],
-    [{ judge: { kind: 'tests', tests: [{ name: 't', export: 'not an identifier', expected: 1 }] } }, 'body.judge.tests.0.export'],
+    [
+      { judge: { kind: 'tests', tests: [{ name: 't', export: 'not an identifier', expected: 1 }] } },
+      'body.judge.tests.0.export',
+    ],
     [{ starts_at: '2030-01-02T00:00:00Z', ends_at: '2030-01-01T00:00:00Z' }, 'body.ends_at'],
     [{ starts_at: 'tomorrow' }, 'body.starts_at'],
     [{ title: '   ' }, 'body.title'],
     [{ time_limit_minutes: 0 }, 'body.time_limit_minutes'],
     [{ status: 'active' }, 'status'],
   ])('create rejects %j naming %s', async (overrides, field) => {
-    const res = await server.request('POST', '/api/v1/admin/challenges', { auth: admin.jwt, body: challengeBody(overrides) });
+    const res = await server.request('POST', '/api/v1/admin/challenges', {
+      auth: admin.jwt,
+      body: challengeBody(overrides),
+    });
     expectError(res, 400, 'VALIDATION_ERROR');
     expect(res.body.error.message).toContain(field);
   });
 
   test('patch: edits fields, validates the merged window, 404 for unknown', async () => {
-    const draft = await createDraft(server, { starts_at: '2031-01-01T00:00:00Z', ends_at: '2031-02-01T00:00:00Z' }, admin);
+    const draft = await createDraft(
+      server,
+      { starts_at: '2031-01-01T00:00:00Z', ends_at: '2031-02-01T00:00:00Z' },
+      admin,
+    );
     const url = `/api/v1/admin/challenges/${draft.id}`;
-    const ok = await server.request('PATCH', url, { auth: admin.jwt, body: { title: 'Renamed', is_featured: true, prize_pool: null } });
+    const ok = await server.request('PATCH', url, {
+      auth: admin.jwt,
+      body: { title: 'Renamed', is_featured: true, prize_pool: null },
+    });
     expect(ok.status).toBe(200);
-    expect(ok.body.data).toMatchObject({ title: 'Renamed', is_featured: true, prize_pool: null, status: 'draft' });
-    const bad = await server.request('PATCH', url, { auth: admin.jwt, body: { ends_at: '2030-12-31T00:00:00Z' } });
+    expect(ok.body.data).toMatchObject({
+      title: 'Renamed',
+      is_featured: true,
+      prize_pool: null,
+      status: 'draft',
+    });
+    const bad = await server.request('PATCH', url, {
+      auth: admin.jwt,
+      body: { ends_at: '2030-12-31T00:00:00Z' },
+    });
     expectError(bad, 400, 'VALIDATION_ERROR');
     expect(bad.body.error.message).toContain('ends_at');
     expectError(await server.request('PATCH', url, { auth: admin.jwt, body: {} }), 400, 'VALIDATION_ERROR');
-    expectError(await server.request('PATCH', url, { auth: admin.jwt, body: { status: 'active' } }), 400, 'VALIDATION_ERROR');
-    expectError(await server.request('PATCH', `/api/v1/admin/challenges/${randomUUID()}`, { auth: admin.jwt, body: { title: 'x' } }), 404, 'NOT_FOUND');
+    expectError(
+      await server.request('PATCH', url, { auth: admin.jwt, body: { status: 'active' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(
+      await server.request('PATCH', `/api/v1/admin/challenges/${randomUUID()}`, {
+        auth: admin.jwt,
+        body: { title: 'x' },
+      }),
+      404,
+      'NOT_FOUND',
+    );
     const cleared = await server.request('PATCH', url, { auth: admin.jwt, body: { starts_at: null } });
     expect(cleared.body.data.starts_at).toBeNull();
     expect(cleared.body.data.ends_at).toBe('2031-02-01T00:00:00.000Z');
@@ -258,21 +345,31 @@ describe('operator endpoints', () => {
   test('publish → quarantine → publish → retire, each with exactly one outbox row; repeats emit nothing', async () => {
     const draft = await createDraft(server, {}, admin);
     const id = draft.id;
-    const publish = await server.request('POST', `/api/v1/admin/challenges/${id}/publish`, { auth: admin.jwt });
+    const publish = await server.request('POST', `/api/v1/admin/challenges/${id}/publish`, {
+      auth: admin.jwt,
+    });
     expect(publish.status).toBe(200);
     expect(publish.headers.get('challenge-transition')).toBe('applied');
     expect(publish.body.data).toMatchObject({ status: 'active', judge: { kind: 'rubric' } });
     expect(publish.body.data.published_at).toBeTruthy();
     let events = await outboxFor(server, id, 'challenge.published');
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ payload: { challenge_id: id, status: 'active' }, owner_user_id: null, challenge_id: id, sandbox: false });
+    expect(events[0]).toMatchObject({
+      payload: { challenge_id: id, status: 'active' },
+      owner_user_id: null,
+      challenge_id: id,
+      sandbox: false,
+    });
 
     const again = await server.request('POST', `/api/v1/admin/challenges/${id}/publish`, { auth: admin.jwt });
     expect(again.status).toBe(200);
     expect(again.headers.get('challenge-transition')).toBe('unchanged');
     expect(await outboxFor(server, id, 'challenge.published')).toHaveLength(1);
 
-    const q = await server.request('POST', `/api/v1/admin/challenges/${id}/quarantine`, { auth: admin.jwt, body: { reason: 'judge leaks answers' } });
+    const q = await server.request('POST', `/api/v1/admin/challenges/${id}/quarantine`, {
+      auth: admin.jwt,
+      body: { reason: 'judge leaks answers' },
+    });
     expect(q.status).toBe(200);
     expect(q.body.data).toMatchObject({ status: 'draft', quarantine_reason: 'judge leaks answers' });
     events = await outboxFor(server, id, 'challenge.quarantined');
@@ -280,7 +377,10 @@ describe('operator endpoints', () => {
     expect(events[0].owner_user_id).toBeNull();
     expectError(await server.request('GET', `/api/v1/challenges/${id}`), 404, 'NOT_FOUND');
 
-    const q2 = await server.request('POST', `/api/v1/admin/challenges/${id}/quarantine`, { auth: admin.jwt, body: { reason: 'again' } });
+    const q2 = await server.request('POST', `/api/v1/admin/challenges/${id}/quarantine`, {
+      auth: admin.jwt,
+      body: { reason: 'again' },
+    });
     expectError(q2, 409, 'CONFLICT');
     expect(await outboxFor(server, id, 'challenge.quarantined')).toHaveLength(1);
 
@@ -288,10 +388,16 @@ describe('operator endpoints', () => {
     expect(republished).toMatchObject({ status: 'active', quarantine_reason: null });
     expect(await outboxFor(server, id, 'challenge.published')).toHaveLength(2);
 
-    const retired = await server.request('POST', `/api/v1/admin/challenges/${id}/retire`, { auth: admin.jwt });
+    const retired = await server.request('POST', `/api/v1/admin/challenges/${id}/retire`, {
+      auth: admin.jwt,
+    });
     expect(retired.body.data).toMatchObject({ status: 'archived' });
-    expect((await outboxFor(server, id, 'challenge.retired')).map((e) => e.payload)).toEqual([{ challenge_id: id }]);
-    const retiredAgain = await server.request('POST', `/api/v1/admin/challenges/${id}/retire`, { auth: admin.jwt });
+    expect((await outboxFor(server, id, 'challenge.retired')).map((e) => e.payload)).toEqual([
+      { challenge_id: id },
+    ]);
+    const retiredAgain = await server.request('POST', `/api/v1/admin/challenges/${id}/retire`, {
+      auth: admin.jwt,
+    });
     expect(retiredAgain.status).toBe(200);
     expect(retiredAgain.headers.get('challenge-transition')).toBe('unchanged');
     expect(await outboxFor(server, id, 'challenge.retired')).toHaveLength(1);
@@ -301,16 +407,56 @@ describe('operator endpoints', () => {
 
   test('rejected transitions change nothing and emit nothing', async () => {
     const draft = await createDraft(server, {}, admin);
-    expectError(await server.request('POST', `/api/v1/admin/challenges/${draft.id}/quarantine`, { auth: admin.jwt, body: { reason: 'x' } }), 409, 'CONFLICT');
-    expectError(await server.request('POST', `/api/v1/admin/challenges/${draft.id}/quarantine`, { auth: admin.jwt, body: {} }), 400, 'VALIDATION_ERROR');
-    expectError(await server.request('POST', `/api/v1/admin/challenges/${draft.id}/quarantine`, { auth: admin.jwt, body: { reason: ' ' } }), 400, 'VALIDATION_ERROR');
-    expectError(await server.request('POST', `/api/v1/admin/challenges/${randomUUID()}/publish`, { auth: admin.jwt }), 404, 'NOT_FOUND');
+    expectError(
+      await server.request('POST', `/api/v1/admin/challenges/${draft.id}/quarantine`, {
+        auth: admin.jwt,
+        body: { reason: 'x' },
+      }),
+      409,
+      'CONFLICT',
+    );
+    expectError(
+      await server.request('POST', `/api/v1/admin/challenges/${draft.id}/quarantine`, {
+        auth: admin.jwt,
+        body: {},
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(
+      await server.request('POST', `/api/v1/admin/challenges/${draft.id}/quarantine`, {
+        auth: admin.jwt,
+        body: { reason: ' ' },
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(
+      await server.request('POST', `/api/v1/admin/challenges/${randomUUID()}/publish`, { auth: admin.jwt }),
+      404,
+      'NOT_FOUND',
+    );
     const archived = await createDraft(server, {}, admin);
     await transition(server, archived.id, 'retire', undefined, admin);
-    expectError(await server.request('POST', `/api/v1/admin/challenges/${archived.id}/quarantine`, { auth: admin.jwt, body: { reason: 'x' } }), 409, 'CONFLICT');
+    expectError(
+      await server.request('POST', `/api/v1/admin/challenges/${archived.id}/quarantine`, {
+        auth: admin.jwt,
+        body: { reason: 'x' },
+      }),
+      409,
+      'CONFLICT',
+    );
     // ends_at in the past: publishing would end it at once, so it is refused until ends_at moves
-    const past = await createDraft(server, { starts_at: '2020-01-01T00:00:00Z', ends_at: '2020-02-01T00:00:00Z' }, admin);
-    expectError(await server.request('POST', `/api/v1/admin/challenges/${past.id}/publish`, { auth: admin.jwt }), 409, 'CONFLICT');
+    const past = await createDraft(
+      server,
+      { starts_at: '2020-01-01T00:00:00Z', ends_at: '2020-02-01T00:00:00Z' },
+      admin,
+    );
+    expectError(
+      await server.request('POST', `/api/v1/admin/challenges/${past.id}/publish`, { auth: admin.jwt }),
+      409,
+      'CONFLICT',
+    );
     expect(await outboxFor(server, draft.id)).toEqual([]);
     expect(await outboxFor(server, past.id)).toEqual([]);
     expect((await outboxFor(server, archived.id)).map((e) => e.event_type)).toEqual(['challenge.retired']);
@@ -320,12 +466,19 @@ describe('operator endpoints', () => {
     const offline = await startTestServer({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
     try {
       const draft = await createDraft(offline, {}, admin);
-      const res = await offline.request('POST', `/api/v1/admin/challenges/${draft.id}/publish`, { auth: admin.jwt });
+      const res = await offline.request('POST', `/api/v1/admin/challenges/${draft.id}/publish`, {
+        auth: admin.jwt,
+      });
       expectError(res, 503, 'SERVICE_UNAVAILABLE');
       expect(res.text).not.toMatch(/127\.0\.0\.1:1|ECONNREFUSED/);
-      expect((await offline.request('GET', `/api/v1/admin/challenges/${draft.id}`, { auth: admin.jwt })).body.data.status).toBe('draft');
+      expect(
+        (await offline.request('GET', `/api/v1/admin/challenges/${draft.id}`, { auth: admin.jwt })).body.data
+          .status,
+      ).toBe('draft');
       expect(await outboxFor(offline, draft.id)).toEqual([]);
-      const retired = await offline.request('POST', `/api/v1/admin/challenges/${draft.id}/retire`, { auth: admin.jwt });
+      const retired = await offline.request('POST', `/api/v1/admin/challenges/${draft.id}/retire`, {
+        auth: admin.jwt,
+      });
       expect(retired.status).toBe(200);
       expect((await outboxFor(offline, draft.id)).map((e) => e.event_type)).toEqual(['challenge.retired']);
     } finally {
@@ -337,7 +490,9 @@ describe('operator endpoints', () => {
     const doc = await server.request('GET', '/api/v1/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.body.paths['/api/v1/challenges'].get.operationId).toBe('listChallenges');
-    expect(doc.body.paths['/api/v1/admin/challenges/{id}/quarantine'].post.operationId).toBe('adminQuarantineChallenge');
+    expect(doc.body.paths['/api/v1/admin/challenges/{id}/quarantine'].post.operationId).toBe(
+      'adminQuarantineChallenge',
+    );
     expect(doc.body.paths['/api/v1/challenges/{id}/entries'].post.operationId).toBe('createEntry');
   });
 });
@@ -347,7 +502,10 @@ describe('entries', () => {
     const challenge = await createActive(server, {}, admin);
     const agent = await newAgent(server);
     const url = `/api/v1/challenges/${challenge.id}/entries`;
-    const first = await server.request('POST', url, { auth: agent.user.jwt, body: { agent_id: agent.agentId } });
+    const first = await server.request('POST', url, {
+      auth: agent.user.jwt,
+      body: { agent_id: agent.agentId },
+    });
     expect(first.status).toBe(201);
     expect(first.body.data).toEqual({
       id: expect.any(String),
@@ -357,31 +515,49 @@ describe('entries', () => {
       assigned_at: expect.any(String),
       sandbox: false,
     });
-    const second = await server.request('POST', url, { auth: agent.user.jwt, body: { agent_id: agent.agentId } });
+    const second = await server.request('POST', url, {
+      auth: agent.user.jwt,
+      body: { agent_id: agent.agentId },
+    });
     expect(second.status).toBe(200);
     expect(second.body.data).toEqual(first.body.data);
     // even after the challenge completes, the existing entry is returned
     await transition(server, challenge.id, 'retire', undefined, admin);
-    expect((await server.request('POST', url, { auth: agent.user.jwt, body: { agent_id: agent.agentId } })).status).toBe(200);
+    expect(
+      (await server.request('POST', url, { auth: agent.user.jwt, body: { agent_id: agent.agentId } })).status,
+    ).toBe(200);
   });
 
   test('not enterable: 400 CHALLENGE_NOT_ENTERABLE (archived, ended); drafts 404; registration before start is allowed', async () => {
     const agent = await newAgent(server);
-    const enter = (id: string) => server.request('POST', `/api/v1/challenges/${id}/entries`, { auth: agent.user.jwt, body: { agent_id: agent.agentId } });
+    const enter = (id: string) =>
+      server.request('POST', `/api/v1/challenges/${id}/entries`, {
+        auth: agent.user.jwt,
+        body: { agent_id: agent.agentId },
+      });
     const archived = await createDraft(server, {}, admin);
     await transition(server, archived.id, 'retire', undefined, admin);
     expectError(await enter(archived.id), 400, 'CHALLENGE_NOT_ENTERABLE');
 
     const ended = await createActive(server, { ends_at: inSeconds(3600) }, admin);
-    await server.deps.db.query(`UPDATE challenges SET starts_at = now() - interval '2 hours', ends_at = now() - interval '1 second' WHERE id = $1`, [ended.id]);
+    await server.deps.db.query(
+      `UPDATE challenges SET starts_at = now() - interval '2 hours', ends_at = now() - interval '1 second' WHERE id = $1`,
+      [ended.id],
+    );
     expectError(await enter(ended.id), 400, 'CHALLENGE_NOT_ENTERABLE');
 
     const draft = await createDraft(server, {}, admin);
     expectError(await enter(draft.id), 404, 'NOT_FOUND');
 
-    const upcoming = await createActive(server, { starts_at: inSeconds(3600), ends_at: inSeconds(7200) }, admin);
+    const upcoming = await createActive(
+      server,
+      { starts_at: inSeconds(3600), ends_at: inSeconds(7200) },
+      admin,
+    );
     expect((await enter(upcoming.id)).status).toBe(201);
-    const entries = await server.deps.db.query('SELECT count(*)::int AS n FROM entries WHERE agent_id = $1', [agent.agentId]);
+    const entries = await server.deps.db.query('SELECT count(*)::int AS n FROM entries WHERE agent_id = $1', [
+      agent.agentId,
+    ]);
     expect(entries.rows[0].n).toBe(1);
   });
 
@@ -390,11 +566,34 @@ describe('entries', () => {
     const agent = await newAgent(server);
     const stranger = await newUser(server);
     const url = `/api/v1/challenges/${challenge.id}/entries`;
-    expectError(await server.request('POST', url, { auth: stranger.jwt, body: { agent_id: agent.agentId } }), 404, 'NOT_FOUND');
-    expectError(await server.request('POST', url, { auth: agent.token, body: { agent_id: agent.agentId } }), 403, 'FORBIDDEN');
-    expectError(await server.request('POST', url, { body: { agent_id: agent.agentId } }), 401, 'UNAUTHORIZED');
-    expectError(await server.request('POST', url, { auth: agent.user.jwt, body: { agent_id: 'nope' } }), 400, 'VALIDATION_ERROR');
-    expectError(await server.request('POST', `/api/v1/challenges/${randomUUID()}/entries`, { auth: agent.user.jwt, body: { agent_id: agent.agentId } }), 404, 'NOT_FOUND');
+    expectError(
+      await server.request('POST', url, { auth: stranger.jwt, body: { agent_id: agent.agentId } }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await server.request('POST', url, { auth: agent.token, body: { agent_id: agent.agentId } }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await server.request('POST', url, { body: { agent_id: agent.agentId } }),
+      401,
+      'UNAUTHORIZED',
+    );
+    expectError(
+      await server.request('POST', url, { auth: agent.user.jwt, body: { agent_id: 'nope' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(
+      await server.request('POST', `/api/v1/challenges/${randomUUID()}/entries`, {
+        auth: agent.user.jwt,
+        body: { agent_id: agent.agentId },
+      }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   test('listing: admin sees all, an owner only their own, paged', async () => {
@@ -404,7 +603,10 @@ describe('entries', () => {
     const mine2 = await newAgent(server, { user: owner });
     const other = await newAgent(server);
     for (const a of [mine1, mine2, other]) {
-      await server.request('POST', `/api/v1/challenges/${challenge.id}/entries`, { auth: a.user.jwt, body: { agent_id: a.agentId } });
+      await server.request('POST', `/api/v1/challenges/${challenge.id}/entries`, {
+        auth: a.user.jwt,
+        body: { agent_id: a.agentId },
+      });
     }
     const url = `/api/v1/challenges/${challenge.id}/entries`;
     const all = await server.request('GET', url, { auth: admin.jwt });
@@ -422,7 +624,12 @@ describe('entries', () => {
 describe('operator CLI module', () => {
   test('create from a JSON file, publish, quarantine, retire, list', async () => {
     const out: string[] = [];
-    const ctx = { baseUrl: server.baseUrl, adminJwt: admin.jwt, print: (line: string) => out.push(line), printError: (line: string) => out.push(line) };
+    const ctx = {
+      baseUrl: server.baseUrl,
+      adminJwt: admin.jwt,
+      print: (line: string) => out.push(line),
+      printError: (line: string) => out.push(line),
+    };
     const dir = mkdtempSync(path.join(tmpdir(), 'challenge-cli-'));
     const file = path.join(dir, 'c.json');
     const category = uniqueCategory();
@@ -449,7 +656,11 @@ describe('demo data', () => {
     const client = await server.deps.temporal();
     const ids = Object.values(DEMO_CHALLENGE_IDS);
     // Fixed ids: a workflow left by an interrupted earlier run (another task queue) must not be signalled.
-    for (const id of ids) await client.workflow.getHandle(`challenge-lifecycle-${id}`).terminate('test cleanup').catch(() => undefined);
+    for (const id of ids)
+      await client.workflow
+        .getHandle(`challenge-lifecycle-${id}`)
+        .terminate('test cleanup')
+        .catch(() => undefined);
     const options = { deps: server.deps };
     try {
       const first = await seedDemoData(server.deps.db, options);
@@ -468,11 +679,16 @@ describe('demo data', () => {
       expect([...kinds].sort()).toEqual(['rubric', 'tests']);
       const upcoming = await server.request('GET', `/api/v1/challenges/${DEMO_CHALLENGE_IDS.upcoming}`);
       expect(Date.parse(upcoming.body.data.starts_at)).toBeGreaterThan(Date.now());
-      expect(Date.parse(upcoming.body.data.ends_at)).toBeGreaterThan(Date.parse(upcoming.body.data.starts_at));
-      const user = await server.deps.db.query('SELECT role FROM users WHERE subject = $1', [DEMO_ADMIN_SUBJECT]);
+      expect(Date.parse(upcoming.body.data.ends_at)).toBeGreaterThan(
+        Date.parse(upcoming.body.data.starts_at),
+      );
+      const user = await server.deps.db.query('SELECT role FROM users WHERE subject = $1', [
+        DEMO_ADMIN_SUBJECT,
+      ]);
       expect(user.rows[0].role).toBe('admin');
     } finally {
-      for (const id of ids) await server.request('POST', `/api/v1/admin/challenges/${id}/retire`, { auth: admin.jwt });
+      for (const id of ids)
+        await server.request('POST', `/api/v1/admin/challenges/${id}/retire`, { auth: admin.jwt });
     }
   });
 });

@@ -1,7 +1,13 @@
 import pino from 'pino';
 import { createChallengeActivities } from '../../activities/challenges';
 import { ChallengeIdKey } from '../../temporal/search-attributes';
-import { CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN, CHALLENGE_LIFECYCLE_STATE_QUERY, CHALLENGE_SCHEDULE_SIGNAL, challengeLifecycleWorkflowId, type ChallengeLifecycleState } from '../../src/domain/challenges/contract';
+import {
+  CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN,
+  CHALLENGE_LIFECYCLE_STATE_QUERY,
+  CHALLENGE_SCHEDULE_SIGNAL,
+  challengeLifecycleWorkflowId,
+  type ChallengeLifecycleState,
+} from '../../src/domain/challenges/contract';
 import { createActive, createDraft, inSeconds, outboxFor, transition } from '../helpers/challenge-factories';
 import { eventually, newAdmin, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -48,14 +54,24 @@ describe('challenge-lifecycle workflow', () => {
       const rows = await outboxFor(server, challenge.id, 'challenge.started');
       return rows.length > 0 && rows;
     }, WAIT);
-    expect(started.payload).toEqual({ challenge_id: challenge.id, status: 'active', starts_at: new Date(startsAt).toISOString() });
+    expect(started.payload).toEqual({
+      challenge_id: challenge.id,
+      status: 'active',
+      starts_at: new Date(startsAt).toISOString(),
+    });
     expect(started.owner_user_id).toBeNull();
     expect(started.created_at.getTime()).toBeGreaterThanOrEqual(Date.parse(startsAt) - 50);
 
     await eventually(async () => (await statusOf(challenge.id)) === 'complete', WAIT);
     const ended = await outboxFor(server, challenge.id, 'challenge.ended');
-    expect(ended.map((e) => e.payload)).toEqual([{ challenge_id: challenge.id, status: 'complete', ends_at: new Date(endsAt).toISOString() }]);
-    expect(await types(challenge.id)).toEqual(['challenge.published', 'challenge.started', 'challenge.ended']);
+    expect(ended.map((e) => e.payload)).toEqual([
+      { challenge_id: challenge.id, status: 'complete', ends_at: new Date(endsAt).toISOString() },
+    ]);
+    expect(await types(challenge.id)).toEqual([
+      'challenge.published',
+      'challenge.started',
+      'challenge.ended',
+    ]);
     expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
     expect(await (await handle(challenge.id)).result()).toBe('completed');
     // complete is public but no longer enterable
@@ -71,14 +87,20 @@ describe('challenge-lifecycle workflow', () => {
     }, WAIT);
     expect(started.payload).toEqual({ challenge_id: challenge.id, status: 'active', starts_at: null });
     // open-ended: the workflow keeps waiting for edits
-    const state = await (await handle(challenge.id)).query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY);
+    const state = await (
+      await handle(challenge.id)
+    ).query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY);
     expect(state).toMatchObject({ phase: 'open_ended', startedDone: true });
     await transition(server, challenge.id, 'retire', undefined, admin);
     expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
   });
 
   test('an edit of the times re-plans the timers (earlier)', async () => {
-    const challenge = await createActive(server, { starts_at: inSeconds(3600), ends_at: inSeconds(7200) }, admin);
+    const challenge = await createActive(
+      server,
+      { starts_at: inSeconds(3600), ends_at: inSeconds(7200) },
+      admin,
+    );
     const startsAt = inSeconds(2);
     const endsAt = inSeconds(4);
     const patched = await server.request('PATCH', `/api/v1/admin/challenges/${challenge.id}`, {
@@ -87,7 +109,11 @@ describe('challenge-lifecycle workflow', () => {
     });
     expect(patched.status).toBe(200);
     await eventually(async () => (await statusOf(challenge.id)) === 'complete', WAIT);
-    expect(await types(challenge.id)).toEqual(['challenge.published', 'challenge.started', 'challenge.ended']);
+    expect(await types(challenge.id)).toEqual([
+      'challenge.published',
+      'challenge.started',
+      'challenge.ended',
+    ]);
     const ended = await outboxFor(server, challenge.id, 'challenge.ended');
     expect(ended[0].payload.ends_at).toBe(new Date(endsAt).toISOString());
   });
@@ -95,9 +121,14 @@ describe('challenge-lifecycle workflow', () => {
   test('an edit moving ends_at later keeps the challenge active past the old end', async () => {
     const moved = await createActive(server, { starts_at: null, ends_at: inSeconds(3) }, admin);
     const later = inSeconds(3600);
-    await server.request('PATCH', `/api/v1/admin/challenges/${moved.id}`, { auth: admin.jwt, body: { ends_at: later } });
+    await server.request('PATCH', `/api/v1/admin/challenges/${moved.id}`, {
+      auth: admin.jwt,
+      body: { ends_at: later },
+    });
     await eventually(async () => {
-      const state = await (await handle(moved.id)).query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY);
+      const state = await (
+        await handle(moved.id)
+      ).query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY);
       return state.schedule.endsAt === new Date(later).toISOString();
     }, WAIT);
     // A witness with the original end time: once it has completed, the moved one must not have.
@@ -116,7 +147,11 @@ describe('challenge-lifecycle workflow', () => {
   });
 
   test('retire stops the workflow: nothing more is emitted', async () => {
-    const challenge = await createActive(server, { starts_at: inSeconds(3600), ends_at: inSeconds(7200) }, admin);
+    const challenge = await createActive(
+      server,
+      { starts_at: inSeconds(3600), ends_at: inSeconds(7200) },
+      admin,
+    );
     expect(await (await handle(challenge.id)).describe()).toMatchObject({ status: { name: 'RUNNING' } });
     await transition(server, challenge.id, 'retire', undefined, admin);
     expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
@@ -125,7 +160,11 @@ describe('challenge-lifecycle workflow', () => {
   });
 
   test('quarantine stops it; publishing again starts a new run', async () => {
-    const challenge = await createActive(server, { starts_at: inSeconds(3600), ends_at: inSeconds(7200) }, admin);
+    const challenge = await createActive(
+      server,
+      { starts_at: inSeconds(3600), ends_at: inSeconds(7200) },
+      admin,
+    );
     await transition(server, challenge.id, 'quarantine', { reason: 'investigating' }, admin);
     expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
     await transition(server, challenge.id, 'publish', undefined, admin);
@@ -138,17 +177,33 @@ describe('challenge-lifecycle workflow', () => {
   test('activities are idempotent: started and ended are emitted once, and only for active challenges', async () => {
     const acts = createChallengeActivities({ db: server.deps.db, logger: pino({ level: 'silent' }) });
     const draft = await createDraft(server, { starts_at: null, ends_at: null }, admin);
-    expect(await acts.challengeStartReached({ challengeId: draft.id, expectedStartsAt: null })).toMatchObject({ status: 'draft', emitted: false });
+    expect(await acts.challengeStartReached({ challengeId: draft.id, expectedStartsAt: null })).toMatchObject(
+      { status: 'draft', emitted: false },
+    );
 
-    const active = await createActive(server, { starts_at: inSeconds(3600), ends_at: inSeconds(7200) }, admin);
+    const active = await createActive(
+      server,
+      { starts_at: inSeconds(3600), ends_at: inSeconds(7200) },
+      admin,
+    );
     // not due yet (the database clock and the expected time both say so)
-    expect(await acts.challengeStartReached({ challengeId: active.id, expectedStartsAt: null })).toMatchObject({ emitted: false, startedEventAt: null });
+    expect(
+      await acts.challengeStartReached({ challengeId: active.id, expectedStartsAt: null }),
+    ).toMatchObject({ emitted: false, startedEventAt: null });
     // due: the workflow's timer fired for exactly this starts_at
-    const first = await acts.challengeStartReached({ challengeId: active.id, expectedStartsAt: active.starts_at });
-    const second = await acts.challengeStartReached({ challengeId: active.id, expectedStartsAt: active.starts_at });
+    const first = await acts.challengeStartReached({
+      challengeId: active.id,
+      expectedStartsAt: active.starts_at,
+    });
+    const second = await acts.challengeStartReached({
+      challengeId: active.id,
+      expectedStartsAt: active.starts_at,
+    });
     expect(first).toMatchObject({ emitted: true, status: 'active' });
     // bookkeeping is not an edit: updated_at (the version sessions snapshot) stays
-    const afterStart = await server.request('GET', `/api/v1/admin/challenges/${active.id}`, { auth: admin.jwt });
+    const afterStart = await server.request('GET', `/api/v1/admin/challenges/${active.id}`, {
+      auth: admin.jwt,
+    });
     expect(afterStart.body.data.updated_at).toBe(active.updated_at);
     expect(afterStart.body.data.started_event_at).toBe(first.startedEventAt);
     expect(second).toMatchObject({ emitted: false, status: 'active', startedEventAt: first.startedEventAt });
@@ -161,17 +216,27 @@ describe('challenge-lifecycle workflow', () => {
   });
 
   test('history stays bounded: many edits continue the workflow as new, keeping its plan', async () => {
-    const challenge = await createActive(server, { starts_at: inSeconds(3600), ends_at: inSeconds(7200) }, admin);
+    const challenge = await createActive(
+      server,
+      { starts_at: inSeconds(3600), ends_at: inSeconds(7200) },
+      admin,
+    );
     const h = await handle(challenge.id);
     const firstRun = (await h.describe()).runId;
     const schedule = { startsAt: challenge.starts_at, endsAt: challenge.ends_at };
-    for (let i = 0; i < CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN; i++) await h.signal(CHALLENGE_SCHEDULE_SIGNAL, schedule);
+    for (let i = 0; i < CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN; i++)
+      await h.signal(CHALLENGE_SCHEDULE_SIGNAL, schedule);
     const next = await eventually(async () => {
       const d = await h.describe();
       return d.runId !== firstRun && d.status.name === 'RUNNING' && d;
     }, WAIT);
     expect(next.typedSearchAttributes.get(ChallengeIdKey)).toBe(challenge.id);
-    expect(await h.query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY)).toMatchObject({ schedule, startedDone: false, phase: 'waiting_start', signalsThisRun: 0 });
+    expect(await h.query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY)).toMatchObject({
+      schedule,
+      startedDone: false,
+      phase: 'waiting_start',
+      signalsThisRun: 0,
+    });
     await transition(server, challenge.id, 'retire', undefined, admin);
     expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
   });

@@ -11,7 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { backoffDelay } from '../../src/connector-client/backoff';
-import { ConnectorClient, ConnectorHttpError, ConnectorNetworkError, idempotencyKeyFor, parseRetryAfter, randomIdempotencyKey } from '../../src/connector-client/client';
+import {
+  ConnectorClient,
+  ConnectorHttpError,
+  ConnectorNetworkError,
+  idempotencyKeyFor,
+  parseRetryAfter,
+  randomIdempotencyKey,
+} from '../../src/connector-client/client';
 import { demoPlan, demoScript, judgedEvent, runDemo } from '../../src/connector-client/demo';
 import { parseEventLine, readJsonlEvents } from '../../src/connector-client/jsonl';
 import { ConnectorRunner } from '../../src/connector-client/runner';
@@ -28,7 +35,10 @@ afterAll(() => server.close());
 const ROOT = path.resolve(__dirname, '../..');
 
 async function enterViaApi(agent: Awaited<ReturnType<typeof newConnectorAgent>>, challengeId: string) {
-  const res = await server.request('POST', `/api/v1/challenges/${challengeId}/entries`, { auth: agent.user.jwt, body: { agent_id: agent.agentId } });
+  const res = await server.request('POST', `/api/v1/challenges/${challengeId}/entries`, {
+    auth: agent.user.jwt,
+    body: { agent_id: agent.agentId },
+  });
   expect(res.status).toBe(201);
   expect(res.body.data.status).toBe('assigned');
   return res.body.data.id as string;
@@ -61,13 +71,21 @@ describe('pure helpers', () => {
   });
 
   test('JSONL lines: bare events, inline target and pacing, wrapped events, comments; bad lines name their number', () => {
-    expect(parseEventLine('{"type":"thinking","summary":"hi"}')).toEqual({ challengeId: undefined, delayMs: undefined, event: { type: 'thinking', summary: 'hi' } });
+    expect(parseEventLine('{"type":"thinking","summary":"hi"}')).toEqual({
+      challengeId: undefined,
+      delayMs: undefined,
+      event: { type: 'thinking', summary: 'hi' },
+    });
     expect(parseEventLine('{"type":"progress","percent":5,"challengeId":"c","delay_ms":10}')).toEqual({
       challengeId: 'c',
       delayMs: 10,
       event: { type: 'progress', percent: 5 },
     });
-    expect(parseEventLine('{"challengeId":"c","event":{"type":"started"}}')).toEqual({ challengeId: 'c', delayMs: undefined, event: { type: 'started' } });
+    expect(parseEventLine('{"challengeId":"c","event":{"type":"started"}}')).toEqual({
+      challengeId: 'c',
+      delayMs: undefined,
+      event: { type: 'started' },
+    });
     expect(parseEventLine('   ')).toBeNull();
     expect(parseEventLine('# comment')).toBeNull();
     expect(() => parseEventLine('{"type":"dancing"}', 7)).toThrow(/line 7: "type"/);
@@ -82,9 +100,24 @@ describe('pure helpers', () => {
 
   test('the demo script covers every live event type but timed_out (error_hit comes from the judge), with progress 10 → 100', () => {
     const types = new Set(demoScript().map((e) => e.event.type));
-    const failing = { id: 'x', submission_status: 'complete' as const, failure_reason: null, result: { id: 'r', final_score: 40, result_state: 'scored' } };
+    const failing = {
+      id: 'x',
+      submission_status: 'complete' as const,
+      failure_reason: null,
+      result: { id: 'r', final_score: 40, result_state: 'scored' },
+    };
     types.add(judgedEvent('draft', failing, null).type);
-    for (const t of ['started', 'thinking', 'tool_call', 'code_write', 'command_run', 'error_hit', 'self_correct', 'progress', 'submitted']) {
+    for (const t of [
+      'started',
+      'thinking',
+      'tool_call',
+      'code_write',
+      'command_run',
+      'error_hit',
+      'self_correct',
+      'progress',
+      'submitted',
+    ]) {
       expect(types).toContain(t);
     }
     const percents = demoScript()
@@ -100,21 +133,39 @@ describe('ConnectorClient against the API', () => {
   test('heartbeat, assignments, stream, submit through a session, and flat errors surfaced as ConnectorHttpError', async () => {
     const agent = await newConnectorAgent(server);
     const challengeId = await insertChallenge(server);
-    const client = new ConnectorClient({ baseUrl: server.baseUrl + '/', agentKey: agent.key, apiToken: agent.token });
+    const client = new ConnectorClient({
+      baseUrl: server.baseUrl + '/',
+      agentKey: agent.key,
+      apiToken: agent.token,
+    });
     expect(client.agentId).toBeNull();
-    expect(await client.heartbeat({ model_name: 'client-test' })).toEqual({ status: 'ok', agent_id: agent.agentId, is_online: true });
+    expect(await client.heartbeat({ model_name: 'client-test' })).toEqual({
+      status: 'ok',
+      agent_id: agent.agentId,
+      is_online: true,
+    });
     expect(client.agentId).toBe(agent.agentId);
     expect(await client.pollAssignments()).toEqual([]);
     const entryId = await enterViaApi(agent, challengeId);
     const assignments = await client.pollAssignments();
     expect(assignments.map((a) => [a.entry_id, a.challenge.id])).toEqual([[entryId, challengeId]]);
 
-    expect(await client.streamEvent(challengeId, { type: 'started' })).toEqual({ received: true, seq_num: 1 });
-    expect(await client.streamEvent(challengeId, { type: 'submitted', timestamp: new Date('2025-01-01T00:00:00Z') })).toEqual({ received: true, seq_num: 2 });
+    expect(await client.streamEvent(challengeId, { type: 'started' })).toEqual({
+      received: true,
+      seq_num: 1,
+    });
+    expect(
+      await client.streamEvent(challengeId, {
+        type: 'submitted',
+        timestamp: new Date('2025-01-01T00:00:00Z'),
+      }),
+    ).toEqual({ received: true, seq_num: 2 });
     const error = await client.streamEvent(challengeId, { type: 'submitted' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectorHttpError);
     expect((error as ConnectorHttpError).status).toBe(400);
-    expect((error as ConnectorHttpError).message).toBe('HTTP 400: entry cannot be submitted: already in submitted status');
+    expect((error as ConnectorHttpError).message).toBe(
+      'HTTP 400: entry cannot be submitted: already in submitted status',
+    );
     expect((error as ConnectorHttpError).retryable).toBe(false);
 
     const first = await client.submit(challengeId, 'olleh', [{ path: 'answer.txt', content: 'olleh' }]);
@@ -123,14 +174,23 @@ describe('ConnectorClient against the API', () => {
     // Retrying the same submit (e.g. after a lost answer) returns the same submission.
     const again = await client.submit(challengeId, 'olleh', [{ path: 'answer.txt', content: 'olleh' }]);
     expect(again.submission.id).toBe(first.submission.id);
-    const detail = await server.request('GET', `/api/v1/submissions/${first.submission.id}`, { auth: agent.token });
+    const detail = await server.request('GET', `/api/v1/submissions/${first.submission.id}`, {
+      auth: agent.token,
+    });
     expect(detail.status).toBe(200);
 
     const noToken = new ConnectorClient({ baseUrl: server.baseUrl, agentKey: agent.key });
     await expect(noToken.submit(challengeId, 'x')).rejects.toThrow(/API token/);
     const badKey = new ConnectorClient({ baseUrl: server.baseUrl, agentKey: 'aa_nope' });
-    await expect(badKey.heartbeat()).rejects.toMatchObject({ status: 401, message: 'HTTP 401: invalid agent key' });
-    const nobody = new ConnectorClient({ baseUrl: 'http://127.0.0.1:9', agentKey: agent.key, timeoutMs: 2_000 });
+    await expect(badKey.heartbeat()).rejects.toMatchObject({
+      status: 401,
+      message: 'HTTP 401: invalid agent key',
+    });
+    const nobody = new ConnectorClient({
+      baseUrl: 'http://127.0.0.1:9',
+      agentKey: agent.key,
+      timeoutMs: 2_000,
+    });
     await expect(nobody.heartbeat()).rejects.toBeInstanceOf(ConnectorNetworkError);
   });
 });
@@ -209,7 +269,9 @@ describe('ConnectorRunner against the API', () => {
     expect(outcome.submissionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(logs).toContain(`watch live: ${server.baseUrl}/challenges/${challengeId}/watch`);
     const events = await storedEvents(agent.agentId);
-    expect(events.map((e) => e.seq_num)).toEqual(Array.from({ length: demoScript().length + submits }, (_, i) => i + 1));
+    expect(events.map((e) => e.seq_num)).toEqual(
+      Array.from({ length: demoScript().length + submits }, (_, i) => i + 1),
+    );
     expect(events.at(-1)?.type).toBe('submitted');
     expect(['submitted', 'judged']).toContain(await entryStatus(server, challengeId, agent.agentId));
   });
@@ -230,12 +292,20 @@ describe('Idempotency-Key on streamed events (against the API)', () => {
         void (async () => {
           const headers: Record<string, string> = {};
           for (const [name, value] of Object.entries(req.headers)) {
-            if (typeof value === 'string' && !['host', 'connection', 'content-length', 'keep-alive'].includes(name)) headers[name] = value;
+            if (
+              typeof value === 'string' &&
+              !['host', 'connection', 'content-length', 'keep-alive'].includes(name)
+            )
+              headers[name] = value;
           }
           const isStream = req.url === '/api/v1/events/stream';
           if (isStream) state.keys.push(String(req.headers['idempotency-key']));
           const body = chunks.length ? Buffer.concat(chunks) : undefined;
-          const upstream = await fetch(server.baseUrl + (req.url ?? '/'), { method: req.method, headers, body });
+          const upstream = await fetch(server.baseUrl + (req.url ?? '/'), {
+            method: req.method,
+            headers,
+            body,
+          });
           const text = await upstream.text();
           if (isStream) state.answered.push(upstream.status);
           if (isStream && state.lose > 0) {
@@ -243,7 +313,9 @@ describe('Idempotency-Key on streamed events (against the API)', () => {
             req.socket.destroy();
             return;
           }
-          res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+          res.writeHead(upstream.status, {
+            'content-type': upstream.headers.get('content-type') ?? 'application/json',
+          });
           res.end(text);
         })().catch(() => req.socket.destroy());
       });
@@ -270,7 +342,10 @@ describe('Idempotency-Key on streamed events (against the API)', () => {
         backoff: { baseMs: 50, maxMs: 200 },
       });
       proxy.state.lose = 1;
-      expect(await runner.stream(challengeId, { type: 'started', summary: 'go' })).toEqual({ received: true, seq_num: 1 });
+      expect(await runner.stream(challengeId, { type: 'started', summary: 'go' })).toEqual({
+        received: true,
+        seq_num: 1,
+      });
       expect(runner.stats).toMatchObject({ streamed: 1, retries: 1, dropped: 0 });
       // Two attempts reached the API (the first one stored the event, its answer was lost), both with one key.
       expect(proxy.state.answered).toEqual([200, 200]);
@@ -304,8 +379,13 @@ describe('Idempotency-Key on streamed events (against the API)', () => {
       const key = randomIdempotencyKey();
       // A lost answer, then a manual retry with the caller's key.
       proxy.state.lose = 1;
-      await expect(client.streamEvent(challengeId, event, { idempotencyKey: key })).rejects.toBeInstanceOf(ConnectorNetworkError);
-      expect(await client.streamEvent(challengeId, event, { idempotencyKey: key })).toEqual({ received: true, seq_num: 3 });
+      await expect(client.streamEvent(challengeId, event, { idempotencyKey: key })).rejects.toBeInstanceOf(
+        ConnectorNetworkError,
+      );
+      expect(await client.streamEvent(challengeId, event, { idempotencyKey: key })).toEqual({
+        received: true,
+        seq_num: 3,
+      });
       expect(proxy.state.keys.slice(2)).toEqual([key, key]);
       expect((await storedEvents(agent.agentId)).map((e) => e.seq_num)).toEqual([1, 2, 3]);
     } finally {
@@ -338,7 +418,12 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
     hits.length = 0;
   });
 
-  const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const json = (
+    res: http.ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
@@ -346,9 +431,12 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
 
   test('429 on the poll waits exactly Retry-After; 5xx and network failures on stream back off and retry', async () => {
     script = (req, res, n) => {
-      if (req.url === '/api/v1/agents/ping') return json(res, 200, { status: 'ok', agent_id: agentId, is_online: true });
+      if (req.url === '/api/v1/agents/ping')
+        return json(res, 200, { status: 'ok', agent_id: agentId, is_online: true });
       if (req.url === '/api/v1/challenges/assigned') {
-        return n === 1 ? json(res, 429, { error: 'too many requests' }, { 'retry-after': '1' }) : json(res, 200, { challenges: [] });
+        return n === 1
+          ? json(res, 429, { error: 'too many requests' }, { 'retry-after': '1' })
+          : json(res, 200, { challenges: [] });
       }
       if (req.url === '/api/v1/events/stream') {
         if (n === 1) return json(res, 503, { error: 'busy' });
@@ -368,7 +456,10 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
     const result = await runner.stream('22222222-2222-4222-8222-222222222222', { type: 'thinking' });
     expect(result).toEqual({ received: true, seq_num: 1 });
     expect(runner.stats.retries).toBe(3);
-    await eventually(async () => hits.filter((h) => h.path === '/api/v1/challenges/assigned').length >= 2, 5_000);
+    await eventually(
+      async () => hits.filter((h) => h.path === '/api/v1/challenges/assigned').length >= 2,
+      5_000,
+    );
     const polls = hits.filter((h) => h.path === '/api/v1/challenges/assigned');
     expect(polls[1].at - polls[0].at).toBeGreaterThanOrEqual(950);
     await runner.stop();
@@ -382,19 +473,27 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
       keys.push(String(req.headers['idempotency-key']));
       if (n === 1) return json(res, 503, { error: 'busy' });
       if (n === 2) return req.socket.destroy();
-      if (n === 3) return json(res, 409, { error: 'a request with this Idempotency-Key is still in progress; retry later' });
+      if (n === 3)
+        return json(res, 409, {
+          error: 'a request with this Idempotency-Key is still in progress; retry later',
+        });
       return json(res, 200, { received: true, seq_num: n });
     };
     const runner = new ConnectorRunner({
       client: new ConnectorClient({ baseUrl: base, agentKey: 'aa_x', agentId }),
       backoff: { baseMs: 20, maxMs: 50 },
     });
-    expect(await runner.stream('22222222-2222-4222-8222-222222222222', { type: 'thinking' })).toEqual({ received: true, seq_num: 4 });
+    expect(await runner.stream('22222222-2222-4222-8222-222222222222', { type: 'thinking' })).toEqual({
+      received: true,
+      seq_num: 4,
+    });
     expect(runner.stats.retries).toBe(3);
     expect(keys).toHaveLength(4);
     expect(keys[0]).toMatch(/^[0-9a-f]{64}$/);
     expect(new Set(keys).size).toBe(1);
-    expect(await runner.stream('22222222-2222-4222-8222-222222222222', { type: 'progress', percent: 5 })).toEqual({ received: true, seq_num: 5 });
+    expect(
+      await runner.stream('22222222-2222-4222-8222-222222222222', { type: 'progress', percent: 5 }),
+    ).toEqual({ received: true, seq_num: 5 });
     expect(keys[4]).toMatch(/^[0-9a-f]{64}$/);
     expect(keys[4]).not.toBe(keys[0]);
     await runner.stop();
@@ -429,8 +528,16 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
 });
 
 describe('CLI (npm run connector)', () => {
-  function cli(args: string[], options: { onStdout?: (text: string, child: ReturnType<typeof spawn>) => void } = {}) {
-    return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
+  function cli(
+    args: string[],
+    options: { onStdout?: (text: string, child: ReturnType<typeof spawn>) => void } = {},
+  ) {
+    return new Promise<{
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
       // node --import tsx, not the tsx CLI: the CLI relays a signal to its child and, when the child
       // does not confirm within 30 ms (a loaded machine), SIGKILLs it and exits 130.
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/connector-client/cli.ts', ...args], {
@@ -463,10 +570,30 @@ describe('CLI (npm run connector)', () => {
     expect(JSON.parse(assigned.stdout).challenges[0].challenge.id).toBe(challengeId);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--challenge is required/);
-    const stream = await cli(['stream', ...common, '--challenge', challengeId, '--type', 'command_run', '--command', 'npm test', '--exit-code', '1']);
+    const stream = await cli([
+      'stream',
+      ...common,
+      '--challenge',
+      challengeId,
+      '--type',
+      'command_run',
+      '--command',
+      'npm test',
+      '--exit-code',
+      '1',
+    ]);
     expect(stream.code).toBe(0);
     expect(JSON.parse(stream.stdout)).toEqual({ received: true, seq_num: 1 });
-    const refused = await cli(['stream', ...common, '--challenge', challengeId, '--type', 'progress', '--percent', '101']);
+    const refused = await cli([
+      'stream',
+      ...common,
+      '--challenge',
+      challengeId,
+      '--type',
+      'progress',
+      '--percent',
+      '101',
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/HTTP 400: body\.event\.percent/);
     const agentView = await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token });
@@ -474,7 +601,11 @@ describe('CLI (npm run connector)', () => {
   }, 60_000);
 
   test('help, and unknown options or commands rejected with a suggestion (exit 2, stderr)', async () => {
-    const [help, misspelt, unknown] = await Promise.all([cli(['help']), cli(['run', '--evnets', 'x.jsonl']), cli(['pnig'])]);
+    const [help, misspelt, unknown] = await Promise.all([
+      cli(['help']),
+      cli(['run', '--evnets', 'x.jsonl']),
+      cli(['pnig']),
+    ]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('usage: npm run -s connector');
     expect(misspelt.code).toBe(2);
@@ -490,17 +621,27 @@ describe('CLI (npm run connector)', () => {
     await enterViaApi(agent, challengeId);
     const dir = mkdtempSync(path.join(tmpdir(), 'connector-cli-'));
     const file = path.join(dir, 'events.jsonl');
-    const lines = ['{"type":"started"}', '{not json', '{"type":"progress","percent":101}', '{"type":"bogus"}', '# a comment', '{"type":"thinking","summary":"from the file"}'];
+    const lines = [
+      '{"type":"started"}',
+      '{not json',
+      '{"type":"progress","percent":101}',
+      '{"type":"bogus"}',
+      '# a comment',
+      '{"type":"thinking","summary":"from the file"}',
+    ];
     writeFileSync(file, lines.join('\n') + '\n');
     let interrupted = false;
-    const result = await cli(['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'], {
-      onStdout: (text, child) => {
-        if (!interrupted && /line 6: streamed/.test(text)) {
-          interrupted = true;
-          child.kill('SIGINT');
-        }
+    const result = await cli(
+      ['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'],
+      {
+        onStdout: (text, child) => {
+          if (!interrupted && /line 6: streamed/.test(text)) {
+            interrupted = true;
+            child.kill('SIGINT');
+          }
+        },
       },
-    });
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/line 1: streamed started \(seq_num 1\)/);
     expect(result.stdout).toMatch(/line 6: streamed thinking \(seq_num 2\)/);
@@ -518,19 +659,27 @@ describe('CLI (npm run connector)', () => {
     const file = path.join(dir, 'events.jsonl');
     writeFileSync(file, '{"type":"started"}\n{"type":"thinking","summary":"from the file"}\n');
     let interrupted = false;
-    const result = await cli(['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'], {
-      onStdout: (text, child) => {
-        if (!interrupted && /assigned: /.test(text)) {
-          interrupted = true;
-          void eventually(async () => (await storedEvents(agent.agentId)).length === 2, 10_000).then(() => child.kill('SIGINT'));
-        }
+    const result = await cli(
+      ['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'],
+      {
+        onStdout: (text, child) => {
+          if (!interrupted && /assigned: /.test(text)) {
+            interrupted = true;
+            void eventually(async () => (await storedEvents(agent.agentId)).length === 2, 10_000).then(() =>
+              child.kill('SIGINT'),
+            );
+          }
+        },
       },
-    });
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/connector running/);
     expect(result.stdout).toMatch(/SIGINT: stopping/);
     expect(result.stdout).toMatch(/connector stopped/);
     expect(result.stdout).toContain(`/challenges/${challengeId}/watch`);
-    expect((await storedEvents(agent.agentId)).map((e) => e.event.summary ?? e.type)).toEqual(['started', 'from the file']);
+    expect((await storedEvents(agent.agentId)).map((e) => e.event.summary ?? e.type)).toEqual([
+      'started',
+      'from the file',
+    ]);
   }, 60_000);
 });

@@ -48,7 +48,13 @@ describe('POST /api/v1/agents/ping (heartbeat)', () => {
 
     const res = await server.request('POST', '/api/v1/agents/ping', {
       agentKey: agent.key,
-      body: { agent_name: 'Ada', model_name: 'gpt-x', skill_count: 7, soul_excerpt: 'I like tidy code.', version: '1.2.3' },
+      body: {
+        agent_name: 'Ada',
+        model_name: 'gpt-x',
+        skill_count: 7,
+        soul_excerpt: 'I like tidy code.',
+        version: '1.2.3',
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', agent_id: agent.agentId, is_online: true });
@@ -82,10 +88,22 @@ describe('POST /api/v1/agents/ping (heartbeat)', () => {
     await server.request('POST', '/api/v1/agents/ping', { agentKey: agent.key });
     const window = server.config.AGENT_ONLINE_WINDOW_MS;
     expect(window).toBe(90_000);
-    await server.deps.db.query(`UPDATE agents SET last_seen_at = now() - make_interval(secs => $2) WHERE id = $1`, [agent.agentId, 89]);
-    expect((await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token })).body.data.is_online).toBe(true);
-    await server.deps.db.query(`UPDATE agents SET last_seen_at = now() - make_interval(secs => $2) WHERE id = $1`, [agent.agentId, 91]);
-    expect((await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token })).body.data.is_online).toBe(false);
+    await server.deps.db.query(
+      `UPDATE agents SET last_seen_at = now() - make_interval(secs => $2) WHERE id = $1`,
+      [agent.agentId, 89],
+    );
+    expect(
+      (await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token })).body.data
+        .is_online,
+    ).toBe(true);
+    await server.deps.db.query(
+      `UPDATE agents SET last_seen_at = now() - make_interval(secs => $2) WHERE id = $1`,
+      [agent.agentId, 91],
+    );
+    expect(
+      (await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token })).body.data
+        .is_online,
+    ).toBe(false);
   });
 
   test.each([
@@ -106,7 +124,10 @@ describe('POST /api/v1/agents/ping (heartbeat)', () => {
 
   test('soul_excerpt of exactly 1000 characters is accepted', async () => {
     const agent = await newConnectorAgent(server);
-    const res = await server.request('POST', '/api/v1/agents/ping', { agentKey: agent.key, body: { soul_excerpt: 's'.repeat(1000) } });
+    const res = await server.request('POST', '/api/v1/agents/ping', {
+      agentKey: agent.key,
+      body: { soul_excerpt: 's'.repeat(1000) },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -125,31 +146,56 @@ describe('connector authentication (flat 401)', () => {
   const endpoints: [string, string, unknown][] = [
     ['POST', '/api/v1/agents/ping', {}],
     ['GET', '/api/v1/challenges/assigned', undefined],
-    ['POST', '/api/v1/events/stream', { challengeId: randomUUID(), agentId: randomUUID(), event: liveEvent('thinking') }],
+    [
+      'POST',
+      '/api/v1/events/stream',
+      { challengeId: randomUUID(), agentId: randomUUID(), event: liveEvent('thinking') },
+    ],
   ];
 
-  test.each(endpoints)('%s %s: missing, malformed, unknown, expired and revoked keys, and bearer credentials are 401', async (method, path, body) => {
-    const agent = await newConnectorAgent(server);
-    expectFlatError(await server.request(method, path, { body }), 401);
-    expectFlatError(await server.request(method, path, { body, agentKey: 'not-a-key' }), 401, 'invalid agent key');
-    expectFlatError(await server.request(method, path, { body, agentKey: `aa_${'x'.repeat(43)}` }), 401, 'invalid agent key');
-    // An API token or a JWT is not a connector credential.
-    expectFlatError(await server.request(method, path, { body, auth: agent.token }), 401);
-    expectFlatError(await server.request(method, path, { body, auth: agent.user.jwt }), 401);
+  test.each(endpoints)(
+    '%s %s: missing, malformed, unknown, expired and revoked keys, and bearer credentials are 401',
+    async (method, path, body) => {
+      const agent = await newConnectorAgent(server);
+      expectFlatError(await server.request(method, path, { body }), 401);
+      expectFlatError(
+        await server.request(method, path, { body, agentKey: 'not-a-key' }),
+        401,
+        'invalid agent key',
+      );
+      expectFlatError(
+        await server.request(method, path, { body, agentKey: `aa_${'x'.repeat(43)}` }),
+        401,
+        'invalid agent key',
+      );
+      // An API token or a JWT is not a connector credential.
+      expectFlatError(await server.request(method, path, { body, auth: agent.token }), 401);
+      expectFlatError(await server.request(method, path, { body, auth: agent.user.jwt }), 401);
 
-    const expiring = await newAgentKey(server, agent);
-    await server.deps.db.query("UPDATE agent_keys SET expires_at = now() - interval '1 second' WHERE key_hash = $1", [sha256Hex(expiring)]);
-    expectFlatError(await server.request(method, path, { body, agentKey: expiring }), 401, /expired/);
+      const expiring = await newAgentKey(server, agent);
+      await server.deps.db.query(
+        "UPDATE agent_keys SET expires_at = now() - interval '1 second' WHERE key_hash = $1",
+        [sha256Hex(expiring)],
+      );
+      expectFlatError(await server.request(method, path, { body, agentKey: expiring }), 401, /expired/);
 
-    const keyRow = await server.deps.db.query<{ id: string }>('SELECT id FROM agent_keys WHERE key_hash = $1', [sha256Hex(agent.key)]);
-    const revoked = await server.request('DELETE', `/api/v1/agents/${agent.agentId}/keys/${keyRow.rows[0].id}`, { auth: agent.user.jwt });
-    expect(revoked.status).toBe(200);
-    expectFlatError(await server.request(method, path, { body, agentKey: agent.key }), 401, /revoked/);
-  });
+      const keyRow = await server.deps.db.query<{ id: string }>(
+        'SELECT id FROM agent_keys WHERE key_hash = $1',
+        [sha256Hex(agent.key)],
+      );
+      const revoked = await server.request(
+        'DELETE',
+        `/api/v1/agents/${agent.agentId}/keys/${keyRow.rows[0].id}`,
+        { auth: agent.user.jwt },
+      );
+      expect(revoked.status).toBe(200);
+      expectFlatError(await server.request(method, path, { body, agentKey: agent.key }), 401, /revoked/);
+    },
+  );
 });
 
 describe('GET /api/v1/challenges/assigned', () => {
-  test('lists the agent\'s assigned entries in active challenges, raw, and wins over /challenges/:id', async () => {
+  test("lists the agent's assigned entries in active challenges, raw, and wins over /challenges/:id", async () => {
     const agent = await newConnectorAgent(server);
     const active = await insertChallenge(server, { title: 'Reverse a string', timeLimitMinutes: 45 });
     const draft = await insertChallenge(server, { status: 'draft' });
@@ -198,9 +244,13 @@ describe('GET /api/v1/challenges/assigned', () => {
 
   test('the first event takes the entry out of the assigned listing', async () => {
     const agent = await enteredAgent(server);
-    expect((await server.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.key })).body.challenges).toHaveLength(1);
+    expect(
+      (await server.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.key })).body.challenges,
+    ).toHaveLength(1);
     expect((await postEvent(server, agent, agent.challengeId, liveEvent('started'))).status).toBe(200);
-    expect((await server.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.key })).body.challenges).toHaveLength(0);
+    expect(
+      (await server.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.key })).body.challenges,
+    ).toHaveLength(0);
   });
 });
 
@@ -218,52 +268,114 @@ describe('POST /api/v1/events/stream: validation (400, flat, naming the field)',
 
   test.each(textBounds)('event.%s: %i characters accepted, one more refused', async (field, max) => {
     const agent = await enteredAgent(server);
-    const ok = await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { [field]: 'a'.repeat(max) }));
+    const ok = await postEvent(
+      server,
+      agent,
+      agent.challengeId,
+      liveEvent('thinking', { [field]: 'a'.repeat(max) }),
+    );
     expect(ok.status).toBe(200);
-    const tooLong = await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { [field]: 'a'.repeat(max + 1) }));
+    const tooLong = await postEvent(
+      server,
+      agent,
+      agent.challengeId,
+      liveEvent('thinking', { [field]: 'a'.repeat(max + 1) }),
+    );
     expectFlatError(tooLong, 400, new RegExp(`body\\.event\\.${field}`));
-    const wrongType = await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { [field]: 42 }));
+    const wrongType = await postEvent(
+      server,
+      agent,
+      agent.challengeId,
+      liveEvent('thinking', { [field]: 42 }),
+    );
     expectFlatError(wrongType, 400, new RegExp(`event\\.${field}`));
   });
 
   test('percent is a number from 0 to 100', async () => {
     const agent = await enteredAgent(server);
     for (const percent of [0, 42.5, 100]) {
-      expect((await postEvent(server, agent, agent.challengeId, liveEvent('progress', { percent, stage: 'tests' }))).status).toBe(200);
+      expect(
+        (
+          await postEvent(
+            server,
+            agent,
+            agent.challengeId,
+            liveEvent('progress', { percent, stage: 'tests' }),
+          )
+        ).status,
+      ).toBe(200);
     }
     for (const percent of [-0.1, 100.01, '50', null]) {
-      expectFlatError(await postEvent(server, agent, agent.challengeId, liveEvent('progress', { percent })), 400, /event\.percent/);
+      expectFlatError(
+        await postEvent(server, agent, agent.challengeId, liveEvent('progress', { percent })),
+        400,
+        /event\.percent/,
+      );
     }
   });
 
   test('exit_code is an integer', async () => {
     const agent = await enteredAgent(server);
     for (const exit_code of [0, 1, 127, -1]) {
-      expect((await postEvent(server, agent, agent.challengeId, liveEvent('command_run', { command: 'npm test', exit_code }))).status).toBe(200);
+      expect(
+        (
+          await postEvent(
+            server,
+            agent,
+            agent.challengeId,
+            liveEvent('command_run', { command: 'npm test', exit_code }),
+          )
+        ).status,
+      ).toBe(200);
     }
     for (const exit_code of [1.5, '0', true]) {
-      expectFlatError(await postEvent(server, agent, agent.challengeId, liveEvent('command_run', { exit_code })), 400, /event\.exit_code/);
+      expectFlatError(
+        await postEvent(server, agent, agent.challengeId, liveEvent('command_run', { exit_code })),
+        400,
+        /event\.exit_code/,
+      );
     }
   });
 
   test('every one of the ten types is accepted; anything else is refused', async () => {
     const agent = await enteredAgent(server);
-    const types = ['started', 'thinking', 'tool_call', 'code_write', 'command_run', 'error_hit', 'self_correct', 'progress', 'submitted'];
-    for (const type of types) expect((await postEvent(server, agent, agent.challengeId, liveEvent(type))).status).toBe(200);
+    const types = [
+      'started',
+      'thinking',
+      'tool_call',
+      'code_write',
+      'command_run',
+      'error_hit',
+      'self_correct',
+      'progress',
+      'submitted',
+    ];
+    for (const type of types)
+      expect((await postEvent(server, agent, agent.challengeId, liveEvent(type))).status).toBe(200);
     const other = await enteredAgent(server);
     expect((await postEvent(server, other, other.challengeId, liveEvent('timed_out'))).status).toBe(200);
     for (const type of ['Thinking', 'finished', '', 3]) {
-      expectFlatError(await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { type })), 400, /event\.type/);
+      expectFlatError(
+        await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { type })),
+        400,
+        /event\.type/,
+      );
     }
   });
 
   test('timestamp is a required ISO 8601 date-time', async () => {
     const agent = await enteredAgent(server);
     for (const timestamp of ['2025-03-01T10:00:00Z', '2025-03-01T10:00:00.123+02:00']) {
-      expect((await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { timestamp }))).status).toBe(200);
+      expect(
+        (await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { timestamp }))).status,
+      ).toBe(200);
     }
     for (const timestamp of ['yesterday', '2025-03-01', '2025-03-01 10:00', 1700000000000]) {
-      expectFlatError(await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { timestamp })), 400, /event\.timestamp/);
+      expectFlatError(
+        await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { timestamp })),
+        400,
+        /event\.timestamp/,
+      );
     }
     const { timestamp: _omitted, ...noTimestamp } = liveEvent('thinking');
     expectFlatError(await postEvent(server, agent, agent.challengeId, noTimestamp), 400, /event\.timestamp/);
@@ -271,23 +383,64 @@ describe('POST /api/v1/events/stream: validation (400, flat, naming the field)',
 
   test('challengeId, agentId and event are required; unknown fields are refused', async () => {
     const agent = await enteredAgent(server);
-    const post = (body: unknown) => server.request('POST', '/api/v1/events/stream', { agentKey: agent.key, body });
+    const post = (body: unknown) =>
+      server.request('POST', '/api/v1/events/stream', { agentKey: agent.key, body });
     expectFlatError(await post({ agentId: agent.agentId, event: liveEvent('thinking') }), 400, /challengeId/);
-    expectFlatError(await post({ challengeId: 'not-a-uuid', agentId: agent.agentId, event: liveEvent('thinking') }), 400, /challengeId/);
-    expectFlatError(await post({ challengeId: agent.challengeId, event: liveEvent('thinking') }), 400, /agentId/);
+    expectFlatError(
+      await post({ challengeId: 'not-a-uuid', agentId: agent.agentId, event: liveEvent('thinking') }),
+      400,
+      /challengeId/,
+    );
+    expectFlatError(
+      await post({ challengeId: agent.challengeId, event: liveEvent('thinking') }),
+      400,
+      /agentId/,
+    );
     expectFlatError(await post({ challengeId: agent.challengeId, agentId: agent.agentId }), 400, /event/);
-    expectFlatError(await post({ challengeId: agent.challengeId, agentId: agent.agentId, event: 'thinking' }), 400, /event/);
-    expectFlatError(await post({ challengeId: agent.challengeId, agentId: agent.agentId, event: liveEvent('thinking', { mood: 'good' }) }), 400, /mood/);
-    expectFlatError(await post({ challengeId: agent.challengeId, agentId: agent.agentId, event: liveEvent('thinking'), extra: 1 }), 400, /extra/);
-    expectFlatError(await post({ challengeId: agent.challengeId, agentId: agent.agentId, event: liveEvent('thinking', { summary: 'a\u0000b' }) }), 400, /summary/);
+    expectFlatError(
+      await post({ challengeId: agent.challengeId, agentId: agent.agentId, event: 'thinking' }),
+      400,
+      /event/,
+    );
+    expectFlatError(
+      await post({
+        challengeId: agent.challengeId,
+        agentId: agent.agentId,
+        event: liveEvent('thinking', { mood: 'good' }),
+      }),
+      400,
+      /mood/,
+    );
+    expectFlatError(
+      await post({
+        challengeId: agent.challengeId,
+        agentId: agent.agentId,
+        event: liveEvent('thinking'),
+        extra: 1,
+      }),
+      400,
+      /extra/,
+    );
+    expectFlatError(
+      await post({
+        challengeId: agent.challengeId,
+        agentId: agent.agentId,
+        event: liveEvent('thinking', { summary: 'a\u0000b' }),
+      }),
+      400,
+      /summary/,
+    );
     // Nothing invalid was stored.
-    const stored = await server.deps.db.query('SELECT count(*)::int AS n FROM live_events WHERE agent_id = $1', [agent.agentId]);
+    const stored = await server.deps.db.query(
+      'SELECT count(*)::int AS n FROM live_events WHERE agent_id = $1',
+      [agent.agentId],
+    );
     expect(stored.rows[0].n).toBe(0);
   });
 });
 
 describe('POST /api/v1/events/stream: who may post (403)', () => {
-  test('agentId must be the key\'s agent', async () => {
+  test("agentId must be the key's agent", async () => {
     const agent = await enteredAgent(server);
     const other = await enteredAgent(server, { challengeId: agent.challengeId });
     const res = await server.request('POST', '/api/v1/events/stream', {
@@ -305,7 +458,11 @@ describe('POST /api/v1/events/stream: who may post (403)', () => {
     for (const status of ['draft', 'complete', 'archived'] as const) {
       const challenge = await insertChallenge(server, { status });
       await insertEntry(server, challenge, agent.agentId);
-      expectFlatError(await postEvent(server, agent, challenge, liveEvent('thinking')), 403, 'challenge is not active');
+      expectFlatError(
+        await postEvent(server, agent, challenge, liveEvent('thinking')),
+        403,
+        'challenge is not active',
+      );
     }
   });
 });
@@ -313,28 +470,46 @@ describe('POST /api/v1/events/stream: who may post (403)', () => {
 describe('POST /api/v1/events/stream: storage, seq_num and entry transitions', () => {
   test('answers 200 raw {received: true, seq_num} and stores the event at once', async () => {
     const agent = await enteredAgent(server);
-    const event = liveEvent('code_write', { filename: 'src/reverse.ts', language: 'typescript', snippet: 'export const r = (s: string) => [...s].reverse().join("");' });
+    const event = liveEvent('code_write', {
+      filename: 'src/reverse.ts',
+      language: 'typescript',
+      snippet: 'export const r = (s: string) => [...s].reverse().join("");',
+    });
     const res = await postEvent(server, agent, agent.challengeId, event);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true, seq_num: 1 });
     expect(res.headers.get('x-ratelimit-limit')).toBe('30');
-    const row = await server.deps.db.query('SELECT seq_num, type, event, received_at, released_at FROM live_events WHERE agent_id = $1', [agent.agentId]);
+    const row = await server.deps.db.query(
+      'SELECT seq_num, type, event, received_at, released_at FROM live_events WHERE agent_id = $1',
+      [agent.agentId],
+    );
     expect(row.rows).toHaveLength(1);
     expect(row.rows[0]).toMatchObject({ seq_num: 1, type: 'code_write', event, released_at: null });
-    expect((await postEvent(server, agent, agent.challengeId, liveEvent('thinking'))).body).toEqual({ received: true, seq_num: 2 });
+    expect((await postEvent(server, agent, agent.challengeId, liveEvent('thinking'))).body).toEqual({
+      received: true,
+      seq_num: 2,
+    });
   });
 
   test('seq_num is gap-free and increasing per (challenge, agent) under 20 concurrent posts', async () => {
     const a = await enteredAgent(server);
     const b = await enteredAgent(server, { challengeId: a.challengeId });
     const posts = [
-      ...Array.from({ length: 20 }, (_, i) => postEvent(server, a, a.challengeId, liveEvent('progress', { percent: i * 5 }))),
+      ...Array.from({ length: 20 }, (_, i) =>
+        postEvent(server, a, a.challengeId, liveEvent('progress', { percent: i * 5 })),
+      ),
       ...Array.from({ length: 7 }, () => postEvent(server, b, b.challengeId, liveEvent('thinking'))),
     ];
     const results = await Promise.all(posts);
     for (const r of results) expect(r.status).toBe(200);
-    const seqA = results.slice(0, 20).map((r) => r.body.seq_num).sort((x, y) => x - y);
-    const seqB = results.slice(20).map((r) => r.body.seq_num).sort((x, y) => x - y);
+    const seqA = results
+      .slice(0, 20)
+      .map((r) => r.body.seq_num)
+      .sort((x, y) => x - y);
+    const seqB = results
+      .slice(20)
+      .map((r) => r.body.seq_num)
+      .sort((x, y) => x - y);
     expect(seqA).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(seqB).toEqual(Array.from({ length: 7 }, (_, i) => i + 1));
     const stored = await server.deps.db.query<{ seq_num: number }>(
@@ -356,14 +531,34 @@ describe('POST /api/v1/events/stream: storage, seq_num and entry transitions', (
     expect(await entryStatus(server, agent.challengeId, agent.agentId)).toBe('active');
     expect((await postEvent(server, agent, agent.challengeId, liveEvent('started'))).status).toBe(200);
     expect(await entryStatus(server, agent.challengeId, agent.agentId)).toBe('active');
-    expect((await postEvent(server, agent, agent.challengeId, liveEvent('submitted'))).body).toEqual({ received: true, seq_num: 3 });
+    expect((await postEvent(server, agent, agent.challengeId, liveEvent('submitted'))).body).toEqual({
+      received: true,
+      seq_num: 3,
+    });
     expect(await entryStatus(server, agent.challengeId, agent.agentId)).toBe('submitted');
     const again = await postEvent(server, agent, agent.challengeId, liveEvent('submitted'));
     expectFlatError(again, 400, 'entry cannot be submitted: already in submitted status');
-    expectFlatError(await postEvent(server, agent, agent.challengeId, liveEvent('timed_out')), 400, 'entry cannot be timed out: already in submitted status');
-    expectFlatError(await postEvent(server, agent, agent.challengeId, liveEvent('started')), 400, /already in submitted status/);
+    expectFlatError(
+      await postEvent(server, agent, agent.challengeId, liveEvent('timed_out')),
+      400,
+      'entry cannot be timed out: already in submitted status',
+    );
+    expectFlatError(
+      await postEvent(server, agent, agent.challengeId, liveEvent('started')),
+      400,
+      /already in submitted status/,
+    );
     // Informational events after the submission are kept, with the next number (refusals used none).
-    expect((await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: 'waiting for the judge' }))).body).toEqual({
+    expect(
+      (
+        await postEvent(
+          server,
+          agent,
+          agent.challengeId,
+          liveEvent('thinking', { summary: 'waiting for the judge' }),
+        )
+      ).body,
+    ).toEqual({
       received: true,
       seq_num: 4,
     });
@@ -373,11 +568,19 @@ describe('POST /api/v1/events/stream: storage, seq_num and entry transitions', (
   test('an entry already submitted through the session flow accepts one submitted report, then refuses another', async () => {
     const agent = await enteredAgent(server, { status: 'submitted' });
     expect((await postEvent(server, agent, agent.challengeId, liveEvent('submitted'))).status).toBe(200);
-    expectFlatError(await postEvent(server, agent, agent.challengeId, liveEvent('submitted')), 400, 'entry cannot be submitted: already in submitted status');
+    expectFlatError(
+      await postEvent(server, agent, agent.challengeId, liveEvent('submitted')),
+      400,
+      'entry cannot be submitted: already in submitted status',
+    );
     const judged = await enteredAgent(server, { status: 'judged' });
     expect((await postEvent(server, judged, judged.challengeId, liveEvent('thinking'))).status).toBe(200);
     expect((await postEvent(server, judged, judged.challengeId, liveEvent('submitted'))).status).toBe(200);
-    expectFlatError(await postEvent(server, judged, judged.challengeId, liveEvent('submitted')), 400, 'entry cannot be submitted: already in judged status');
+    expectFlatError(
+      await postEvent(server, judged, judged.challengeId, liveEvent('submitted')),
+      400,
+      'entry cannot be submitted: already in judged status',
+    );
     expect(await entryStatus(server, judged.challengeId, judged.agentId)).toBe('judged');
   });
 
@@ -393,19 +596,38 @@ describe('POST /api/v1/events/stream: storage, seq_num and entry transitions', (
   test('timed_out ends the entry: later events are 403 and not stored', async () => {
     const agent = await enteredAgent(server);
     await postEvent(server, agent, agent.challengeId, liveEvent('started'));
-    expect((await postEvent(server, agent, agent.challengeId, liveEvent('timed_out', { summary: 'out of time' }))).status).toBe(200);
+    expect(
+      (await postEvent(server, agent, agent.challengeId, liveEvent('timed_out', { summary: 'out of time' })))
+        .status,
+    ).toBe(200);
     expect(await entryStatus(server, agent.challengeId, agent.agentId)).toBe('timed_out');
-    expectFlatError(await postEvent(server, agent, agent.challengeId, liveEvent('thinking')), 403, 'entry is timed_out; it accepts no more events');
+    expectFlatError(
+      await postEvent(server, agent, agent.challengeId, liveEvent('thinking')),
+      403,
+      'entry is timed_out; it accepts no more events',
+    );
     const withdrawn = await enteredAgent(server, { status: 'withdrawn' });
-    expectFlatError(await postEvent(server, withdrawn, withdrawn.challengeId, liveEvent('started')), 403, /withdrawn/);
-    const stored = await server.deps.db.query('SELECT count(*)::int AS n FROM live_events WHERE agent_id = ANY($1)', [[agent.agentId, withdrawn.agentId]]);
+    expectFlatError(
+      await postEvent(server, withdrawn, withdrawn.challengeId, liveEvent('started')),
+      403,
+      /withdrawn/,
+    );
+    const stored = await server.deps.db.query(
+      'SELECT count(*)::int AS n FROM live_events WHERE agent_id = ANY($1)',
+      [[agent.agentId, withdrawn.agentId]],
+    );
     expect(stored.rows[0].n).toBe(2);
   });
 });
 
 describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/decisions/connector.md)', () => {
   const newKey = () => randomBytes(32).toString('hex');
-  function post(agent: { key: string; agentId: string }, challengeId: string, event: Record<string, unknown>, idempotencyKey?: string) {
+  function post(
+    agent: { key: string; agentId: string },
+    challengeId: string,
+    event: Record<string, unknown>,
+    idempotencyKey?: string,
+  ) {
     return server.request('POST', '/api/v1/events/stream', {
       agentKey: agent.key,
       body: { challengeId, agentId: agent.agentId, event },
@@ -428,7 +650,10 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ received: true, seq_num: 1 });
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    for (const again of [await post(agent, agent.challengeId, event, key), await post(agent, agent.challengeId, event, key.toUpperCase())]) {
+    for (const again of [
+      await post(agent, agent.challengeId, event, key),
+      await post(agent, agent.challengeId, event, key.toUpperCase()),
+    ]) {
       expect(again.status).toBe(200);
       expect(again.body).toEqual({ received: true, seq_num: 1 });
       expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -445,8 +670,14 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
   test('different keys store two rows, even for an identical event', async () => {
     const agent = await enteredAgent(server);
     const event = liveEvent('progress', { percent: 10 });
-    expect((await post(agent, agent.challengeId, event, newKey())).body).toEqual({ received: true, seq_num: 1 });
-    expect((await post(agent, agent.challengeId, event, newKey())).body).toEqual({ received: true, seq_num: 2 });
+    expect((await post(agent, agent.challengeId, event, newKey())).body).toEqual({
+      received: true,
+      seq_num: 1,
+    });
+    expect((await post(agent, agent.challengeId, event, newKey())).body).toEqual({
+      received: true,
+      seq_num: 2,
+    });
     expect(await stored(agent.agentId)).toHaveLength(2);
   });
 
@@ -454,8 +685,14 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
     const agent = await enteredAgent(server);
     const key = newKey();
     const event = liveEvent('started');
-    const results = await Promise.all(Array.from({ length: 8 }, () => post(agent, agent.challengeId, event, key)));
-    for (const r of results) expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: { received: true, seq_num: 1 } });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => post(agent, agent.challengeId, event, key)),
+    );
+    for (const r of results)
+      expect({ status: r.status, body: r.body }).toEqual({
+        status: 200,
+        body: { received: true, seq_num: 1 },
+      });
     expect(await stored(agent.agentId)).toHaveLength(1);
   });
 
@@ -463,10 +700,17 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
     const agent = await enteredAgent(server);
     const bad = ['', 'abc', 'a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), `${'a'.repeat(62)} b`];
     for (const key of bad) {
-      expectFlatError(await post(agent, agent.challengeId, liveEvent('thinking'), key), 400, 'Idempotency-Key must be exactly 64 hexadecimal characters');
+      expectFlatError(
+        await post(agent, agent.challengeId, liveEvent('thinking'), key),
+        400,
+        'Idempotency-Key must be exactly 64 hexadecimal characters',
+      );
     }
     expect(await stored(agent.agentId)).toEqual([]);
-    const claims = await server.deps.db.query("SELECT count(*)::int AS n FROM idempotency_keys WHERE scope LIKE $1", [`agent:${agent.agentId}:%`]);
+    const claims = await server.deps.db.query(
+      'SELECT count(*)::int AS n FROM idempotency_keys WHERE scope LIKE $1',
+      [`agent:${agent.agentId}:%`],
+    );
     expect(claims.rows[0].n).toBe(0);
     expect(await entryStatus(server, agent.challengeId, agent.agentId)).toBe('assigned');
   });
@@ -474,8 +718,14 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
   test('the same key for a different event is a flat 409 and stores nothing', async () => {
     const agent = await enteredAgent(server);
     const key = newKey();
-    expect((await post(agent, agent.challengeId, liveEvent('thinking', { summary: 'one' }), key)).status).toBe(200);
-    expectFlatError(await post(agent, agent.challengeId, liveEvent('thinking', { summary: 'two' }), key), 409, /already used/);
+    expect(
+      (await post(agent, agent.challengeId, liveEvent('thinking', { summary: 'one' }), key)).status,
+    ).toBe(200);
+    expectFlatError(
+      await post(agent, agent.challengeId, liveEvent('thinking', { summary: 'two' }), key),
+      409,
+      /already used/,
+    );
     expect(await stored(agent.agentId)).toHaveLength(1);
   });
 
@@ -493,8 +743,14 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
     const a = await enteredAgent(server);
     const b = await enteredAgent(server, { challengeId: a.challengeId });
     const key = newKey();
-    expect((await post(a, a.challengeId, liveEvent('thinking'), key)).body).toEqual({ received: true, seq_num: 1 });
-    expect((await post(b, b.challengeId, liveEvent('thinking'), key)).body).toEqual({ received: true, seq_num: 1 });
+    expect((await post(a, a.challengeId, liveEvent('thinking'), key)).body).toEqual({
+      received: true,
+      seq_num: 1,
+    });
+    expect((await post(b, b.challengeId, liveEvent('thinking'), key)).body).toEqual({
+      received: true,
+      seq_num: 1,
+    });
     expect(await stored(a.agentId)).toHaveLength(1);
     expect(await stored(b.agentId)).toHaveLength(1);
   });
@@ -512,13 +768,19 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
     expect(again.body).toEqual({ received: true, seq_num: 1 });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     await forget();
-    expectFlatError(await post(agent, agent.challengeId, liveEvent('code_write', { filename: 'b.ts' }), key), 409, /already used for a different event/);
+    expectFlatError(
+      await post(agent, agent.challengeId, liveEvent('code_write', { filename: 'b.ts' }), key),
+      409,
+      /already used for a different event/,
+    );
     // The same key for another challenge of the agent is also a different event.
     const other = await insertChallenge(server);
     await insertEntry(server, other, agent.agentId);
     expectFlatError(await post(agent, other, event, key), 409, /already used/);
     // A repeat still answers as the original did after the challenge stopped being active.
-    await server.deps.db.query("UPDATE challenges SET status = 'complete' WHERE id = $1", [agent.challengeId]);
+    await server.deps.db.query("UPDATE challenges SET status = 'complete' WHERE id = $1", [
+      agent.challengeId,
+    ]);
     await forget();
     expect((await post(agent, agent.challengeId, event, key)).body).toEqual({ received: true, seq_num: 1 });
     expect(await stored(agent.agentId)).toHaveLength(1);
@@ -532,7 +794,11 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
     const other = await insertChallenge(server);
     await insertEntry(server, other, agent.agentId);
     const key = newKey();
-    const body = (challengeId: string) => ({ challengeId, agentId: agent.agentId, event: { type: 'thinking' as const, timestamp: new Date().toISOString() } });
+    const body = (challengeId: string) => ({
+      challengeId,
+      agentId: agent.agentId,
+      event: { type: 'thinking' as const, timestamp: new Date().toISOString() },
+    });
     const outcomes = await Promise.allSettled([
       acceptLiveEvent(server.deps, agent.agentId, body(agent.challengeId), key),
       acceptLiveEvent(server.deps, agent.agentId, body(other), key),
@@ -547,7 +813,9 @@ describe('POST /api/v1/events/stream: optional Idempotency-Key (extension, docs/
 describe('rate limits (429, flat, per key)', () => {
   test('stream: 30 per minute, then 429 with Retry-After', async () => {
     const agent = await enteredAgent(limited);
-    const results = await Promise.all(Array.from({ length: 31 }, () => postEvent(limited, agent, agent.challengeId, liveEvent('thinking'))));
+    const results = await Promise.all(
+      Array.from({ length: 31 }, () => postEvent(limited, agent, agent.challengeId, liveEvent('thinking'))),
+    );
     const refused = results.filter((r) => r.status === 429);
     expect(results.filter((r) => r.status === 200)).toHaveLength(30);
     expect(refused).toHaveLength(1);
@@ -556,12 +824,25 @@ describe('rate limits (429, flat, per key)', () => {
     expect(refused[0].headers.get('x-ratelimit-remaining')).toBe('0');
     // Another key of the same agent has its own budget.
     const other = await newAgentKey(limited, agent);
-    expect((await postEvent(limited, { key: other, agentId: agent.agentId }, agent.challengeId, liveEvent('thinking'))).status).toBe(200);
+    expect(
+      (
+        await postEvent(
+          limited,
+          { key: other, agentId: agent.agentId },
+          agent.challengeId,
+          liveEvent('thinking'),
+        )
+      ).status,
+    ).toBe(200);
   });
 
   test('assigned: 30 per minute, then 429 with Retry-After: 60', async () => {
     const agent = await newConnectorAgent(limited);
-    const results = await Promise.all(Array.from({ length: 31 }, () => limited.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.key })));
+    const results = await Promise.all(
+      Array.from({ length: 31 }, () =>
+        limited.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.key }),
+      ),
+    );
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(1);
     expectFlatError(refused[0], 429);
@@ -572,7 +853,13 @@ describe('rate limits (429, flat, per key)', () => {
     const agent = await newConnectorAgent(limited);
     const results: ApiResponse[] = [];
     for (let batch = 0; batch < 11; batch++) {
-      results.push(...(await Promise.all(Array.from({ length: 11 }, () => limited.request('POST', '/api/v1/agents/ping', { agentKey: agent.key })))));
+      results.push(
+        ...(await Promise.all(
+          Array.from({ length: 11 }, () =>
+            limited.request('POST', '/api/v1/agents/ping', { agentKey: agent.key }),
+          ),
+        )),
+      );
     }
     expect(results.filter((r) => r.status === 200)).toHaveLength(120);
     const refused = results.filter((r) => r.status === 429);

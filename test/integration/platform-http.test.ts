@@ -20,7 +20,9 @@ function expectStandardHeaders(res: ApiResponse) {
 
 function expectErrorEnvelope(res: ApiResponse, status: number, code: string) {
   expect(res.status).toBe(status);
-  expect(res.body).toEqual({ error: { message: expect.any(String), code, request_id: res.headers.get('x-request-id') } });
+  expect(res.body).toEqual({
+    error: { message: expect.any(String), code, request_id: res.headers.get('x-request-id') },
+  });
   expect(res.text).not.toMatch(/at \w+ \(|node_modules|\.ts:\d+/); // no stack trace
 }
 
@@ -71,7 +73,10 @@ describe('HTTP conventions', () => {
 
   test('schema violations are 400 VALIDATION_ERROR naming the field, and create nothing', async () => {
     const user = await newUser(server);
-    const res = await server.request('POST', '/api/v1/agents', { auth: user.jwt, body: { name: '', extra: 1 } });
+    const res = await server.request('POST', '/api/v1/agents', {
+      auth: user.jwt,
+      body: { name: '', extra: 1 },
+    });
     expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.error.message).toMatch(/body\.name/);
     const list = await server.request('GET', '/api/v1/agents', { auth: user.jwt });
@@ -106,8 +111,14 @@ describe('session JWT verification', () => {
 
   test('alg: none is 401', async () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
-    const payload = Buffer.from(JSON.stringify({ sub: 'attacker', role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 })).toString('base64url');
-    expectErrorEnvelope(await server.request('GET', '/api/v1/agents', { auth: `${header}.${payload}.` }), 401, 'UNAUTHORIZED');
+    const payload = Buffer.from(
+      JSON.stringify({ sub: 'attacker', role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 }),
+    ).toString('base64url');
+    expectErrorEnvelope(
+      await server.request('GET', '/api/v1/agents', { auth: `${header}.${payload}.` }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   test('an expired JWT is 401', async () => {
@@ -117,7 +128,11 @@ describe('session JWT verification', () => {
       .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
       .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
       .sign(new TextEncoder().encode(server.config.AUTH_JWT_SECRET));
-    expectErrorEnvelope(await server.request('GET', '/api/v1/agents', { auth: expired }), 401, 'UNAUTHORIZED');
+    expectErrorEnvelope(
+      await server.request('GET', '/api/v1/agents', { auth: expired }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   test('HS256 signed with an RS-style public key string is refused (algorithm pinned)', async () => {
@@ -126,7 +141,11 @@ describe('session JWT verification', () => {
       .setSubject('attacker')
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(server.config.AUTH_JWT_SECRET));
-    expectErrorEnvelope(await server.request('GET', '/api/v1/agents', { auth: confused }), 401, 'UNAUTHORIZED');
+    expectErrorEnvelope(
+      await server.request('GET', '/api/v1/agents', { auth: confused }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 });
 
@@ -140,7 +159,11 @@ describe('API token lifecycle', () => {
     expect(created.status).toBe(201);
     const token: string = created.body.data.token;
     expect(token).toMatch(/^svc_sk_live_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.data).toMatchObject({ name: 'ci', scopes: ['challenge:read', 'submission:read'], token_prefix: token.slice(0, 16) });
+    expect(created.body.data).toMatchObject({
+      name: 'ci',
+      scopes: ['challenge:read', 'submission:read'],
+      token_prefix: token.slice(0, 16),
+    });
     expect(new Date(created.body.data.expires_at).getTime()).toBeGreaterThan(Date.now() + 29 * 86400_000);
 
     const listed = await server.request('GET', '/api/v1/auth/tokens', { auth: token });
@@ -149,26 +172,42 @@ describe('API token lifecycle', () => {
     expect(listed.text).not.toContain(token);
     expect(listed.body.data[0].token).toBeUndefined();
 
-    const stored = await server.deps.db.query('SELECT token_hash FROM api_tokens WHERE id = $1', [created.body.data.id]);
+    const stored = await server.deps.db.query('SELECT token_hash FROM api_tokens WHERE id = $1', [
+      created.body.data.id,
+    ]);
     expect(stored.rows[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored.rows[0].token_hash).not.toContain(token);
 
     // An API token cannot create tokens.
-    const byToken = await server.request('POST', '/api/v1/auth/tokens', { auth: token, body: { name: 'x', scopes: ['challenge:read'] } });
+    const byToken = await server.request('POST', '/api/v1/auth/tokens', {
+      auth: token,
+      body: { name: 'x', scopes: ['challenge:read'] },
+    });
     expectErrorEnvelope(byToken, 403, 'FORBIDDEN');
 
-    const revoked = await server.request('DELETE', `/api/v1/auth/tokens/${created.body.data.id}`, { auth: user.jwt });
+    const revoked = await server.request('DELETE', `/api/v1/auth/tokens/${created.body.data.id}`, {
+      auth: user.jwt,
+    });
     expect(revoked.status).toBe(200);
-    const again = await server.request('DELETE', `/api/v1/auth/tokens/${created.body.data.id}`, { auth: user.jwt });
+    const again = await server.request('DELETE', `/api/v1/auth/tokens/${created.body.data.id}`, {
+      auth: user.jwt,
+    });
     expectErrorEnvelope(again, 409, 'TOKEN_ALREADY_REVOKED');
-    expectErrorEnvelope(await server.request('GET', '/api/v1/auth/tokens', { auth: token }), 401, 'UNAUTHORIZED');
+    expectErrorEnvelope(
+      await server.request('GET', '/api/v1/auth/tokens', { auth: token }),
+      401,
+      'UNAUTHORIZED',
+    );
     const after = await server.request('GET', '/api/v1/auth/tokens', { auth: user.jwt });
     expect(after.body.data).toEqual([]);
   });
 
   test('unknown scopes are rejected; sandbox tokens get the svc_sk_test_ prefix', async () => {
     const user = await newUser(server);
-    const bad = await server.request('POST', '/api/v1/auth/tokens', { auth: user.jwt, body: { name: 'x', scopes: ['everything'] } });
+    const bad = await server.request('POST', '/api/v1/auth/tokens', {
+      auth: user.jwt,
+      body: { name: 'x', scopes: ['everything'] },
+    });
     expectErrorEnvelope(bad, 400, 'VALIDATION_ERROR');
     const sandbox = await server.request('POST', '/api/v1/auth/tokens', {
       auth: user.jwt,
@@ -181,15 +220,25 @@ describe('API token lifecycle', () => {
 
   test('an expired token is refused', async () => {
     const agent = await newAgent(server);
-    await server.deps.db.query("UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [agent.tokenId]);
-    expectErrorEnvelope(await server.request('GET', '/api/v1/agents', { auth: agent.token }), 401, 'UNAUTHORIZED');
+    await server.deps.db.query(
+      "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1",
+      [agent.tokenId],
+    );
+    expectErrorEnvelope(
+      await server.request('GET', '/api/v1/agents', { auth: agent.token }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   test('the 26th active token is 400 TOKEN_LIMIT_REACHED, and revoking one frees a slot', async () => {
     const user = await newUser(server);
     const ids: string[] = [];
     for (let i = 0; i < 25; i++) {
-      const res = await server.request('POST', '/api/v1/auth/tokens', { auth: user.jwt, body: { name: `t${i}`, scopes: ['challenge:read'] } });
+      const res = await server.request('POST', '/api/v1/auth/tokens', {
+        auth: user.jwt,
+        body: { name: `t${i}`, scopes: ['challenge:read'] },
+      });
       // Token creation is limited to 10/hour per caller; reset the caller's counter between batches.
       if (res.status === 429) {
         await server.deps.db.query("DELETE FROM rate_limits WHERE key LIKE 'rl:tokenCreation:%'");
@@ -200,20 +249,39 @@ describe('API token lifecycle', () => {
       ids.push(res.body.data.id);
     }
     await server.deps.db.query("DELETE FROM rate_limits WHERE key LIKE 'rl:tokenCreation:%'");
-    const over = await server.request('POST', '/api/v1/auth/tokens', { auth: user.jwt, body: { name: 'over', scopes: ['challenge:read'] } });
+    const over = await server.request('POST', '/api/v1/auth/tokens', {
+      auth: user.jwt,
+      body: { name: 'over', scopes: ['challenge:read'] },
+    });
     expectErrorEnvelope(over, 400, 'TOKEN_LIMIT_REACHED');
     await server.request('DELETE', `/api/v1/auth/tokens/${ids[0]}`, { auth: user.jwt });
-    const again = await server.request('POST', '/api/v1/auth/tokens', { auth: user.jwt, body: { name: 'again', scopes: ['challenge:read'] } });
+    const again = await server.request('POST', '/api/v1/auth/tokens', {
+      auth: user.jwt,
+      body: { name: 'again', scopes: ['challenge:read'] },
+    });
     expect(again.status).toBe(201);
   });
 
   test("another user's token is 404; an API token may revoke only itself", async () => {
     const a = await newAgent(server);
     const b = await newAgent(server);
-    expectErrorEnvelope(await server.request('DELETE', `/api/v1/auth/tokens/${a.tokenId}`, { auth: b.user.jwt }), 404, 'NOT_FOUND');
-    const second = await server.request('POST', '/api/v1/auth/tokens', { auth: a.user.jwt, body: { name: 'second', scopes: ['challenge:read'], agent_id: a.agentId } });
-    expectErrorEnvelope(await server.request('DELETE', `/api/v1/auth/tokens/${second.body.data.id}`, { auth: a.token }), 403, 'FORBIDDEN');
-    expect((await server.request('DELETE', `/api/v1/auth/tokens/${a.tokenId}`, { auth: a.token })).status).toBe(200);
+    expectErrorEnvelope(
+      await server.request('DELETE', `/api/v1/auth/tokens/${a.tokenId}`, { auth: b.user.jwt }),
+      404,
+      'NOT_FOUND',
+    );
+    const second = await server.request('POST', '/api/v1/auth/tokens', {
+      auth: a.user.jwt,
+      body: { name: 'second', scopes: ['challenge:read'], agent_id: a.agentId },
+    });
+    expectErrorEnvelope(
+      await server.request('DELETE', `/api/v1/auth/tokens/${second.body.data.id}`, { auth: a.token }),
+      403,
+      'FORBIDDEN',
+    );
+    expect(
+      (await server.request('DELETE', `/api/v1/auth/tokens/${a.tokenId}`, { auth: a.token })).status,
+    ).toBe(200);
   });
 });
 
@@ -221,18 +289,47 @@ describe('agents and connector keys', () => {
   test('agent CRUD with ownership and agent:write', async () => {
     const a = await newAgent(server, { scopes: ['agent:write'] });
     const noWrite = await newAgent(server, { scopes: ['challenge:read'], user: a.user });
-    const patched = await server.request('PATCH', `/api/v1/agents/${a.agentId}`, { auth: a.token, body: { version: '1.2.3', skill_count: 4 } });
+    const patched = await server.request('PATCH', `/api/v1/agents/${a.agentId}`, {
+      auth: a.token,
+      body: { version: '1.2.3', skill_count: 4 },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ id: a.agentId, version: '1.2.3', skill_count: 4, is_online: false });
-    expectErrorEnvelope(await server.request('PATCH', `/api/v1/agents/${noWrite.agentId}`, { auth: noWrite.token, body: { version: '2' } }), 403, 'FORBIDDEN');
+    expect(patched.body.data).toMatchObject({
+      id: a.agentId,
+      version: '1.2.3',
+      skill_count: 4,
+      is_online: false,
+    });
+    expectErrorEnvelope(
+      await server.request('PATCH', `/api/v1/agents/${noWrite.agentId}`, {
+        auth: noWrite.token,
+        body: { version: '2' },
+      }),
+      403,
+      'FORBIDDEN',
+    );
     const other = await newAgent(server);
-    expectErrorEnvelope(await server.request('GET', `/api/v1/agents/${a.agentId}`, { auth: other.token }), 404, 'NOT_FOUND');
-    expectErrorEnvelope(await server.request('PATCH', `/api/v1/agents/${a.agentId}`, { auth: other.user.jwt, body: { version: '9' } }), 404, 'NOT_FOUND');
+    expectErrorEnvelope(
+      await server.request('GET', `/api/v1/agents/${a.agentId}`, { auth: other.token }),
+      404,
+      'NOT_FOUND',
+    );
+    expectErrorEnvelope(
+      await server.request('PATCH', `/api/v1/agents/${a.agentId}`, {
+        auth: other.user.jwt,
+        body: { version: '9' },
+      }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   test('connector keys: issued once with aa_ prefix, hashed at rest, listed without plaintext, revocable', async () => {
     const a = await newAgent(server);
-    const created = await server.request('POST', `/api/v1/agents/${a.agentId}/keys`, { auth: a.user.jwt, body: { expires_in_hours: 2 } });
+    const created = await server.request('POST', `/api/v1/agents/${a.agentId}/keys`, {
+      auth: a.user.jwt,
+      body: { expires_in_hours: 2 },
+    });
     expect(created.status).toBe(201);
     expect(created.body.data.key).toMatch(/^aa_[A-Za-z0-9_-]{43}$/);
     const expiresIn = new Date(created.body.data.expires_at).getTime() - Date.now();
@@ -240,13 +337,23 @@ describe('agents and connector keys', () => {
     expect(expiresIn).toBeLessThan(7300_000);
     const list = await server.request('GET', `/api/v1/agents/${a.agentId}/keys`, { auth: a.user.jwt });
     expect(list.text).not.toContain(created.body.data.key);
-    const rows = await server.deps.db.query('SELECT key_hash FROM agent_keys WHERE agent_id = $1', [a.agentId]);
+    const rows = await server.deps.db.query('SELECT key_hash FROM agent_keys WHERE agent_id = $1', [
+      a.agentId,
+    ]);
     expect(rows.rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
-    const revoke = await server.request('DELETE', `/api/v1/agents/${a.agentId}/keys/${created.body.data.id}`, { auth: a.user.jwt });
+    const revoke = await server.request(
+      'DELETE',
+      `/api/v1/agents/${a.agentId}/keys/${created.body.data.id}`,
+      { auth: a.user.jwt },
+    );
     expect(revoke.status).toBe(200);
     expect(revoke.body.data.revoked_at).not.toBeNull();
     // Creating keys needs the owner's session JWT.
-    expectErrorEnvelope(await server.request('POST', `/api/v1/agents/${a.agentId}/keys`, { auth: a.token, body: {} }), 403, 'FORBIDDEN');
+    expectErrorEnvelope(
+      await server.request('POST', `/api/v1/agents/${a.agentId}/keys`, { auth: a.token, body: {} }),
+      403,
+      'FORBIDDEN',
+    );
   });
 });
 
@@ -262,12 +369,16 @@ describe('requests rejected by the HTTP parser', () => {
     });
 
   test('oversized headers get 431 in the envelope, with X-Request-ID and X-API-Version', async () => {
-    const response = await rawRequest(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const response = await rawRequest(
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expect(response).toMatch(/^HTTP\/1\.1 431 /);
     expect(response).toMatch(/X-API-Version: 1/);
     const requestId = /X-Request-ID: (req_[0-9a-f]+)/.exec(response)?.[1];
     const body = JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
-    expect(body).toEqual({ error: { message: 'request headers are too large', code: 'PAYLOAD_TOO_LARGE', request_id: requestId } });
+    expect(body).toEqual({
+      error: { message: 'request headers are too large', code: 'PAYLOAD_TOO_LARGE', request_id: requestId },
+    });
   });
 
   test('a malformed request line gets 400 VALIDATION_ERROR in the envelope', async () => {

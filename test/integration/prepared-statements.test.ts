@@ -8,7 +8,12 @@
 import { Client, Pool } from 'pg';
 import { migrate } from '../../src/db/migrate';
 import { findApiTokenByHash } from '../../src/db/queries/api-tokens';
-import { findChallengeById, insertChallenge, listChallenges, type ChallengeFields } from '../../src/db/queries/challenges';
+import {
+  findChallengeById,
+  insertChallenge,
+  listChallenges,
+  type ChallengeFields,
+} from '../../src/db/queries/challenges';
 import { testEnvironment } from '../setup/test-env';
 
 const adminUrl = testEnvironment().DATABASE_URL.replace(/\/[^/]+$/, '/postgres');

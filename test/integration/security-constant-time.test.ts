@@ -14,10 +14,65 @@ import { constantTimeEqual } from '../../src/auth/secrets';
 import { timingSafeEqualStrings } from '../../src/webhooks/signatures';
 
 const ROOT = path.resolve(__dirname, '../..');
-const SECRET_WORDS = new Set(['token', 'tokens', 'key', 'secret', 'secrets', 'signature', 'sig', 'hash', 'digest', 'password', 'passwd', 'jwt', 'hmac', 'mac', 'credential', 'apikey']);
+const SECRET_WORDS = new Set([
+  'token',
+  'tokens',
+  'key',
+  'secret',
+  'secrets',
+  'signature',
+  'sig',
+  'hash',
+  'digest',
+  'password',
+  'passwd',
+  'jwt',
+  'hmac',
+  'mac',
+  'credential',
+  'apikey',
+]);
 /** A name ending in one of these is metadata about a secret, not the secret (tokenId, key_prefix, keyHeader…). */
-const METADATA_WORDS = new Set(['id', 'ids', 'prefix', 'count', 'length', 'len', 'kind', 'type', 'status', 'name', 'at', 'size', 'version', 'index', 'header', 'headers', 'mode', 'format', 'url', 'expires', 'style', 'scope', 'scopes', 'source', 'bytes', 'chars', 'max', 'min', 'limit', 'ms', 'hours', 'days']);
-const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const METADATA_WORDS = new Set([
+  'id',
+  'ids',
+  'prefix',
+  'count',
+  'length',
+  'len',
+  'kind',
+  'type',
+  'status',
+  'name',
+  'at',
+  'size',
+  'version',
+  'index',
+  'header',
+  'headers',
+  'mode',
+  'format',
+  'url',
+  'expires',
+  'style',
+  'scope',
+  'scopes',
+  'source',
+  'bytes',
+  'chars',
+  'max',
+  'min',
+  'limit',
+  'ms',
+  'hours',
+  'days',
+]);
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 
 /**
  * Comparisons that involve no secret, each with the reason. Keyed by file and the comparison's text
@@ -25,12 +80,36 @@ const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.E
  * timingSafeEqualStrings or be added here with its reason.
  */
 const ALLOW_LIST: { file: string; text: string; why: string }[] = [
-  { file: 'src/api/middleware/idempotency.ts', text: 'row.request_hash !== bodyHash', why: 'hash of the request body (is this the same request?), not a credential' },
-  { file: 'src/domain/submissions.ts', text: 'existing.artifact_hash !== hash', why: 'content hash of a submission (idempotent replay check), not a credential' },
-  { file: 'src/domain/challenges.ts', text: "key === 'starts_at'", why: 'an object key (field name) of a PATCH body' },
-  { file: 'src/domain/challenges.ts', text: "key === 'ends_at'", why: 'an object key (field name) of a PATCH body' },
-  { file: 'src/config.ts', text: "env.AUTH_JWT_SECRET === 'dev-secret-change-me'", why: 'startup check that production does not run with the published dev default; no attacker input' },
-  { file: 'src/config.ts', text: "env.WEBHOOK_SECRET_KEY === 'dev-webhook-key-change-me'", why: 'startup check that production does not run with the published dev default; no attacker input' },
+  {
+    file: 'src/api/middleware/idempotency.ts',
+    text: 'row.request_hash !== bodyHash',
+    why: 'hash of the request body (is this the same request?), not a credential',
+  },
+  {
+    file: 'src/domain/submissions.ts',
+    text: 'existing.artifact_hash !== hash',
+    why: 'content hash of a submission (idempotent replay check), not a credential',
+  },
+  {
+    file: 'src/domain/challenges.ts',
+    text: "key === 'starts_at'",
+    why: 'an object key (field name) of a PATCH body',
+  },
+  {
+    file: 'src/domain/challenges.ts',
+    text: "key === 'ends_at'",
+    why: 'an object key (field name) of a PATCH body',
+  },
+  {
+    file: 'src/config.ts',
+    text: "env.AUTH_JWT_SECRET === 'dev-secret-change-me'",
+    why: 'startup check that production does not run with the published dev default; no attacker input',
+  },
+  {
+    file: 'src/config.ts',
+    text: "env.WEBHOOK_SECRET_KEY === 'dev-webhook-key-change-me'",
+    why: 'startup check that production does not run with the published dev default; no attacker input',
+  },
 ];
 
 export interface Finding {
@@ -50,7 +129,14 @@ function words(name: string): string[] {
 
 function unwrap(node: ts.Expression): ts.Expression {
   let n = node;
-  while (ts.isParenthesizedExpression(n) || ts.isNonNullExpression(n) || ts.isAsExpression(n) || ts.isAwaitExpression(n) || ts.isTypeAssertionExpression(n)) n = n.expression;
+  while (
+    ts.isParenthesizedExpression(n) ||
+    ts.isNonNullExpression(n) ||
+    ts.isAsExpression(n) ||
+    ts.isAwaitExpression(n) ||
+    ts.isTypeAssertionExpression(n)
+  )
+    n = n.expression;
   return n;
 }
 
@@ -59,7 +145,10 @@ function comparedName(node: ts.Expression): string | null {
   const n = unwrap(node);
   if (ts.isIdentifier(n)) return n.text === 'undefined' ? null : n.text;
   if (ts.isPropertyAccessExpression(n)) return n.name.text;
-  if (ts.isElementAccessExpression(n)) return ts.isStringLiteralLike(n.argumentExpression) ? n.argumentExpression.text : comparedName(n.expression);
+  if (ts.isElementAccessExpression(n))
+    return ts.isStringLiteralLike(n.argumentExpression)
+      ? n.argumentExpression.text
+      : comparedName(n.expression);
   if (ts.isCallExpression(n)) return comparedName(n.expression);
   return null;
 }
@@ -89,17 +178,29 @@ function secretNamed(node: ts.Expression): boolean {
 
 /** Every equality comparison in `source` whose compared value is named like a secret. */
 export function findSecretComparisons(file: string, source: string): Finding[] {
-  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true, file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+  const sf = ts.createSourceFile(
+    file,
+    source,
+    ts.ScriptTarget.ES2022,
+    true,
+    file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+  );
   const findings: Finding[] = [];
   const flag = (node: ts.Node) =>
-    findings.push({ file, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, text: node.getText(sf).replace(/\s+/g, ' ') });
+    findings.push({
+      file,
+      line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1,
+      text: node.getText(sf).replace(/\s+/g, ' '),
+    });
   const visit = (node: ts.Node) => {
     if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind)) {
       const [l, r] = [node.left, node.right];
-      if (!isPresenceOrTypeCheck(l) && !isPresenceOrTypeCheck(r) && (secretNamed(l) || secretNamed(r))) flag(node);
+      if (!isPresenceOrTypeCheck(l) && !isPresenceOrTypeCheck(r) && (secretNamed(l) || secretNamed(r)))
+        flag(node);
     }
     if (ts.isSwitchStatement(node) && secretNamed(node.expression)) {
-      for (const clause of node.caseBlock.clauses) if (ts.isCaseClause(clause) && !isPresenceOrTypeCheck(clause.expression)) flag(clause.expression);
+      for (const clause of node.caseBlock.clauses)
+        if (ts.isCaseClause(clause) && !isPresenceOrTypeCheck(clause.expression)) flag(clause.expression);
     }
     ts.forEachChild(node, visit);
   };
@@ -117,7 +218,9 @@ function sourceFiles(dir: string): string[] {
 
 describe('secret comparisons in src/** go through constant-time helpers', () => {
   const files = sourceFiles(path.join(ROOT, 'src'));
-  const findings = files.flatMap((f) => findSecretComparisons(path.relative(ROOT, f), readFileSync(f, 'utf8')));
+  const findings = files.flatMap((f) =>
+    findSecretComparisons(path.relative(ROOT, f), readFileSync(f, 'utf8')),
+  );
   const allowed = (f: Finding) => ALLOW_LIST.some((a) => a.file === f.file && a.text === f.text);
 
   test('the scan covers the source tree', () => {
@@ -131,7 +234,9 @@ describe('secret comparisons in src/** go through constant-time helpers', () => 
   });
 
   test('every allow-list entry still exists (the list stays honest)', () => {
-    const stale = ALLOW_LIST.filter((a) => !findings.some((f) => f.file === a.file && f.text === a.text)).map((a) => `${a.file}: ${a.text}`);
+    const stale = ALLOW_LIST.filter((a) => !findings.some((f) => f.file === a.file && f.text === a.text)).map(
+      (a) => `${a.file}: ${a.text}`,
+    );
     expect(stale).toEqual([]);
   });
 
@@ -150,7 +255,9 @@ describe('the scanner itself', () => {
     expect(scan('if (token === provided) {}')).toEqual(['token === provided']);
     expect(scan('if (row.token_hash !== hash) {}')).toEqual(['row.token_hash !== hash']);
     expect(scan('const ok = expectedSignature == header;')).toEqual(['expectedSignature == header']);
-    expect(scan("if (computeHmac(body) != req.headers['x-sig']) {}")).toEqual(["computeHmac(body) != req.headers['x-sig']"]);
+    expect(scan("if (computeHmac(body) != req.headers['x-sig']) {}")).toEqual([
+      "computeHmac(body) != req.headers['x-sig']",
+    ]);
     expect(scan('if ((cfg.apiKey as string)! === input) {}')).toEqual(['(cfg.apiKey as string)! === input']);
     expect(scan("switch (secret) { case 'a': break; }")).toEqual(["'a'"]);
     expect(scan("if (createHash('sha256').update(a).digest('hex') === b) {}")).toHaveLength(1);
@@ -189,7 +296,11 @@ describe('constantTimeEqual and timingSafeEqualStrings', () => {
 
   test.each(helpers)('%s agrees with === on any pair of strings (property)', (_name, equal) => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => equal(a, b) === (a === b)),
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary' }),
+        (a, b) => equal(a, b) === (a === b),
+      ),
       { numRuns: 2000, seed: 42 },
     );
     fc.assert(

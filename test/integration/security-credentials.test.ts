@@ -43,40 +43,80 @@ describe('session JWTs verified with the shared HS256 secret', () => {
   const secret = () => new TextEncoder().encode(server.config.AUTH_JWT_SECRET);
   const admin = { sub: `attacker|${randomUUID()}`, role: 'admin' };
 
-  test.each(['none', 'None', 'NONE', 'nOnE'])('alg "%s" is refused (with and without a signature part)', async (alg) => {
-    for (const token of [unsigned(alg, admin), unsigned(alg, admin, 'c2lnbmF0dXJl'), unsigned(alg, admin).slice(0, -1)]) {
-      expectUnauthorized(await server.request('GET', '/api/v1/admin/challenges', { auth: token }));
-      expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
-    }
-  });
+  test.each(['none', 'None', 'NONE', 'nOnE'])(
+    'alg "%s" is refused (with and without a signature part)',
+    async (alg) => {
+      for (const token of [
+        unsigned(alg, admin),
+        unsigned(alg, admin, 'c2lnbmF0dXJl'),
+        unsigned(alg, admin).slice(0, -1),
+      ]) {
+        expectUnauthorized(await server.request('GET', '/api/v1/admin/challenges', { auth: token }));
+        expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
+      }
+    },
+  );
 
   test('a valid HS256 token with its signature stripped or swapped is refused', async () => {
     const user = await newUser(server);
     const [h, p] = user.jwt.split('.');
     const other = (await newUser(server)).jwt.split('.')[2];
-    for (const token of [`${h}.${p}.`, `${h}.${p}`, `${h}.${p}.${other}`, `${h}.${b64({ sub: 'x', role: 'admin', exp: inAnHour() })}.${user.jwt.split('.')[2]}`]) {
+    for (const token of [
+      `${h}.${p}.`,
+      `${h}.${p}`,
+      `${h}.${p}.${other}`,
+      `${h}.${b64({ sub: 'x', role: 'admin', exp: inAnHour() })}.${user.jwt.split('.')[2]}`,
+    ]) {
       expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
     }
   });
 
   test('HS384/HS512 and RS256 are refused even when the key would match (the algorithm is pinned)', async () => {
     for (const alg of ['HS384', 'HS512']) {
-      const token = await new SignJWT(admin).setProtectedHeader({ alg }).setSubject(admin.sub).setExpirationTime('1h').sign(secret());
+      const token = await new SignJWT(admin)
+        .setProtectedHeader({ alg })
+        .setSubject(admin.sub)
+        .setExpirationTime('1h')
+        .sign(secret());
       expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
     }
     const { privateKey } = await generateKeyPair('RS256');
-    const rs = await new SignJWT(admin).setProtectedHeader({ alg: 'RS256' }).setSubject(admin.sub).setExpirationTime('1h').sign(privateKey);
+    const rs = await new SignJWT(admin)
+      .setProtectedHeader({ alg: 'RS256' })
+      .setSubject(admin.sub)
+      .setExpirationTime('1h')
+      .sign(privateKey);
     expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: rs }));
   });
 
   test('expired, not yet valid, and exp-less tokens are refused', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const expired = await new SignJWT({ role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').setExpirationTime(now - 10).sign(secret());
-    const notYet = await new SignJWT({ role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').setNotBefore(now + 600).setExpirationTime(now + 3600).sign(secret());
-    const noExp = await new SignJWT({ role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').sign(secret());
-    const noSub = await new SignJWT({ role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(secret());
-    const badRole = await new SignJWT({ role: 'root' }).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').setExpirationTime('1h').sign(secret());
-    for (const token of [expired, notYet, noExp, noSub, badRole]) expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
+    const expired = await new SignJWT({ role: 'user' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('someone')
+      .setExpirationTime(now - 10)
+      .sign(secret());
+    const notYet = await new SignJWT({ role: 'user' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('someone')
+      .setNotBefore(now + 600)
+      .setExpirationTime(now + 3600)
+      .sign(secret());
+    const noExp = await new SignJWT({ role: 'user' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('someone')
+      .sign(secret());
+    const noSub = await new SignJWT({ role: 'user' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(secret());
+    const badRole = await new SignJWT({ role: 'root' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('someone')
+      .setExpirationTime('1h')
+      .sign(secret());
+    for (const token of [expired, notYet, noExp, noSub, badRole])
+      expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
   });
 });
 
@@ -125,13 +165,23 @@ describe('session JWTs verified with a JWKS (AUTH_JWKS_URL)', () => {
     const res = await server.request('GET', '/api/v1/agents', { auth: await rs256(privateKey) });
     expect(res.status).toBe(200);
     expect(jwksRequests).toBeGreaterThan(0);
-    const admin = await server.request('GET', '/api/v1/admin/challenges', { auth: await rs256(privateKey, { role: 'admin' }) });
+    const admin = await server.request('GET', '/api/v1/admin/challenges', {
+      auth: await rs256(privateKey, { role: 'admin' }),
+    });
     expect(admin.status).toBe(200);
   });
 
   test('HS256 keyed with the public key material (PEM, JWK JSON, modulus) is refused: algorithm confusion', async () => {
-    for (const material of [publicPem, publicPem.trim(), JSON.stringify(publicJwk), publicJwk.n!, server.config.AUTH_JWT_SECRET]) {
-      expectUnauthorized(await server.request('GET', '/api/v1/admin/challenges', { auth: await hs256(material) }));
+    for (const material of [
+      publicPem,
+      publicPem.trim(),
+      JSON.stringify(publicJwk),
+      publicJwk.n!,
+      server.config.AUTH_JWT_SECRET,
+    ]) {
+      expectUnauthorized(
+        await server.request('GET', '/api/v1/admin/challenges', { auth: await hs256(material) }),
+      );
       expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: await hs256(material) }));
     }
   });
@@ -147,12 +197,20 @@ describe('session JWTs verified with a JWKS (AUTH_JWKS_URL)', () => {
       await rs256(attacker.privateKey, { role: 'admin' }, { jku: attackerJwks }),
       await rs256(attacker.privateKey, { role: 'admin' }, { kid: 'unknown-kid' }),
     ];
-    for (const token of tokens) expectUnauthorized(await server.request('GET', '/api/v1/admin/challenges', { auth: token }));
+    for (const token of tokens)
+      expectUnauthorized(await server.request('GET', '/api/v1/admin/challenges', { auth: token }));
   });
 
   test('an expired or exp-less RS256 token is refused', async () => {
-    const expired = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid }).setSubject('idp|x').setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(privateKey);
-    const noExp = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid }).setSubject('idp|x').sign(privateKey);
+    const expired = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid })
+      .setSubject('idp|x')
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+      .sign(privateKey);
+    const noExp = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid })
+      .setSubject('idp|x')
+      .sign(privateKey);
     expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: expired }));
     expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: noExp }));
   });
@@ -218,7 +276,11 @@ describe('an identity provider whose JWKS cannot be fetched: 503 with Retry-Afte
       },
     });
     server = await startTestServer(
-      { AUTH_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`, AUTH_JWKS_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_DISABLED: '1' },
+      {
+        AUTH_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+        AUTH_JWKS_TIMEOUT_MS: String(TIMEOUT_MS),
+        RATE_LIMIT_DISABLED: '1',
+      },
       { logger: createLogger('warn', 'jwks-outage', sink) },
     );
   });
@@ -227,11 +289,22 @@ describe('an identity provider whose JWKS cannot be fetched: 503 with Retry-Afte
     if (idp.listening) await stop();
   });
 
-  const rs256 = (claims: Record<string, unknown> = {}, key: KeyLike = privateKey, expiresAt: number | string = '1h') =>
-    new SignJWT({ name: 'IdP user', ...claims }).setProtectedHeader({ alg: 'RS256', kid }).setSubject(`idp|${randomUUID()}`).setExpirationTime(expiresAt).sign(key);
+  const rs256 = (
+    claims: Record<string, unknown> = {},
+    key: KeyLike = privateKey,
+    expiresAt: number | string = '1h',
+  ) =>
+    new SignJWT({ name: 'IdP user', ...claims })
+      .setProtectedHeader({ alg: 'RS256', kid })
+      .setSubject(`idp|${randomUUID()}`)
+      .setExpirationTime(expiresAt)
+      .sign(key);
 
   function expectUnavailable(res: ApiResponse) {
-    expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect({ status: res.status, code: res.body?.error?.code }).toEqual({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+    });
     expect(Object.keys(res.body)).toEqual(['error']);
     expect(Object.keys(res.body.error).sort()).toEqual(['code', 'message', 'request_id']);
     expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
@@ -247,7 +320,12 @@ describe('an identity provider whose JWKS cannot be fetched: 503 with Retry-Afte
     expectUnavailable(await server.request('GET', '/api/v1/admin/challenges', { auth: token }));
     expectUnavailable(await server.request('GET', '/api/v1/agents', { auth: token }));
     expectUnavailable(await server.request('GET', '/api/v1/challenges', { auth: token }));
-    expectUnavailable(await server.request('POST', '/api/v1/auth/tokens', { auth: token, body: { name: 'x', scopes: ['challenge:read'] } }));
+    expectUnavailable(
+      await server.request('POST', '/api/v1/auth/tokens', {
+        auth: token,
+        body: { name: 'x', scopes: ['challenge:read'] },
+      }),
+    );
     return Date.now() - started;
   }
 
@@ -284,25 +362,49 @@ describe('an identity provider whose JWKS cannot be fetched: 503 with Retry-Afte
 
   test('tokens refused without any key (algorithm, alg none, not a JWS) are still 401 while the provider is down', async () => {
     mode = '500';
-    const hs256 = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'HS256', kid }).setSubject('attacker').setExpirationTime('1h').sign(new TextEncoder().encode(publicPem));
-    for (const token of [hs256, unsigned('none', { sub: 'attacker', role: 'admin' }), unsigned('HS512', { sub: 'x' }, 'c2ln'), 'not-a-jwt']) {
+    const hs256 = await new SignJWT({ role: 'admin' })
+      .setProtectedHeader({ alg: 'HS256', kid })
+      .setSubject('attacker')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(publicPem));
+    for (const token of [
+      hs256,
+      unsigned('none', { sub: 'attacker', role: 'admin' }),
+      unsigned('HS512', { sub: 'x' }, 'c2ln'),
+      'not-a-jwt',
+    ]) {
       expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
     }
     // A well-formed RS256 token (even one that will turn out forged or expired) needs the keys to be
     // judged: while they cannot be fetched it is a 503, never a verdict.
     const attacker = await generateKeyPair('RS256');
-    expectUnavailable(await server.request('GET', '/api/v1/agents', { auth: await rs256({}, attacker.privateKey) }));
+    expectUnavailable(
+      await server.request('GET', '/api/v1/agents', { auth: await rs256({}, attacker.privateKey) }),
+    );
   });
 
   test('once the JWKS is back, a valid token is 200 again and bad tokens are 401 again', async () => {
     mode = 'ok';
     const ok = await server.request('GET', '/api/v1/agents', { auth: await rs256() });
     expect(ok.status).toBe(200);
-    expect((await server.request('GET', '/api/v1/admin/challenges', { auth: await rs256({ role: 'admin' }) })).status).toBe(200);
+    expect(
+      (await server.request('GET', '/api/v1/admin/challenges', { auth: await rs256({ role: 'admin' }) }))
+        .status,
+    ).toBe(200);
     const attacker = await generateKeyPair('RS256');
-    expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: await rs256({}, attacker.privateKey) }));
-    expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: await rs256({}, privateKey, Math.floor(Date.now() / 1000) - 10) }));
-    const unknownKid = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'rotated-away' }).setSubject('idp|x').setExpirationTime('1h').sign(privateKey);
+    expectUnauthorized(
+      await server.request('GET', '/api/v1/agents', { auth: await rs256({}, attacker.privateKey) }),
+    );
+    expectUnauthorized(
+      await server.request('GET', '/api/v1/agents', {
+        auth: await rs256({}, privateKey, Math.floor(Date.now() / 1000) - 10),
+      }),
+    );
+    const unknownKid = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid: 'rotated-away' })
+      .setSubject('idp|x')
+      .setExpirationTime('1h')
+      .sign(privateKey);
     expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: unknownKid }));
   });
 });
@@ -321,19 +423,31 @@ describe('expired and revoked API tokens and connector keys', () => {
     expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: token }));
     expectUnauthorized(await server.request('GET', '/api/v1/challenges', { auth: token }));
     expectUnauthorized(await server.request('GET', `/api/v1/leaderboards/${randomUUID()}`, { auth: token }));
-    expectUnauthorized(await server.request('POST', '/api/v1/auth/tokens', { auth: token, body: { name: 'x', scopes: ['challenge:read'] } }));
+    expectUnauthorized(
+      await server.request('POST', '/api/v1/auth/tokens', {
+        auth: token,
+        body: { name: 'x', scopes: ['challenge:read'] },
+      }),
+    );
   }
 
   async function issueToken(): Promise<{ id: string; token: string }> {
-    const res = await server.request('POST', '/api/v1/auth/tokens', { auth: agent.user.jwt, body: { name: 'victim', scopes: ['challenge:read'], agent_id: agent.agentId } });
+    const res = await server.request('POST', '/api/v1/auth/tokens', {
+      auth: agent.user.jwt,
+      body: { name: 'victim', scopes: ['challenge:read'], agent_id: agent.agentId },
+    });
     expect(res.status).toBe(201);
-    expect((await server.request('GET', '/api/v1/challenges', { auth: res.body.data.token })).status).toBe(200);
+    expect((await server.request('GET', '/api/v1/challenges', { auth: res.body.data.token })).status).toBe(
+      200,
+    );
     return res.body.data;
   }
 
   test('a revoked API token is refused on bearer, public and JWT-only routes', async () => {
     const { id, token } = await issueToken();
-    expect((await server.request('DELETE', `/api/v1/auth/tokens/${id}`, { auth: agent.user.jwt })).status).toBe(200);
+    expect(
+      (await server.request('DELETE', `/api/v1/auth/tokens/${id}`, { auth: agent.user.jwt })).status,
+    ).toBe(200);
     await expectTokenRefusedEverywhere(token);
     // The owner's other credentials are untouched.
     expect((await server.request('GET', '/api/v1/agents', { auth: agent.token })).status).toBe(200);
@@ -341,7 +455,10 @@ describe('expired and revoked API tokens and connector keys', () => {
 
   test('an expired API token is refused on bearer, public and JWT-only routes', async () => {
     const { id, token } = await issueToken();
-    await server.deps.db.query("UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [id]);
+    await server.deps.db.query(
+      "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1",
+      [id],
+    );
     await expectTokenRefusedEverywhere(token);
   });
 
@@ -351,28 +468,45 @@ describe('expired and revoked API tokens and connector keys', () => {
     expectFlatUnauthorized(
       await server.request('POST', '/api/v1/events/stream', {
         agentKey: key,
-        body: { challengeId: randomUUID(), agentId: agent.agentId, event: { type: 'progress', timestamp: new Date().toISOString() } },
+        body: {
+          challengeId: randomUUID(),
+          agentId: agent.agentId,
+          event: { type: 'progress', timestamp: new Date().toISOString() },
+        },
       }),
     );
   }
 
   test('a revoked connector key is refused on every connector route', async () => {
-    const created = await server.request('POST', `/api/v1/agents/${agent.agentId}/keys`, { auth: agent.user.jwt, body: {} });
+    const created = await server.request('POST', `/api/v1/agents/${agent.agentId}/keys`, {
+      auth: agent.user.jwt,
+      body: {},
+    });
     const { id, key } = created.body.data as { id: string; key: string };
-    expect((await server.request('POST', '/api/v1/agents/ping', { agentKey: key, body: {} })).status).toBe(200);
-    expect((await server.request('DELETE', `/api/v1/agents/${agent.agentId}/keys/${id}`, { auth: agent.user.jwt })).status).toBe(200);
+    expect((await server.request('POST', '/api/v1/agents/ping', { agentKey: key, body: {} })).status).toBe(
+      200,
+    );
+    expect(
+      (await server.request('DELETE', `/api/v1/agents/${agent.agentId}/keys/${id}`, { auth: agent.user.jwt }))
+        .status,
+    ).toBe(200);
     await expectKeyRefusedEverywhere(key);
   });
 
   test('an expired connector key is refused on every connector route', async () => {
     const key = await newAgentKey(server, agent);
-    await server.deps.db.query("UPDATE agent_keys SET expires_at = now() - interval '1 second' WHERE agent_id = $1 AND revoked_at IS NULL", [agent.agentId]);
+    await server.deps.db.query(
+      "UPDATE agent_keys SET expires_at = now() - interval '1 second' WHERE agent_id = $1 AND revoked_at IS NULL",
+      [agent.agentId],
+    );
     await expectKeyRefusedEverywhere(key);
   });
 
   test('credentials in the wrong place are refused: an API token as a connector key, a connector key as a bearer token', async () => {
     const key = await newAgentKey(server, agent);
-    expectFlatUnauthorized(await server.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.token }));
+    expectFlatUnauthorized(
+      await server.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.token }),
+    );
     expectFlatUnauthorized(await server.request('GET', '/api/v1/challenges/assigned', { auth: agent.token }));
     expectUnauthorized(await server.request('GET', '/api/v1/agents', { auth: key }));
     expectUnauthorized(await server.request('GET', '/api/v1/challenges', { auth: key }));

@@ -57,7 +57,10 @@ async function watchUntilVisible(
       for (const item of res.body.data as FeedItem[]) {
         // Never visible before received_at + delay (same machine, so one clock).
         expect(seenAt).toBeGreaterThanOrEqual(Date.parse(item.received_at) + delayMs);
-        if (!options.relayReleasedEarly) expect(Date.parse(item.released_at!) - Date.parse(item.received_at)).toBeGreaterThanOrEqual(delayMs);
+        if (!options.relayReleasedEarly)
+          expect(Date.parse(item.released_at!) - Date.parse(item.received_at)).toBeGreaterThanOrEqual(
+            delayMs,
+          );
       }
       return res.body.data.length >= count && polls > 1 ? (res.body.data as FeedItem[]) : undefined;
     },
@@ -71,7 +74,9 @@ async function relayHistory(s: TestServer, challengeId: string) {
   const history = await client.workflow.getHandle(spectatorRelayWorkflowId(challengeId)).fetchHistory();
   const events = history.events ?? [];
   return {
-    activities: events.filter((e) => e.markerRecordedEventAttributes || e.activityTaskScheduledEventAttributes).length,
+    activities: events.filter(
+      (e) => e.markerRecordedEventAttributes || e.activityTaskScheduledEventAttributes,
+    ).length,
     timers: events.filter((e) => e.timerStartedEventAttributes).length,
     signals: events.filter((e) => e.workflowExecutionSignaledEventAttributes).length,
   };
@@ -82,7 +87,16 @@ describe('delayed release by the spectator-relay workflow', () => {
     const agent = await enteredAgent(server, { name: 'Delayed Dora' });
     const postedAt = Date.now();
     for (let i = 1; i <= 3; i++) {
-      expect((await postEvent(server, agent, agent.challengeId, liveEvent('progress', { percent: i * 30, stage: `step ${i}` }))).status).toBe(200);
+      expect(
+        (
+          await postEvent(
+            server,
+            agent,
+            agent.challengeId,
+            liveEvent('progress', { percent: i * 30, stage: `step ${i}` }),
+          )
+        ).status,
+      ).toBe(200);
     }
     const immediately = await feed(server, agent.challengeId);
     expect(immediately.status).toBe(200);
@@ -104,12 +118,17 @@ describe('delayed release by the spectator-relay workflow', () => {
     const agent = await enteredAgent(server);
     const other = await enteredAgent(server, { challengeId: agent.challengeId });
     await Promise.all([
-      ...Array.from({ length: 12 }, (_, i) => postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: `a${i}` }))),
-      ...Array.from({ length: 8 }, (_, i) => postEvent(server, other, agent.challengeId, liveEvent('thinking', { summary: `b${i}` }))),
+      ...Array.from({ length: 12 }, (_, i) =>
+        postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: `a${i}` })),
+      ),
+      ...Array.from({ length: 8 }, (_, i) =>
+        postEvent(server, other, agent.challengeId, liveEvent('thinking', { summary: `b${i}` })),
+      ),
     ]);
     // Events posted while the relay is busy do not signal it again.
     await new Promise((r) => setTimeout(r, 300));
-    for (let i = 0; i < 5; i++) await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: `late${i}` }));
+    for (let i = 0; i < 5; i++)
+      await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: `late${i}` }));
     const items = await watchUntilVisible(server, agent.challengeId, 25, DELAY, 15_000);
     expect(items.map((i) => i.feed_seq)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     // Per agent, the feed keeps seq order.
@@ -137,17 +156,23 @@ describe('delayed release by the spectator-relay workflow', () => {
     }
     const latest = await client.workflow.getHandle(spectatorRelayWorkflowId(challengeId)).describe();
     expect(latest.runId).not.toBe(first.firstExecutionRunId);
-    const firstRun = await client.workflow.getHandle(spectatorRelayWorkflowId(challengeId), first.firstExecutionRunId).describe();
+    const firstRun = await client.workflow
+      .getHandle(spectatorRelayWorkflowId(challengeId), first.firstExecutionRunId)
+      .describe();
     expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
   });
 
   test('events stranded without a relay are picked up by the next event once they are overdue', async () => {
     const agent = await enteredAgent(server);
     // The relay looks busy but does not exist (lost with its Temporal state, or terminated).
-    await server.deps.db.query('INSERT INTO live_relay_state (challenge_id, idle) VALUES ($1, false)', [agent.challengeId]);
+    await server.deps.db.query('INSERT INTO live_relay_state (challenge_id, idle) VALUES ($1, false)', [
+      agent.challengeId,
+    ]);
     await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: 'stranded' }));
     const client = await server.deps.temporal();
-    await expect(client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId)).describe()).rejects.toThrow(/not found/i);
+    await expect(
+      client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId)).describe(),
+    ).rejects.toThrow(/not found/i);
     // Past the delay plus the 5 s grace, the next event finds the oldest one overdue and signals.
     await new Promise((r) => setTimeout(r, DELAY + 5_200));
     expect((await feed(server, agent.challengeId)).body.data).toEqual([]);
@@ -161,10 +186,14 @@ describe('delayed release by the spectator-relay workflow', () => {
   test('a relay lost while events are pending is restarted by the worker sweep, with no later event', async () => {
     const agent = await enteredAgent(server);
     // The relay looks busy but does not exist, and the agent then goes quiet: no event will rescue it.
-    await server.deps.db.query('INSERT INTO live_relay_state (challenge_id, idle) VALUES ($1, false)', [agent.challengeId]);
+    await server.deps.db.query('INSERT INTO live_relay_state (challenge_id, idle) VALUES ($1, false)', [
+      agent.challengeId,
+    ]);
     await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: 'orphan' }));
     const client = await server.deps.temporal();
-    await expect(client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId)).describe()).rejects.toThrow(/not found/i);
+    await expect(
+      client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId)).describe(),
+    ).rejects.toThrow(/not found/i);
     // Not overdue yet (inside delay + grace): the sweep leaves it alone.
     expect(await sweepOverdueRelays(server.deps)).not.toContain(agent.challengeId);
 
@@ -175,7 +204,9 @@ describe('delayed release by the spectator-relay workflow', () => {
       const late = Date.parse(items[0].released_at!) - Date.parse(items[0].received_at);
       expect(late).toBeGreaterThanOrEqual(DELAY + 5_000);
       // The sweep started a new relay run for the challenge.
-      expect((await client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId)).describe()).workflowId).toBe(spectatorRelayWorkflowId(agent.challengeId));
+      expect(
+        (await client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId)).describe()).workflowId,
+      ).toBe(spectatorRelayWorkflowId(agent.challengeId));
     } finally {
       sweeper.stop();
     }
@@ -193,7 +224,9 @@ describe('delayed release by the spectator-relay workflow', () => {
       until: (_m, raw) => raw.includes(': connected'),
     });
     expect(sse.messages).toEqual([]);
-    const items = await watchUntilVisible(server, agent.challengeId, 1, DELAY, 10_000, { relayReleasedEarly: true });
+    const items = await watchUntilVisible(server, agent.challengeId, 1, DELAY, 10_000, {
+      relayReleasedEarly: true,
+    });
     expect(items[0].event.summary).toBe('early bird');
   });
 });
@@ -256,7 +289,9 @@ describe('GET /api/v1/challenges/:id/events', () => {
     expect(res.body.error.code).toBe('NOT_FOUND');
     const admin = await newAdmin(server);
     expect((await feed(server, draft, '', admin.jwt)).status).toBe(200);
-    expect((await readSse(`${server.baseUrl}/api/v1/challenges/${draft}/live`, { until: () => true })).status).toBe(404);
+    expect(
+      (await readSse(`${server.baseUrl}/api/v1/challenges/${draft}/live`, { until: () => true })).status,
+    ).toBe(404);
   });
 
   test('operators see undelayed events with live=1 (cursor after_id); anyone else gets 403', async () => {
@@ -266,9 +301,18 @@ describe('GET /api/v1/challenges/:id/events', () => {
     const live = await feed(server, agent.challengeId, '?live=1', admin.jwt);
     expect(live.status).toBe(200);
     expect(live.body.data).toHaveLength(1);
-    expect(live.body.data[0]).toMatchObject({ feed_seq: null, released_at: null, event: { summary: 'just now' } });
+    expect(live.body.data[0]).toMatchObject({
+      feed_seq: null,
+      released_at: null,
+      event: { summary: 'just now' },
+    });
     expect(live.body.pagination.next_cursor).toBe(live.body.data[0].id);
-    const after = await feed(server, agent.challengeId, `?live=1&after_id=${live.body.data[0].id}`, admin.jwt);
+    const after = await feed(
+      server,
+      agent.challengeId,
+      `?live=1&after_id=${live.body.data[0].id}`,
+      admin.jwt,
+    );
     expect(after.body.data).toEqual([]);
 
     const user = await newAgent(server);
@@ -295,7 +339,8 @@ describe('GET /api/v1/challenges/:id/live (Server-Sent Events)', () => {
   test('streams the backlog with id lines, pushes new releases, sends heartbeats, and resumes from Last-Event-ID', async () => {
     const agent = await enteredAgent(server);
     const url = `${server.baseUrl}/api/v1/challenges/${agent.challengeId}/live`;
-    for (let i = 0; i < 3; i++) await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: `first ${i}` }));
+    for (let i = 0; i < 3; i++)
+      await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: `first ${i}` }));
     await eventually(async () => (await feed(server, agent.challengeId)).body.data.length === 3, 15_000);
 
     const first = await readSse(url, { until: (m, raw) => m.length >= 3 && raw.includes(': heartbeat') });
@@ -304,18 +349,38 @@ describe('GET /api/v1/challenges/:id/live (Server-Sent Events)', () => {
     expect(first.headers.get('cache-control')).toMatch(/no-cache/);
     expect(first.raw).toMatch(/^retry: \d+\n/);
     expect(first.messages.map((m) => m.id)).toEqual(['1', '2', '3']);
-    expect(JSON.parse(first.messages[0].data)).toMatchObject({ feed_seq: 1, seq_num: 1, event: { summary: 'first 0' } });
+    expect(JSON.parse(first.messages[0].data)).toMatchObject({
+      feed_seq: 1,
+      seq_num: 1,
+      event: { summary: 'first 0' },
+    });
 
     // A connected client receives events as they are released (after the delay).
-    const live = readSse(url, { headers: { 'last-event-id': '3' }, until: (m) => m.length >= 2, timeoutMs: 15_000 });
+    const live = readSse(url, {
+      headers: { 'last-event-id': '3' },
+      until: (m) => m.length >= 2,
+      timeoutMs: 15_000,
+    });
     await new Promise((r) => setTimeout(r, 200));
     const postedAt = Date.now();
-    await postEvent(server, agent, agent.challengeId, liveEvent('code_write', { filename: 'a.ts', snippet: 'let x = 1;' }));
-    await postEvent(server, agent, agent.challengeId, liveEvent('command_run', { command: 'npm test', exit_code: 0 }));
+    await postEvent(
+      server,
+      agent,
+      agent.challengeId,
+      liveEvent('code_write', { filename: 'a.ts', snippet: 'let x = 1;' }),
+    );
+    await postEvent(
+      server,
+      agent,
+      agent.challengeId,
+      liveEvent('command_run', { command: 'npm test', exit_code: 0 }),
+    );
     const pushed = await live;
     expect(Date.now() - postedAt).toBeGreaterThanOrEqual(DELAY);
     expect(pushed.messages.map((m) => m.id)).toEqual(['4', '5']);
-    expect(JSON.parse(pushed.messages[1].data).event).toEqual(expect.objectContaining({ type: 'command_run', exit_code: 0 }));
+    expect(JSON.parse(pushed.messages[1].data).event).toEqual(
+      expect.objectContaining({ type: 'command_run', exit_code: 0 }),
+    );
 
     // Resume: only what came after the given id; ?after_seq= does the same for clients that cannot set headers.
     const resumed = await readSse(url, { headers: { 'last-event-id': '2' }, until: (m) => m.length >= 3 });
@@ -333,9 +398,15 @@ describe('GET /api/v1/challenges/:id/live (Server-Sent Events)', () => {
     const controllers = Array.from({ length: 5 }, () => new AbortController());
     const responses = await Promise.all(controllers.map((c) => fetch(url, { signal: c.signal })));
     for (const r of responses) expect(r.status).toBe(200);
-    await eventually(async () => openSseStreams() === baseline + 5 && hub.subscribers === baselineSubscribers + 5, 5_000);
+    await eventually(
+      async () => openSseStreams() === baseline + 5 && hub.subscribers === baselineSubscribers + 5,
+      5_000,
+    );
     for (const c of controllers) c.abort();
-    await eventually(async () => openSseStreams() === baseline && hub.subscribers === baselineSubscribers, 5_000);
+    await eventually(
+      async () => openSseStreams() === baseline && hub.subscribers === baselineSubscribers,
+      5_000,
+    );
   });
 
   test('operators may stream undelayed events (live=1); others get 403; bad ids 400', async () => {
@@ -343,11 +414,16 @@ describe('GET /api/v1/challenges/:id/live (Server-Sent Events)', () => {
     await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: 'raw' }));
     const admin = await newAdmin(server);
     const url = `${server.baseUrl}/api/v1/challenges/${agent.challengeId}/live?live=1`;
-    const res = await readSse(url, { headers: { authorization: `Bearer ${admin.jwt}` }, until: (m) => m.length >= 1 });
+    const res = await readSse(url, {
+      headers: { authorization: `Bearer ${admin.jwt}` },
+      until: (m) => m.length >= 1,
+    });
     expect(JSON.parse(res.messages[0].data)).toMatchObject({ feed_seq: null, event: { summary: 'raw' } });
     const denied = await readSse(url, { until: () => true });
     expect(denied.status).toBe(403);
-    expect((await readSse(`${server.baseUrl}/api/v1/challenges/not-a-uuid/live`, { until: () => true })).status).toBe(400);
+    expect(
+      (await readSse(`${server.baseUrl}/api/v1/challenges/not-a-uuid/live`, { until: () => true })).status,
+    ).toBe(400);
   });
 });
 
@@ -361,8 +437,14 @@ describe('the real 30-second delay', () => {
 
   test('an event stays invisible for 30 s and appears within 500 ms after', async () => {
     const agent = await enteredAgent(slow);
-    expect((await postEvent(slow, agent, agent.challengeId, liveEvent('thinking', { summary: 'thirty seconds' }))).status).toBe(200);
-    const stored = await slow.deps.db.query<{ received_at: Date }>('SELECT received_at FROM live_events WHERE agent_id = $1', [agent.agentId]);
+    expect(
+      (await postEvent(slow, agent, agent.challengeId, liveEvent('thinking', { summary: 'thirty seconds' })))
+        .status,
+    ).toBe(200);
+    const stored = await slow.deps.db.query<{ received_at: Date }>(
+      'SELECT received_at FROM live_events WHERE agent_id = $1',
+      [agent.agentId],
+    );
     const receivedAt = stored.rows[0].received_at.getTime();
     const items = await watchUntilVisible(slow, agent.challengeId, 1, 30_000, 40_000);
     const firstSeen = Date.now();

@@ -124,7 +124,9 @@ describe('GET /api/v1/submissions (submission history)', () => {
     // A token acts for one agent, even another of its own user's.
     expectError(await history(alice.token, `?agent_id=${aliceSecond.agentId}`), 404, 'NOT_FOUND');
     const bobs = await history(bob.token);
-    expect(bobs.body.data.every((s: { id: string; agent_id: string }) => s.agent_id === bob.agentId)).toBe(true);
+    expect(bobs.body.data.every((s: { id: string; agent_id: string }) => s.agent_id === bob.agentId)).toBe(
+      true,
+    );
     const admin = await newAdmin(server);
     const asOperator = await history(admin.jwt, `?agent_id=${alice.agentId}`);
     expect(asOperator.status).toBe(200);

@@ -157,7 +157,9 @@ describe('a rubric submission from session to leaderboard', () => {
     const client = await server.deps.temporal();
     const handle = client.workflow.getHandle(`submission-${submission.id}`);
     // Upserted just after the status is stored, so poll rather than read once.
-    await eventually(async () => (await handle.describe()).typedSearchAttributes.get(SubmissionStatusKey) === 'complete');
+    await eventually(
+      async () => (await handle.describe()).typedSearchAttributes.get(SubmissionStatusKey) === 'complete',
+    );
     expect((await handle.describe()).typedSearchAttributes.get(SubmissionStatusKey)).toBe('complete');
   });
 
@@ -344,7 +346,9 @@ describe('judges', () => {
       // The workflow upserts the search attribute just after the activity stores the status.
       const client = await server.deps.temporal();
       const handle = client.workflow.getHandle(`submission-${res.body.data.id}`);
-      await eventually(async () => (await handle.describe()).typedSearchAttributes.get(SubmissionStatusKey) === 'failed');
+      await eventually(
+        async () => (await handle.describe()).typedSearchAttributes.get(SubmissionStatusKey) === 'failed',
+      );
       const failed = (await outboxEventsFor(server, res.body.data.id)).find(
         (e) => e.event_type === 'submission.failed',
       );

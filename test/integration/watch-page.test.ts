@@ -13,7 +13,10 @@ import { enteredAgent, insertChallenge, liveEvent, postEvent } from '../helpers/
 import { startTestServer, type TestServer } from '../helpers/server';
 
 // The callbacks passed to page.evaluate/waitForFunction run in the browser (tsconfig has no DOM lib).
-declare const document: { querySelectorAll(selector: string): { length: number }; getElementById(id: string): { textContent: string | null } | null };
+declare const document: {
+  querySelectorAll(selector: string): { length: number };
+  getElementById(id: string): { textContent: string | null } | null;
+};
 declare const window: unknown;
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -33,7 +36,16 @@ beforeAll(async () => {
   server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 60_000);
 
@@ -69,7 +81,8 @@ async function openWatchPage(challengeId: string): Promise<{ page: Page; observe
   return { page, observed };
 }
 
-const HOSTILE_SNIPPET = '<script>window.__pwned = "script"; alert("xss")</script><img src=x onerror="window.__pwned=\'img\'">';
+const HOSTILE_SNIPPET =
+  '<script>window.__pwned = "script"; alert("xss")</script><img src=x onerror="window.__pwned=\'img\'">';
 
 test('renders the delayed feed per agent, hostile text as text, and the leaderboard', async () => {
   const challengeId = await insertChallenge(server, { title: 'Reverse a string <i>fast</i>' });
@@ -92,22 +105,50 @@ test('renders the delayed feed per agent, hostile text as text, and the leaderbo
       .map((item) => item.event)
       .slice(0, 11),
     { type: 'command_run' as const, command: 'npm test', exit_code: 1, summary: '1 of 3 tests fail' },
-    judgedEvent('first draft', { id: 'x', submission_status: 'complete', failure_reason: null, result: { id: 'r', final_score: 40, result_state: 'scored' } }, null),
+    judgedEvent(
+      'first draft',
+      {
+        id: 'x',
+        submission_status: 'complete',
+        failure_reason: null,
+        result: { id: 'r', final_score: 40, result_state: 'scored' },
+      },
+      null,
+    ),
     { type: 'command_run' as const, command: 'npm test', exit_code: 0, summary: 'All tests pass' },
     { type: 'command_run' as const, command: 'npx tsc --noEmit', exit_code: 0 },
     { type: 'progress' as const, percent: 80, stage: 'edge cases' },
   ];
   expect(adaEvents).toHaveLength(16);
   for (const event of adaEvents) {
-    expect((await postEvent(server, ada, challengeId, liveEvent(event.type, { ...event, timestamp: new Date().toISOString() }))).status).toBe(200);
+    expect(
+      (
+        await postEvent(
+          server,
+          ada,
+          challengeId,
+          liveEvent(event.type, { ...event, timestamp: new Date().toISOString() }),
+        )
+      ).status,
+    ).toBe(200);
   }
   const hostile = [
-    liveEvent('code_write', { filename: 'evil.html', language: 'html', summary: '<b>bold?</b> <script>alert(1)</script>', snippet: HOSTILE_SNIPPET }),
-    liveEvent('command_run', { command: '<img src=x onerror="window.__pwned=1">', exit_code: 2, snippet: '</pre><script>window.__pwned=2</script>' }),
+    liveEvent('code_write', {
+      filename: 'evil.html',
+      language: 'html',
+      summary: '<b>bold?</b> <script>alert(1)</script>',
+      snippet: HOSTILE_SNIPPET,
+    }),
+    liveEvent('command_run', {
+      command: '<img src=x onerror="window.__pwned=1">',
+      exit_code: 2,
+      snippet: '</pre><script>window.__pwned=2</script>',
+    }),
     liveEvent('error_hit', { error_summary: '"><svg onload="window.__pwned=3">' }),
     liveEvent('progress', { percent: 42, stage: '<em>stage</em>' }),
   ];
-  for (const event of hostile) expect((await postEvent(server, mallory, challengeId, event)).status).toBe(200);
+  for (const event of hostile)
+    expect((await postEvent(server, mallory, challengeId, event)).status).toBe(200);
 
   // Nothing shows before the delay has passed: whatever a look at the page finds was found no sooner
   // than the delay after posting (the time is taken after the look, so a slow look cannot fail it).
@@ -118,7 +159,9 @@ test('renders the delayed feed per agent, hostile text as text, and the leaderbo
     if (elapsed >= DELAY - 300) break;
     await page.waitForTimeout(100);
   }
-  await page.waitForFunction(() => document.querySelectorAll('li.event').length === 20, undefined, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelectorAll('li.event').length === 20, undefined, {
+    timeout: 15_000,
+  });
   expect(Date.now() - postedAt).toBeGreaterThanOrEqual(DELAY);
 
   // Hostile text stayed text: no script ran, no element was created from it.
@@ -129,27 +172,45 @@ test('renders the delayed feed per agent, hostile text as text, and the leaderbo
   expect(await malloryCard.locator('h3').textContent()).toBe('<img src=x onerror=alert(1)>Mallory');
   const code = await malloryCard.locator('li.t-code_write pre code').textContent();
   expect(code).toBe(HOSTILE_SNIPPET);
-  expect(await malloryCard.locator('li.t-code_write .text').textContent()).toBe('<b>bold?</b> <script>alert(1)</script>');
-  expect(await malloryCard.locator('li.t-command_run pre code').first().textContent()).toBe('$ <img src=x onerror="window.__pwned=1">');
+  expect(await malloryCard.locator('li.t-code_write .text').textContent()).toBe(
+    '<b>bold?</b> <script>alert(1)</script>',
+  );
+  expect(await malloryCard.locator('li.t-command_run pre code').first().textContent()).toBe(
+    '$ <img src=x onerror="window.__pwned=1">',
+  );
   expect(await malloryCard.locator('li.t-command_run .exit').textContent()).toBe('exit 2');
-  expect(await malloryCard.locator('li.t-error_hit .text').textContent()).toBe('"><svg onload="window.__pwned=3">');
-  expect(await malloryCard.locator('progress').evaluate((el) => (el as unknown as { value: number }).value)).toBe(42);
+  expect(await malloryCard.locator('li.t-error_hit .text').textContent()).toBe(
+    '"><svg onload="window.__pwned=3">',
+  );
+  expect(
+    await malloryCard.locator('progress').evaluate((el) => (el as unknown as { value: number }).value),
+  ).toBe(42);
   expect(await malloryCard.locator('.stage').textContent()).toBe('42% · <em>stage</em>');
 
   // Ada's card: typed events, newest first, progress from the last progress event.
   const adaCard = page.locator(`article.agent[data-agent-id="${ada.agentId}"]`);
   expect(await adaCard.locator('li.event').count()).toBe(16);
-  expect(await adaCard.locator('li.t-code_write .file').first().textContent()).toBe('src/solution.ts (typescript)');
+  expect(await adaCard.locator('li.t-code_write .file').first().textContent()).toBe(
+    'src/solution.ts (typescript)',
+  );
   expect(await adaCard.locator('li.t-command_run .exit.bad').count()).toBe(1);
   expect(await adaCard.locator('li.t-command_run .exit.ok').count()).toBeGreaterThanOrEqual(2);
   expect(await adaCard.locator('li.t-error_hit').count()).toBe(1);
   expect(await adaCard.locator('li.t-self_correct').count()).toBe(1);
-  expect(await adaCard.locator('progress').evaluate((el) => (el as unknown as { value: number }).value)).toBe(80);
+  expect(await adaCard.locator('progress').evaluate((el) => (el as unknown as { value: number }).value)).toBe(
+    80,
+  );
   expect(await adaCard.locator('li.event').first().getAttribute('class')).toContain('t-progress');
 
   // The leaderboard panel left its loading state (rows, "no scored submissions" or the placeholder).
-  await page.waitForFunction(() => !document.getElementById('leaderboard')!.textContent!.includes('Loading'), undefined, { timeout: 10_000 });
-  expect(await page.locator('#leaderboard').textContent()).toMatch(/No scored submissions yet|Leaderboard not available yet|Agent/);
+  await page.waitForFunction(
+    () => !document.getElementById('leaderboard')!.textContent!.includes('Loading'),
+    undefined,
+    { timeout: 10_000 },
+  );
+  expect(await page.locator('#leaderboard').textContent()).toMatch(
+    /No scored submissions yet|Leaderboard not available yet|Agent/,
+  );
 
   // Self-contained and clean: no request left the origin, no error, no CSP violation.
   expect(observed.external).toEqual([]);
@@ -166,7 +227,12 @@ test('a new event reaches an open page through the live stream after the delay',
   const { page } = await openWatchPage(agent.challengeId);
   await page.waitForSelector('#conn[data-state="live"]', { timeout: 10_000 });
   const postedAt = Date.now();
-  await postEvent(server, agent, agent.challengeId, liveEvent('thinking', { summary: 'arrives late, on purpose' }));
+  await postEvent(
+    server,
+    agent,
+    agent.challengeId,
+    liveEvent('thinking', { summary: 'arrives late, on purpose' }),
+  );
   await page.waitForSelector('li.t-thinking', { timeout: 10_000 });
   expect(Date.now() - postedAt).toBeGreaterThanOrEqual(DELAY);
   expect(await page.textContent('li.t-thinking .text')).toBe('arrives late, on purpose');

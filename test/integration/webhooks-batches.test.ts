@@ -49,7 +49,13 @@ async function subscribeAll(user: TestUser, receivers: TestReceiver[], event: st
 const payload = () => ({ submission_id: randomUUID(), submission_status: 'complete' });
 const temporal = () => server.deps.temporal();
 /** The activities as the worker builds them, called here outside any workflow (as a retry would run them). */
-const webhookActivities = () => createWebhookActivities({ config: server.config, db: server.deps.db, logger: server.deps.logger, temporal });
+const webhookActivities = () =>
+  createWebhookActivities({
+    config: server.config,
+    db: server.deps.db,
+    logger: server.deps.logger,
+    temporal,
+  });
 
 async function workflowExists(workflowId: string): Promise<boolean> {
   try {
@@ -63,7 +69,13 @@ async function workflowExists(workflowId: string): Promise<boolean> {
 
 async function startBatch(deliveries: Parameters<typeof startDeliveryWorkflows>[3]): Promise<void> {
   const errors: unknown[] = [];
-  const started = await startDeliveryWorkflows(await temporal(), server.deps.db, server.config, deliveries, (err) => errors.push(err));
+  const started = await startDeliveryWorkflows(
+    await temporal(),
+    server.deps.db,
+    server.config,
+    deliveries,
+    (err) => errors.push(err),
+  );
   expect(errors).toEqual([]);
   expect(started).toBe(deliveries.length);
 }
@@ -80,40 +92,71 @@ describe('first attempts in batches', () => {
       await emitEvent(tx, { type: 'submission.completed', payload: payload(), ownerUserId: userId }),
     ]);
     const rows = await eventually(async () => {
-      const all = [...(await deliveriesOfEvent(server.deps.db, eventIds[0]!)), ...(await deliveriesOfEvent(server.deps.db, eventIds[1]!))];
+      const all = [
+        ...(await deliveriesOfEvent(server.deps.db, eventIds[0]!)),
+        ...(await deliveriesOfEvent(server.deps.db, eventIds[1]!)),
+      ];
       return all.length === 6 && all.every((d) => d.status === 'delivered') ? all : undefined;
     });
     for (const r of receivers) {
       expect(r.requests).toHaveLength(2);
-      for (const q of r.requests) expect(await verifyGithubStyle(TEST_SECRET, q.rawBody, q.headers['x-svc-signature']!)).toBe(true);
+      for (const q of r.requests)
+        expect(await verifyGithubStyle(TEST_SECRET, q.rawBody, q.headers['x-svc-signature']!)).toBe(true);
     }
-    expect(new Set(receivers.flatMap((r) => r.requests.map((q) => q.headers['x-svc-delivery-id']))).size).toBe(6);
+    expect(
+      new Set(receivers.flatMap((r) => r.requests.map((q) => q.headers['x-svc-delivery-id']))).size,
+    ).toBe(6);
 
     // Batched: named after a member, and no per-delivery workflow for a delivery that succeeded at once.
     const batchIds = new Set(rows.map((d) => d.batch_workflow_id));
-    expect([...batchIds].every((id) => typeof id === 'string' && id.startsWith('webhook-delivery-batch-whd_'))).toBe(true);
-    const results = await Promise.all([...batchIds].map(async (id) => (await temporal()).workflow.getHandle(id).result() as Promise<WebhookFirstAttemptsResult>));
-    const ours = results.flatMap((r) => r.deliveries).filter((d) => rows.some((row) => row.id === d.deliveryId));
+    expect(
+      [...batchIds].every((id) => typeof id === 'string' && id.startsWith('webhook-delivery-batch-whd_')),
+    ).toBe(true);
+    const results = await Promise.all(
+      [...batchIds].map(
+        async (id) =>
+          (await temporal()).workflow.getHandle(id).result() as Promise<WebhookFirstAttemptsResult>,
+      ),
+    );
+    const ours = results
+      .flatMap((r) => r.deliveries)
+      .filter((d) => rows.some((row) => row.id === d.deliveryId));
     expect(ours.map((d) => [d.outcome, d.statusCode])).toEqual(Array(6).fill(['delivered', 200]));
     expect(await workflowExists(deliveryWorkflowId(rows[0].id, 0))).toBe(false);
-    for (const d of rows) expect((await attemptRows(server.deps.db, d.id)).map((a) => [a.attempt_number, a.success])).toEqual([[1, true]]);
-    for (const sub of subs) expect((await subscriptionRow(server.deps.db, sub)).last_delivery_at).not.toBeNull();
+    for (const d of rows)
+      expect((await attemptRows(server.deps.db, d.id)).map((a) => [a.attempt_number, a.success])).toEqual([
+        [1, true],
+      ]);
+    for (const sub of subs)
+      expect((await subscriptionRow(server.deps.db, sub)).last_delivery_at).not.toBeNull();
 
     // A pass with a single delivery: its own workflow from the first attempt.
-    await server.deps.db.query(`UPDATE webhook_subscriptions SET status = 'inactive' WHERE id = ANY($1::uuid[])`, [subs.slice(1)]);
-    const lone = await withTransaction(server.deps.db, (tx) => emitEvent(tx, { type: 'submission.completed', payload: payload(), ownerUserId: userId }));
+    await server.deps.db.query(
+      `UPDATE webhook_subscriptions SET status = 'inactive' WHERE id = ANY($1::uuid[])`,
+      [subs.slice(1)],
+    );
+    const lone = await withTransaction(server.deps.db, (tx) =>
+      emitEvent(tx, { type: 'submission.completed', payload: payload(), ownerUserId: userId }),
+    );
     const [single] = await eventually(async () => {
       const found = await deliveriesOfEvent(server.deps.db, lone);
       return found[0]?.status === 'delivered' ? found : undefined;
     });
     if (single.batch_workflow_id === null) {
-      const result = (await (await temporal()).workflow.getHandle(deliveryWorkflowId(single.id, 0)).result()) as WebhookDeliveryResult;
+      const result = (await (
+        await temporal()
+      ).workflow
+        .getHandle(deliveryWorkflowId(single.id, 0))
+        .result()) as WebhookDeliveryResult;
       expect(result).toEqual({ status: 'delivered', attempts: 1 });
     } else {
       // The worker and database are shared by the suites running beside this one: a broadcast
       // (challenge.*) delivery of theirs created in the same dispatch pass makes it a batch of two.
       // Then it is not alone, and that is the only reason it may be batched.
-      const members = await server.deps.db.query('SELECT id FROM webhook_deliveries WHERE batch_workflow_id = $1', [single.batch_workflow_id]);
+      const members = await server.deps.db.query(
+        'SELECT id FROM webhook_deliveries WHERE batch_workflow_id = $1',
+        [single.batch_workflow_id],
+      );
       expect(members.rows.length).toBeGreaterThan(1);
     }
   });
@@ -125,21 +168,36 @@ describe('first attempts in batches', () => {
     const failing = await receiver();
     failing.setDefault({ status: 503 });
     const { user, userId } = await owner();
-    const [healthySub, recoveringSub, failingSub] = await subscribeAll(user, [healthy, recovering, failing], 'submission.completed');
+    const [healthySub, recoveringSub, failingSub] = await subscribeAll(
+      user,
+      [healthy, recovering, failing],
+      'submission.completed',
+    );
 
-    const batch = await manualFirstAttemptBatch(server.deps.db, { type: 'submission.completed', payload: payload(), ownerUserId: userId });
+    const batch = await manualFirstAttemptBatch(server.deps.db, {
+      type: 'submission.completed',
+      payload: payload(),
+      ownerUserId: userId,
+    });
     expect(batch.deliveries).toHaveLength(3);
     expect(batch.batchWorkflowId).toBe(`webhook-delivery-batch-${batch.deliveries[0]!.id}`);
     await startBatch(batch.deliveries);
 
-    const bySub = (subscriptionId: string | undefined) => batch.deliveries.find((d) => d.subscription_id === subscriptionId)!;
-    const batchResult = (await (await temporal()).workflow.getHandle(batch.batchWorkflowId).result()) as WebhookFirstAttemptsResult;
+    const bySub = (subscriptionId: string | undefined) =>
+      batch.deliveries.find((d) => d.subscription_id === subscriptionId)!;
+    const batchResult = (await (
+      await temporal()
+    ).workflow
+      .getHandle(batch.batchWorkflowId)
+      .result()) as WebhookFirstAttemptsResult;
     await failing.waitForRequests(4);
     await recovering.waitForRequests(2);
-    const [healthyRow, recoveringRow, failingRow] = [bySub(healthySub), bySub(recoveringSub), bySub(failingSub)];
-    expect(
-      batchResult.deliveries.map((d) => [d.deliveryId, d.outcome, d.statusCode]).sort(),
-    ).toEqual(
+    const [healthyRow, recoveringRow, failingRow] = [
+      bySub(healthySub),
+      bySub(recoveringSub),
+      bySub(failingSub),
+    ];
+    expect(batchResult.deliveries.map((d) => [d.deliveryId, d.outcome, d.statusCode]).sort()).toEqual(
       [
         [healthyRow.id, 'delivered', 200],
         [recoveringRow.id, 'retrying', 500],
@@ -149,8 +207,14 @@ describe('first attempts in batches', () => {
 
     // The handed-over series continue after attempt 1, on the configured schedule (100, 200, 300 ms).
     const client = await temporal();
-    expect(await client.workflow.getHandle(deliveryWorkflowId(recoveringRow.id, 0)).result()).toEqual({ status: 'delivered', attempts: 2 });
-    expect(await client.workflow.getHandle(deliveryWorkflowId(failingRow.id, 0)).result()).toEqual({ status: 'dead_letter', attempts: 4 });
+    expect(await client.workflow.getHandle(deliveryWorkflowId(recoveringRow.id, 0)).result()).toEqual({
+      status: 'delivered',
+      attempts: 2,
+    });
+    expect(await client.workflow.getHandle(deliveryWorkflowId(failingRow.id, 0)).result()).toEqual({
+      status: 'dead_letter',
+      attempts: 4,
+    });
     expect(await workflowExists(deliveryWorkflowId(healthyRow.id, 0))).toBe(false);
 
     const delays = server.config.WEBHOOK_RETRY_DELAYS_MS;
@@ -163,17 +227,39 @@ describe('first attempts in batches', () => {
     ]);
     // Attempt 1 was the batch's, 2-4 the delivery workflow's: the same exact promise across the hand-over.
     expectAttemptTimesKeepDelays(failing.requests, failingAttempts, delays);
-    expectAttemptTimesKeepDelays(recovering.requests, await attemptRows(server.deps.db, recoveringRow.id), delays);
-    expect(new Set(failing.requests.map((q) => q.headers['x-svc-delivery-id']))).toEqual(new Set([failingRow.id]));
+    expectAttemptTimesKeepDelays(
+      recovering.requests,
+      await attemptRows(server.deps.db, recoveringRow.id),
+      delays,
+    );
+    expect(new Set(failing.requests.map((q) => q.headers['x-svc-delivery-id']))).toEqual(
+      new Set([failingRow.id]),
+    );
     expect(new Set(failing.requests.map((q) => q.rawBody))).toEqual(new Set([failingRow.body]));
-    expect((await attemptRows(server.deps.db, recoveringRow.id)).map((a) => [a.attempt_number, a.status_code, a.success])).toEqual([
+    expect(
+      (await attemptRows(server.deps.db, recoveringRow.id)).map((a) => [
+        a.attempt_number,
+        a.status_code,
+        a.success,
+      ]),
+    ).toEqual([
       [1, 500, false],
       [2, 204, true],
     ]);
     expect(healthy.requests).toHaveLength(1);
-    expect(await deliveryRow(server.deps.db, healthyRow.id)).toMatchObject({ status: 'delivered', attempt_count: 1 });
-    expect(await deliveryRow(server.deps.db, recoveringRow.id)).toMatchObject({ status: 'delivered', attempt_count: 2 });
-    expect(await deliveryRow(server.deps.db, failingRow.id)).toMatchObject({ status: 'dead_letter', attempt_count: 4, last_status_code: 503 });
+    expect(await deliveryRow(server.deps.db, healthyRow.id)).toMatchObject({
+      status: 'delivered',
+      attempt_count: 1,
+    });
+    expect(await deliveryRow(server.deps.db, recoveringRow.id)).toMatchObject({
+      status: 'delivered',
+      attempt_count: 2,
+    });
+    expect(await deliveryRow(server.deps.db, failingRow.id)).toMatchObject({
+      status: 'dead_letter',
+      attempt_count: 4,
+      last_status_code: 503,
+    });
     // Every failed attempt, the batch's included, reached the subscription-health workflow.
     await eventually(async () => (await subscriptionRow(server.deps.db, failingSub!)).failure_count === 4);
   });
@@ -184,7 +270,11 @@ describe('first attempts in batches', () => {
     failing.setDefault({ status: 500 });
     const { user, userId } = await owner();
     await subscribeAll(user, [healthy, failing], 'submission.completed');
-    const batch = await manualFirstAttemptBatch(server.deps.db, { type: 'submission.completed', payload: payload(), ownerUserId: userId });
+    const batch = await manualFirstAttemptBatch(server.deps.db, {
+      type: 'submission.completed',
+      payload: payload(),
+      ownerUserId: userId,
+    });
 
     // The activity as Temporal would retry it after a crash (same input, twice), outside any workflow.
     const activities = webhookActivities();
@@ -207,7 +297,9 @@ describe('first attempts in batches', () => {
     // A member replayed meanwhile belongs to its replay's workflow: the batch leaves it alone.
     await server.deps.db.query('UPDATE webhook_deliveries SET series = 1 WHERE id = $1', [failed.deliveryId]);
     const afterReplay = await activities.deliverFirstAttempts(input);
-    expect(afterReplay.deliveries.find((d) => d.deliveryId === failed.deliveryId)).toMatchObject({ outcome: 'skipped' });
+    expect(afterReplay.deliveries.find((d) => d.deliveryId === failed.deliveryId)).toMatchObject({
+      outcome: 'skipped',
+    });
     expect(failing.requests).toHaveLength(1);
   });
 
@@ -215,13 +307,25 @@ describe('first attempts in batches', () => {
     const receivers = [await receiver(), await receiver()];
     const { user, userId } = await owner();
     await subscribeAll(user, receivers, 'submission.completed');
-    const batch = await manualFirstAttemptBatch(server.deps.db, { type: 'submission.completed', payload: payload(), ownerUserId: userId }, { unstarted: true });
+    const batch = await manualFirstAttemptBatch(
+      server.deps.db,
+      { type: 'submission.completed', payload: payload(), ownerUserId: userId },
+      { unstarted: true },
+    );
     await Promise.all(receivers.map((r) => r.waitForRequests(1, 20_000)));
     for (const d of batch.deliveries) {
       await eventually(async () => (await deliveryRow(server.deps.db, d.id)).status === 'delivered');
       expect((await deliveryRow(server.deps.db, d.id)).workflow_started_at).not.toBeNull();
     }
-    expect(((await (await temporal()).workflow.getHandle(batch.batchWorkflowId).result()) as WebhookFirstAttemptsResult).deliveries).toHaveLength(2);
+    expect(
+      (
+        (await (
+          await temporal()
+        ).workflow
+          .getHandle(batch.batchWorkflowId)
+          .result()) as WebhookFirstAttemptsResult
+      ).deliveries,
+    ).toHaveLength(2);
     expect(receivers.map((r) => r.requests.length)).toEqual([1, 1]);
   });
 
@@ -230,25 +334,55 @@ describe('first attempts in batches', () => {
     const attempted = await receiver();
     attempted.enqueue({ status: 500 }); // the batch's attempt, before its activity gave up
     const { user, userId } = await owner();
-    const [untouchedSub, attemptedSub] = await subscribeAll(user, [untouched, attempted], 'submission.completed');
-    const batch = await manualFirstAttemptBatch(server.deps.db, { type: 'submission.completed', payload: payload(), ownerUserId: userId });
+    const [untouchedSub, attemptedSub] = await subscribeAll(
+      user,
+      [untouched, attempted],
+      'submission.completed',
+    );
+    const batch = await manualFirstAttemptBatch(server.deps.db, {
+      type: 'submission.completed',
+      payload: payload(),
+      ownerUserId: userId,
+    });
     const activities = webhookActivities();
     const attemptedRow = batch.deliveries.find((d) => d.subscription_id === attemptedSub)!;
     const untouchedRow = batch.deliveries.find((d) => d.subscription_id === untouchedSub)!;
     // Attempt 1 of one member, as the batch made it.
-    await activities.deliverWebhookAttempt({ deliveryId: attemptedRow.id, series: 0, attemptNumber: 1, totalAttempts: 4, timeoutMs: 2000, nextDelayMs: 100, notBeforeMs: null });
+    await activities.deliverWebhookAttempt({
+      deliveryId: attemptedRow.id,
+      series: 0,
+      attemptNumber: 1,
+      totalAttempts: 4,
+      timeoutMs: 2000,
+      nextDelayMs: 100,
+      notBeforeMs: null,
+    });
     expect([untouched.requests.length, attempted.requests.length]).toEqual([0, 1]);
 
-    const handedOver = await activities.handOverBatchMembers({ batchWorkflowId: batch.batchWorkflowId, retryDelaysMs: [100, 200, 300], timeoutMs: 2000 });
+    const handedOver = await activities.handOverBatchMembers({
+      batchWorkflowId: batch.batchWorkflowId,
+      retryDelaysMs: [100, 200, 300],
+      timeoutMs: 2000,
+    });
     expect(handedOver).toBe(2);
     const client = await temporal();
-    expect(await client.workflow.getHandle(deliveryWorkflowId(untouchedRow.id, 0)).result()).toEqual({ status: 'delivered', attempts: 1 });
-    expect(await client.workflow.getHandle(deliveryWorkflowId(attemptedRow.id, 0)).result()).toEqual({ status: 'delivered', attempts: 2 });
-    expect((await attemptRows(server.deps.db, attemptedRow.id)).map((a) => [a.attempt_number, a.status_code])).toEqual([
+    expect(await client.workflow.getHandle(deliveryWorkflowId(untouchedRow.id, 0)).result()).toEqual({
+      status: 'delivered',
+      attempts: 1,
+    });
+    expect(await client.workflow.getHandle(deliveryWorkflowId(attemptedRow.id, 0)).result()).toEqual({
+      status: 'delivered',
+      attempts: 2,
+    });
+    expect(
+      (await attemptRows(server.deps.db, attemptedRow.id)).map((a) => [a.attempt_number, a.status_code]),
+    ).toEqual([
       [1, 500],
       [2, 200],
     ]);
-    expect((await attemptRows(server.deps.db, untouchedRow.id)).map((a) => [a.attempt_number, a.status_code])).toEqual([[1, 200]]);
+    expect(
+      (await attemptRows(server.deps.db, untouchedRow.id)).map((a) => [a.attempt_number, a.status_code]),
+    ).toEqual([[1, 200]]);
     expect([untouched.requests.length, attempted.requests.length]).toEqual([1, 2]);
   });
 });

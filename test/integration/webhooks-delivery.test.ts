@@ -10,7 +10,13 @@ import { insertDeliveries, type WebhookDeliveryRow } from '../../src/db/queries/
 import { dispatchPendingEvents } from '../../src/domain/webhooks/dispatch';
 import { fanOutEvent } from '../../src/domain/webhooks/fan-out';
 import type { OutboxEventRow } from '../../src/db/queries/outbox-events';
-import { ATTEMPT_OUTCOME_SIGNAL, HEALTH_STATE_QUERY, healthWorkflowId, SUBSCRIPTION_HEALTH_WORKFLOW, type SubscriptionHealthState } from '../../src/domain/webhooks/contract';
+import {
+  ATTEMPT_OUTCOME_SIGNAL,
+  HEALTH_STATE_QUERY,
+  healthWorkflowId,
+  SUBSCRIPTION_HEALTH_WORKFLOW,
+  type SubscriptionHealthState,
+} from '../../src/domain/webhooks/contract';
 import { startDeliveryWorkflow } from '../../src/domain/webhooks/workflow-start';
 import { EVENT_TYPES, type EventType } from '../../src/events/types';
 import { eventually, newAdmin, type TestUser } from '../helpers/factories';
@@ -39,7 +45,8 @@ afterAll(() => server.close());
 // must not reach this test's receivers.
 const fixtures = webhookFixtures(() => server);
 const receiver = fixtures.receiver;
-const subscribe = (user: TestUser, url: string, events: string[]) => fixtures.subscribe(user, { url, events });
+const subscribe = (user: TestUser, url: string, events: string[]) =>
+  fixtures.subscribe(user, { url, events });
 
 const owner = () => newWebhookOwner(server);
 
@@ -87,59 +94,131 @@ async function seriesEnded(deliveryId: string): Promise<void> {
 }
 
 /** Waits until every delivery of `eventIds` to `subscriptionIds` is `status` (n of them), and returns them. */
-function deliveriesSettled(eventIds: string[], subscriptionIds: string[], n: number, status = 'delivered'): Promise<WebhookDeliveryRow[]> {
+function deliveriesSettled(
+  eventIds: string[],
+  subscriptionIds: string[],
+  n: number,
+  status = 'delivered',
+): Promise<WebhookDeliveryRow[]> {
   return eventually(async () => {
     const rows = (
-      await server.deps.db.query<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) AND subscription_id = ANY($2::uuid[])', [eventIds, subscriptionIds])
+      await server.deps.db.query<WebhookDeliveryRow>(
+        'SELECT * FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) AND subscription_id = ANY($2::uuid[])',
+        [eventIds, subscriptionIds],
+      )
     ).rows;
     return rows.length === n && rows.every((d) => d.status === status) ? rows : undefined;
   });
 }
 
 const PAYLOADS: Record<EventType, Record<string, unknown>> = {
-  'result.finalized': { submission_id: ids.submission, final_score: 87.5, result_state: 'scored', challenge_id: ids.challenge, internal: 'dropped' },
+  'result.finalized': {
+    submission_id: ids.submission,
+    final_score: 87.5,
+    result_state: 'scored',
+    challenge_id: ids.challenge,
+    internal: 'dropped',
+  },
   'submission.completed': { submission_id: ids.submission, submission_status: 'complete' },
   'submission.received': { submission_id: ids.submission, challenge_id: ids.challenge, agent_id: ids.agent },
   'submission.queued': { submission_id: ids.submission, challenge_id: ids.challenge, agent_id: ids.agent },
-  'submission.failed': { submission_id: ids.submission, challenge_id: ids.challenge, agent_id: ids.agent, reason: 'judge crashed' },
+  'submission.failed': {
+    submission_id: ids.submission,
+    challenge_id: ids.challenge,
+    agent_id: ids.agent,
+    reason: 'judge crashed',
+  },
   'challenge.started': { challenge_id: ids.challenge, status: 'active', starts_at: when },
   'challenge.ended': { challenge_id: ids.challenge, status: 'complete', ends_at: when },
   'challenge.published': { challenge_id: ids.challenge, status: 'active' },
   'challenge.quarantined': { challenge_id: ids.challenge, reason: 'leaked answers' },
   'challenge.retired': { challenge_id: ids.challenge },
-  'session.created': { session_id: ids.session, challenge_id: ids.challenge, agent_id: ids.agent, expires_at: null },
+  'session.created': {
+    session_id: ids.session,
+    challenge_id: ids.challenge,
+    agent_id: ids.agent,
+    expires_at: null,
+  },
   'breakdown.generated': { submission_id: ids.submission, challenge_id: ids.challenge },
 };
 
 /** The spec's table (section 6), plus id/timestamp everywhere and {id, event_type, timestamp, data} for the rest. */
-const EXPECTED: Record<EventType, { keys: string[]; top?: Record<string, unknown>; data: Record<string, unknown> }> = {
+const EXPECTED: Record<
+  EventType,
+  { keys: string[]; top?: Record<string, unknown>; data: Record<string, unknown> }
+> = {
   'result.finalized': {
     keys: ['id', 'event_type', 'timestamp', 'submission_id', 'challenge_id', 'data'],
     top: { submission_id: ids.submission, challenge_id: ids.challenge },
-    data: { submission_id: ids.submission, final_score: 87.5, result_state: 'scored', challenge_id: ids.challenge },
+    data: {
+      submission_id: ids.submission,
+      final_score: 87.5,
+      result_state: 'scored',
+      challenge_id: ids.challenge,
+    },
   },
   'submission.completed': {
     keys: ['id', 'event_type', 'timestamp', 'submission_id', 'data'],
     top: { submission_id: ids.submission },
     data: { submission_id: ids.submission, submission_status: 'completed' },
   },
-  'submission.received': { keys: ['id', 'event_type', 'timestamp', 'data'], data: { submission_id: ids.submission, challenge_id: ids.challenge, agent_id: ids.agent, submission_status: 'received' } },
-  'submission.queued': { keys: ['id', 'event_type', 'timestamp', 'data'], data: { submission_id: ids.submission, challenge_id: ids.challenge, agent_id: ids.agent, submission_status: 'queued' } },
+  'submission.received': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: {
+      submission_id: ids.submission,
+      challenge_id: ids.challenge,
+      agent_id: ids.agent,
+      submission_status: 'received',
+    },
+  },
+  'submission.queued': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: {
+      submission_id: ids.submission,
+      challenge_id: ids.challenge,
+      agent_id: ids.agent,
+      submission_status: 'queued',
+    },
+  },
   'submission.failed': {
     keys: ['id', 'event_type', 'timestamp', 'data'],
-    data: { submission_id: ids.submission, challenge_id: ids.challenge, agent_id: ids.agent, submission_status: 'failed', reason: 'judge crashed' },
+    data: {
+      submission_id: ids.submission,
+      challenge_id: ids.challenge,
+      agent_id: ids.agent,
+      submission_status: 'failed',
+      reason: 'judge crashed',
+    },
   },
-  'challenge.started': { keys: ['id', 'event_type', 'timestamp', 'data'], data: { challenge_id: ids.challenge, status: 'active', starts_at: when } },
-  'challenge.ended': { keys: ['id', 'event_type', 'timestamp', 'data'], data: { challenge_id: ids.challenge, status: 'complete', ends_at: when } },
+  'challenge.started': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: { challenge_id: ids.challenge, status: 'active', starts_at: when },
+  },
+  'challenge.ended': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: { challenge_id: ids.challenge, status: 'complete', ends_at: when },
+  },
   'challenge.published': {
     keys: ['id', 'event_type', 'timestamp', 'challenge_id', 'data'],
     top: { challenge_id: ids.challenge },
     data: { challenge_id: ids.challenge, status: 'active' },
   },
-  'challenge.quarantined': { keys: ['id', 'event_type', 'timestamp', 'data'], data: { challenge_id: ids.challenge, reason: 'leaked answers' } },
-  'challenge.retired': { keys: ['id', 'event_type', 'timestamp', 'data'], data: { challenge_id: ids.challenge } },
-  'session.created': { keys: ['id', 'event_type', 'timestamp', 'data'], data: { session_id: ids.session, challenge_id: ids.challenge, agent_id: ids.agent, expires_at: null } },
-  'breakdown.generated': { keys: ['id', 'event_type', 'timestamp', 'data'], data: { submission_id: ids.submission, challenge_id: ids.challenge } },
+  'challenge.quarantined': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: { challenge_id: ids.challenge, reason: 'leaked answers' },
+  },
+  'challenge.retired': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: { challenge_id: ids.challenge },
+  },
+  'session.created': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: { session_id: ids.session, challenge_id: ids.challenge, agent_id: ids.agent, expires_at: null },
+  },
+  'breakdown.generated': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: { submission_id: ids.submission, challenge_id: ids.challenge },
+  },
 };
 
 describe('fan-out and delivery', () => {
@@ -150,7 +229,11 @@ describe('fan-out and delivery', () => {
     const emitted = new Map<string, { type: EventType; createdAt: Date }>();
     const eventIds: string[] = [];
     for (const type of EVENT_TYPES) {
-      const eventId = await emit(server.deps.db, { type, payload: PAYLOADS[type], ownerUserId: type.startsWith('challenge.') ? null : userId });
+      const eventId = await emit(server.deps.db, {
+        type,
+        payload: PAYLOADS[type],
+        ownerUserId: type.startsWith('challenge.') ? null : userId,
+      });
       eventIds.push(eventId);
       const row = await server.deps.db.query('SELECT created_at FROM outbox_events WHERE id = $1', [eventId]);
       emitted.set(type, { type, createdAt: row.rows[0].created_at });
@@ -173,7 +256,9 @@ describe('fan-out and delivery', () => {
       expect(req.headers['x-svc-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(req.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
       expect(await verifySignatures(req)).toBe(true);
-      expect(await verifyGithubStyle('wrong-secret-000', req.rawBody, req.headers['x-svc-signature']!)).toBe(false);
+      expect(await verifyGithubStyle('wrong-secret-000', req.rawBody, req.headers['x-svc-signature']!)).toBe(
+        false,
+      );
 
       const body = JSON.parse(req.rawBody);
       const expected = EXPECTED[type];
@@ -195,7 +280,15 @@ describe('fan-out and delivery', () => {
     for (const d of listedOurs) {
       expect(d.status).toBe('delivered');
       expect(d.attempts).toEqual([
-        { replay: 0, attempt_number: 1, success: true, status_code: 200, latency_ms: expect.any(Number), error: null, attempted_at: expect.any(String) },
+        {
+          replay: 0,
+          attempt_number: 1,
+          success: true,
+          status_code: 200,
+          latency_ms: expect.any(Number),
+          error: null,
+          attempted_at: expect.any(String),
+        },
       ]);
       const stored = await deliveryRow(server.deps.db, d.id);
       expect(r.requests.find((q) => q.headers['x-svc-delivery-id'] === d.id)!.rawBody).toBe(stored.body);
@@ -211,26 +304,49 @@ describe('fan-out and delivery', () => {
     const subB = await subscribe(b.user, rb.url, ['challenge.published', 'submission.completed']);
     await subscribe(b.user, rbOther.url, ['result.finalized']);
     const deleted = await subscribe(b.user, rbDeleted.url, ['challenge.published', 'submission.completed']);
-    expect((await server.request('DELETE', `/api/v1/webhooks/${deleted.id}`, { auth: b.user.jwt })).status).toBe(200);
+    expect(
+      (await server.request('DELETE', `/api/v1/webhooks/${deleted.id}`, { auth: b.user.jwt })).status,
+    ).toBe(200);
 
-    const published = await emit(server.deps.db, { type: 'challenge.published', payload: PAYLOADS['challenge.published'] });
-    const completedA = await emit(server.deps.db, { type: 'submission.completed', payload: PAYLOADS['submission.completed'], ownerUserId: a.userId });
-    const ownerless = await emit(server.deps.db, { type: 'submission.completed', payload: PAYLOADS['submission.completed'] });
+    const published = await emit(server.deps.db, {
+      type: 'challenge.published',
+      payload: PAYLOADS['challenge.published'],
+    });
+    const completedA = await emit(server.deps.db, {
+      type: 'submission.completed',
+      payload: PAYLOADS['submission.completed'],
+      ownerUserId: a.userId,
+    });
+    const ownerless = await emit(server.deps.db, {
+      type: 'submission.completed',
+      payload: PAYLOADS['submission.completed'],
+    });
 
     await waitForOurs(ra, 2);
     await waitForOurs(rb, 1);
     await eventually(async () => {
-      const res = await server.deps.db.query('SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL', [[published, completedA, ownerless]]);
+      const res = await server.deps.db.query(
+        'SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL',
+        [[published, completedA, ownerless]],
+      );
       return res.rows[0].n === 0;
     });
     // Dispatched (deliveries are created in the same transaction) and every one of ours delivered:
     // nothing more can reach these receivers from these events.
     await deliveriesSettled([published, completedA, ownerless], [subA.id, subB.id, deleted.id], 3);
-    const mine = (rows: any[]) => rows.filter((d) => [subA.id, subB.id, deleted.id].includes(d.subscription_id)).map((d) => d.subscription_id).sort();
+    const mine = (rows: any[]) =>
+      rows
+        .filter((d) => [subA.id, subB.id, deleted.id].includes(d.subscription_id))
+        .map((d) => d.subscription_id)
+        .sort();
     expect(mine(await deliveriesOfEvent(server.deps.db, published))).toEqual([subA.id, subB.id].sort());
     expect(mine(await deliveriesOfEvent(server.deps.db, completedA))).toEqual([subA.id]);
     expect(await deliveriesOfEvent(server.deps.db, ownerless)).toEqual([]);
-    expect(ours(ra.requests).map((q) => q.headers['x-svc-event']).sort()).toEqual(['challenge.published', 'submission.completed']);
+    expect(
+      ours(ra.requests)
+        .map((q) => q.headers['x-svc-event'])
+        .sort(),
+    ).toEqual(['challenge.published', 'submission.completed']);
     expect(ours(rb.requests).map((q) => q.headers['x-svc-event'])).toEqual(['challenge.published']);
     expect(rbOther.requests).toHaveLength(0);
     expect(rbDeleted.requests).toHaveLength(0);
@@ -250,19 +366,37 @@ describe('fan-out and delivery', () => {
       );
       eventIds.push(res.rows[0].id);
     }
-    await Promise.all([dispatchPendingEvents(server.deps), dispatchPendingEvents(server.deps), dispatchPendingEvents(server.deps)]);
+    await Promise.all([
+      dispatchPendingEvents(server.deps),
+      dispatchPendingEvents(server.deps),
+      dispatchPendingEvents(server.deps),
+    ]);
     await dispatchPendingEvents(server.deps);
     await r.waitForRequests(10);
     // A repeated fan-out of already dispatched events creates nothing (unique constraint).
     for (const id of eventIds) {
-      const ev = await server.deps.db.query<OutboxEventRow & { dispatched_at: Date | null }>('SELECT * FROM outbox_events WHERE id = $1', [id]);
+      const ev = await server.deps.db.query<OutboxEventRow & { dispatched_at: Date | null }>(
+        'SELECT * FROM outbox_events WHERE id = $1',
+        [id],
+      );
       expect(ev.rows[0]!.dispatched_at).not.toBeNull();
       expect((await fanOutEvent(server.deps.db, ev.rows[0]!)).created).toEqual([]);
-      const again = await insertDeliveries(server.deps.db, [{ id: `whd_${randomUUID().replace(/-/g, '')}`, subscriptionId: s1.id, eventId: id, eventType: 'session.created', body: '{}' }]);
+      const again = await insertDeliveries(server.deps.db, [
+        {
+          id: `whd_${randomUUID().replace(/-/g, '')}`,
+          subscriptionId: s1.id,
+          eventId: id,
+          eventType: 'session.created',
+          body: '{}',
+        },
+      ]);
       expect(again).toEqual([]);
     }
     await deliveriesSettled(eventIds, [s1.id, s2.id], 10); // nothing more can be sent
-    for (const id of eventIds) expect((await deliveriesOfEvent(server.deps.db, id)).map((d) => d.subscription_id).sort()).toEqual([s1.id, s2.id].sort());
+    for (const id of eventIds)
+      expect((await deliveriesOfEvent(server.deps.db, id)).map((d) => d.subscription_id).sort()).toEqual(
+        [s1.id, s2.id].sort(),
+      );
     expect(r.requests).toHaveLength(10);
     expect(new Set(r.requests.map((q) => q.headers['x-svc-delivery-id'])).size).toBe(10);
   });
@@ -272,7 +406,11 @@ describe('fan-out and delivery', () => {
     r.setDefault({ status: 500, body: 'boom' });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['submission.completed']);
-    const eventId = await emit(server.deps.db, { type: 'submission.completed', payload: PAYLOADS['submission.completed'], ownerUserId: userId });
+    const eventId = await emit(server.deps.db, {
+      type: 'submission.completed',
+      payload: PAYLOADS['submission.completed'],
+      ownerUserId: userId,
+    });
     const requests = await r.waitForRequests(4);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
@@ -295,9 +433,18 @@ describe('fan-out and delivery', () => {
     const delays = server.config.WEBHOOK_RETRY_DELAYS_MS;
     expect(delays).toEqual([100, 200, 300]);
     expectAttemptTimesKeepDelays(requests, attempts, delays);
-    expect(delivery).toMatchObject({ status: 'dead_letter', attempt_count: 4, last_status_code: 500, next_attempt_at: null });
-    const listed = await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries?status=dead_letter`, { auth: user.jwt });
-    expect(listed.body.data.map((d: any) => [d.id, d.event_type, d.status, d.attempts.length])).toEqual([[delivery.id, 'submission.completed', 'dead_letter', 4]]);
+    expect(delivery).toMatchObject({
+      status: 'dead_letter',
+      attempt_count: 4,
+      last_status_code: 500,
+      next_attempt_at: null,
+    });
+    const listed = await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries?status=dead_letter`, {
+      auth: user.jwt,
+    });
+    expect(listed.body.data.map((d: any) => [d.id, d.event_type, d.status, d.attempts.length])).toEqual([
+      [delivery.id, 'submission.completed', 'dead_letter', 4],
+    ]);
     await eventually(async () => (await subscriptionRow(server.deps.db, sub.id)).failure_count === 4);
   });
 
@@ -307,7 +454,11 @@ describe('fan-out and delivery', () => {
     r.enqueue({ status: 500 }, { redirect: elsewhere.url, status: 302 }, { status: 204 });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['result.finalized']);
-    const eventId = await emit(server.deps.db, { type: 'result.finalized', payload: PAYLOADS['result.finalized'], ownerUserId: userId });
+    const eventId = await emit(server.deps.db, {
+      type: 'result.finalized',
+      payload: PAYLOADS['result.finalized'],
+      ownerUserId: userId,
+    });
     await r.waitForRequests(3);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
@@ -328,7 +479,11 @@ describe('fan-out and delivery', () => {
     // success came after the failures. Its signals may still be queued when the delivery is recorded,
     // so wait until all three outcomes were taken in.
     const health = await eventually(async () => {
-      const state = await (await server.deps.temporal()).workflow.getHandle(healthWorkflowId(sub.id)).query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
+      const state = await (
+        await server.deps.temporal()
+      ).workflow
+        .getHandle(healthWorkflowId(sub.id))
+        .query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
       return state.signalsThisRun >= 3 ? state : undefined;
     });
     expect(health).toMatchObject({ failureCount: 0, generation: 0 });
@@ -339,7 +494,11 @@ describe('fan-out and delivery', () => {
     r.enqueue({ hang: true });
     const { user, userId } = await owner();
     await subscribe(user, r.url, ['breakdown.generated']);
-    const eventId = await emit(server.deps.db, { type: 'breakdown.generated', payload: PAYLOADS['breakdown.generated'], ownerUserId: userId });
+    const eventId = await emit(server.deps.db, {
+      type: 'breakdown.generated',
+      payload: PAYLOADS['breakdown.generated'],
+      ownerUserId: userId,
+    });
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
       return rows[0]?.status === 'delivered' ? rows : undefined;
@@ -358,7 +517,11 @@ describe('fan-out and delivery', () => {
     r.setDefault({ status: 410 });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['submission.queued']);
-    const eventId = await emit(server.deps.db, { type: 'submission.queued', payload: PAYLOADS['submission.queued'], ownerUserId: userId });
+    const eventId = await emit(server.deps.db, {
+      type: 'submission.queued',
+      payload: PAYLOADS['submission.queued'],
+      ownerUserId: userId,
+    });
     await r.waitForRequests(1);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
@@ -371,11 +534,23 @@ describe('fan-out and delivery', () => {
     await seriesEnded(delivery.id); // no retry can come after this
     expect(r.requests).toHaveLength(1);
     expect(await attemptRows(server.deps.db, delivery.id)).toHaveLength(1);
-    const later = await emit(server.deps.db, { type: 'submission.queued', payload: PAYLOADS['submission.queued'], ownerUserId: userId });
-    await eventually(async () => (await server.deps.db.query('SELECT dispatched_at FROM outbox_events WHERE id = $1', [later])).rows[0].dispatched_at !== null);
+    const later = await emit(server.deps.db, {
+      type: 'submission.queued',
+      payload: PAYLOADS['submission.queued'],
+      ownerUserId: userId,
+    });
+    await eventually(
+      async () =>
+        (await server.deps.db.query('SELECT dispatched_at FROM outbox_events WHERE id = $1', [later])).rows[0]
+          .dispatched_at !== null,
+    );
     expect(await deliveriesOfEvent(server.deps.db, later)).toEqual([]);
     // Replaying to a disabled subscription is refused.
-    const replay = await server.request('POST', `/api/v1/webhooks/${sub.id}/deliveries/${delivery.id}/replay`, { auth: user.jwt });
+    const replay = await server.request(
+      'POST',
+      `/api/v1/webhooks/${sub.id}/deliveries/${delivery.id}/replay`,
+      { auth: user.jwt },
+    );
     expect([replay.status, replay.body.error.code]).toEqual([400, 'WEBHOOK_INACTIVE']);
   });
 
@@ -383,9 +558,16 @@ describe('fan-out and delivery', () => {
     const r = await receiver();
     const { user, userId } = await owner();
     await subscribe(user, r.url, ['submission.received']);
-    const { deliveryIds } = await manualDeliveries(server.deps.db, { type: 'submission.received', payload: PAYLOADS['submission.received'], ownerUserId: userId });
+    const { deliveryIds } = await manualDeliveries(server.deps.db, {
+      type: 'submission.received',
+      payload: PAYLOADS['submission.received'],
+      ownerUserId: userId,
+    });
     // As if the process died between committing the delivery and starting its workflow.
-    await server.deps.db.query(`UPDATE webhook_deliveries SET workflow_started_at = NULL, updated_at = now() - interval '10 seconds' WHERE id = $1`, [deliveryIds[0]]);
+    await server.deps.db.query(
+      `UPDATE webhook_deliveries SET workflow_started_at = NULL, updated_at = now() - interval '10 seconds' WHERE id = $1`,
+      [deliveryIds[0]],
+    );
     const [req] = await r.waitForRequests(1, 15_000);
     expect(req!.headers['x-svc-delivery-id']).toBe(deliveryIds[0]);
     await eventually(async () => (await deliveryRow(server.deps.db, deliveryIds[0]!)).status === 'delivered');
@@ -394,11 +576,20 @@ describe('fan-out and delivery', () => {
 
 describe('subscription health', () => {
   async function runDelivery(userId: string, delays: number[]): Promise<string> {
-    const { deliveryIds } = await manualDeliveries(server.deps.db, { type: 'submission.failed', payload: PAYLOADS['submission.failed'], ownerUserId: userId });
+    const { deliveryIds } = await manualDeliveries(server.deps.db, {
+      type: 'submission.failed',
+      payload: PAYLOADS['submission.failed'],
+      ownerUserId: userId,
+    });
     expect(deliveryIds).toHaveLength(1);
     const id = deliveryIds[0]!;
     const client = await server.deps.temporal();
-    await startDeliveryWorkflow(client, server.config, { id, series: 0, workflow_id: `webhook-delivery-${id}` }, { retryDelaysMs: delays });
+    await startDeliveryWorkflow(
+      client,
+      server.config,
+      { id, series: 0, workflow_id: `webhook-delivery-${id}` },
+      { retryDelaysMs: delays },
+    );
     const t0 = Date.now();
     await client.workflow.getHandle(`webhook-delivery-${id}`).result();
     if (process.env.WH_DEBUG) console.log('delivery took', Date.now() - t0);
@@ -430,7 +621,13 @@ describe('subscription health', () => {
     expect((await subscriptionRow(server.deps.db, sub.id)).status).toBe('active'); // 17 failures in all, 8 consecutive
 
     // A delivery created while the subscription is still active, attempted only after the disable.
-    const { deliveryIds: [afterDisable] } = await manualDeliveries(server.deps.db, { type: 'submission.failed', payload: PAYLOADS['submission.failed'], ownerUserId: userId });
+    const {
+      deliveryIds: [afterDisable],
+    } = await manualDeliveries(server.deps.db, {
+      type: 'submission.failed',
+      payload: PAYLOADS['submission.failed'],
+      ownerUserId: userId,
+    });
     // Attempts 9 and 10 (a series of two). The disable is the health workflow's, asynchronous: wait for
     // it, not for a retry delay long enough "to leave it time" (a bet on the machine's speed).
     const last = await runDelivery(userId, [50]);
@@ -438,18 +635,39 @@ describe('subscription health', () => {
       const row = await subscriptionRow(server.deps.db, sub.id);
       return row.status === 'disabled' ? row : undefined;
     });
-    expect(s).toMatchObject({ status: 'disabled', failure_count: 10, disabled_reason: '10 consecutive failed delivery attempts' });
+    expect(s).toMatchObject({
+      status: 'disabled',
+      failure_count: 10,
+      disabled_reason: '10 consecutive failed delivery attempts',
+    });
     expect((await attemptRows(server.deps.db, last)).map((a) => a.attempt_number)).toEqual([1, 2]);
     // The next attempt reads the status first: not made.
     const client = await server.deps.temporal();
-    await startDeliveryWorkflow(client, server.config, { id: afterDisable!, series: 0, workflow_id: `webhook-delivery-${afterDisable}` }, { retryDelaysMs: fast });
-    expect(await client.workflow.getHandle(`webhook-delivery-${afterDisable}`).result()).toEqual({ status: 'dead_letter', attempts: 0 });
+    await startDeliveryWorkflow(
+      client,
+      server.config,
+      { id: afterDisable!, series: 0, workflow_id: `webhook-delivery-${afterDisable}` },
+      { retryDelaysMs: fast },
+    );
+    expect(await client.workflow.getHandle(`webhook-delivery-${afterDisable}`).result()).toEqual({
+      status: 'dead_letter',
+      attempts: 0,
+    });
     expect(await attemptRows(server.deps.db, afterDisable!)).toEqual([]);
-    expect(await deliveryRow(server.deps.db, afterDisable!)).toMatchObject({ status: 'dead_letter', last_error: 'subscription is disabled; not attempted' });
-    expect(await subscriptionRow(server.deps.db, sub.id)).toMatchObject({ status: 'disabled', failure_count: 10 });
+    expect(await deliveryRow(server.deps.db, afterDisable!)).toMatchObject({
+      status: 'dead_letter',
+      last_error: 'subscription is disabled; not attempted',
+    });
+    expect(await subscriptionRow(server.deps.db, sub.id)).toMatchObject({
+      status: 'disabled',
+      failure_count: 10,
+    });
 
     // Re-enable: count reset, deliveries flow again; a fresh count starts from 0.
-    const patched = await server.request('PATCH', `/api/v1/webhooks/${sub.id}`, { auth: user.jwt, body: { active: true } });
+    const patched = await server.request('PATCH', `/api/v1/webhooks/${sub.id}`, {
+      auth: user.jwt,
+      body: { active: true },
+    });
     expect(patched.body.data).toMatchObject({ status: 'active', failure_count: 0 });
     r.enqueue({ status: 500 });
     r.setDefault({ status: 200 });
@@ -459,7 +677,11 @@ describe('subscription health', () => {
     // has taken in the new generation's failure and then its success (signals are processed in order;
     // they may still be queued when the delivery workflow ends).
     await eventually(async () => {
-      const state = await (await server.deps.temporal()).workflow.getHandle(healthWorkflowId(sub.id)).query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
+      const state = await (
+        await server.deps.temporal()
+      ).workflow
+        .getHandle(healthWorkflowId(sub.id))
+        .query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
       return state.generation === 1 && state.failureCount === 0;
     });
   });
@@ -475,10 +697,13 @@ describe('subscription health', () => {
     });
     const firstRun = handle.firstExecutionRunId;
     const signal = (key: string, generation: number, success: boolean) =>
-      client.workflow.getHandle(workflowId).signal(ATTEMPT_OUTCOME_SIGNAL, { key, subscriptionId, generation, success, gone: false });
+      client.workflow
+        .getHandle(workflowId)
+        .signal(ATTEMPT_OUTCOME_SIGNAL, { key, subscriptionId, generation, success, gone: false });
     for (let i = 1; i <= 7; i++) await signal(`k${i}`, 0, false);
     await signal('k7', 0, false); // a retried activity's duplicate
-    const state = () => client.workflow.getHandle(workflowId).query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
+    const state = () =>
+      client.workflow.getHandle(workflowId).query<SubscriptionHealthState>(HEALTH_STATE_QUERY);
     await eventually(async () => (await state()).failureCount === 7);
     // Continued as new (after 3 signals), the count carried over.
     await eventually(async () => (await client.workflow.getHandle(workflowId).describe()).runId !== firstRun);
@@ -501,14 +726,20 @@ describe('replay and listing', () => {
     r.setDefault({ status: 500 });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['submission.completed']);
-    const eventId = await emit(server.deps.db, { type: 'submission.completed', payload: PAYLOADS['submission.completed'], ownerUserId: userId });
+    const eventId = await emit(server.deps.db, {
+      type: 'submission.completed',
+      payload: PAYLOADS['submission.completed'],
+      ownerUserId: userId,
+    });
     await r.waitForRequests(4);
     const [dead] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
       return rows[0]?.status === 'dead_letter' ? rows : undefined;
     });
     r.setDefault({ status: 200 });
-    const replay = await server.request('POST', `/api/v1/webhooks/${sub.id}/deliveries/${dead.id}/replay`, { auth: user.jwt });
+    const replay = await server.request('POST', `/api/v1/webhooks/${sub.id}/deliveries/${dead.id}/replay`, {
+      auth: user.jwt,
+    });
     expect(replay.status).toBe(202);
     expect(replay.body.data).toMatchObject({ id: dead.id, event_id: eventId, replay_count: 1 });
     await r.waitForRequests(5);
@@ -518,11 +749,15 @@ describe('replay and listing', () => {
     expect(fifth.rawBody).toBe(r.requests[0]!.rawBody);
     expect(await verifySignatures(fifth)).toBe(true);
     await eventually(async () => (await deliveryRow(server.deps.db, dead.id)).status === 'delivered');
-    const replayRun = (await server.deps.temporal()).workflow.getHandle(`webhook-delivery-${dead.id}-replay-1`);
+    const replayRun = (await server.deps.temporal()).workflow.getHandle(
+      `webhook-delivery-${dead.id}-replay-1`,
+    );
     expect(await replayRun.result()).toEqual({ status: 'delivered', attempts: 1 });
 
     const admin = await newAdmin(server);
-    const again = await server.request('POST', `/api/v1/webhooks/${sub.id}/deliveries/${dead.id}/replay`, { auth: admin.jwt });
+    const again = await server.request('POST', `/api/v1/webhooks/${sub.id}/deliveries/${dead.id}/replay`, {
+      auth: admin.jwt,
+    });
     expect(again.status).toBe(202);
     expect(again.body.data.replay_count).toBe(2);
     await r.waitForRequests(6);
@@ -530,15 +765,21 @@ describe('replay and listing', () => {
     await eventually(async () => (await deliveryRow(server.deps.db, dead.id)).status === 'delivered');
 
     const listed = await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries`, { auth: user.jwt });
-    expect(listed.body.data[0].attempts.map((a: any) => [a.replay, a.attempt_number, a.status_code])).toEqual([
-      [0, 1, 500],
-      [0, 2, 500],
-      [0, 3, 500],
-      [0, 4, 500],
-      [1, 1, 200],
-      [2, 1, 200],
-    ]);
-    const missing = await server.request('POST', `/api/v1/webhooks/${sub.id}/deliveries/whd_${'0'.repeat(32)}/replay`, { auth: user.jwt });
+    expect(listed.body.data[0].attempts.map((a: any) => [a.replay, a.attempt_number, a.status_code])).toEqual(
+      [
+        [0, 1, 500],
+        [0, 2, 500],
+        [0, 3, 500],
+        [0, 4, 500],
+        [1, 1, 200],
+        [2, 1, 200],
+      ],
+    );
+    const missing = await server.request(
+      'POST',
+      `/api/v1/webhooks/${sub.id}/deliveries/whd_${'0'.repeat(32)}/replay`,
+      { auth: user.jwt },
+    );
     expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
   });
 
@@ -548,26 +789,51 @@ describe('replay and listing', () => {
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['session.created']);
     const since = new Date(Date.now() - 1000).toISOString();
-    await emit(server.deps.db, { type: 'session.created', payload: PAYLOADS['session.created'], ownerUserId: userId });
-    await emit(server.deps.db, { type: 'session.created', payload: PAYLOADS['session.created'], ownerUserId: userId });
+    await emit(server.deps.db, {
+      type: 'session.created',
+      payload: PAYLOADS['session.created'],
+      ownerUserId: userId,
+    });
+    await emit(server.deps.db, {
+      type: 'session.created',
+      payload: PAYLOADS['session.created'],
+      ownerUserId: userId,
+    });
     await r.waitForRequests(8);
     await eventually(async () => {
-      const rows = (await server.deps.db.query(`SELECT status FROM webhook_deliveries WHERE subscription_id = $1`, [sub.id])).rows;
+      const rows = (
+        await server.deps.db.query(`SELECT status FROM webhook_deliveries WHERE subscription_id = $1`, [
+          sub.id,
+        ])
+      ).rows;
       return rows.length === 2 && rows.every((x) => x.status === 'dead_letter');
     });
     r.setDefault({ status: 200 });
-    const notAdmin = await server.request('POST', `/api/v1/admin/webhooks/${sub.id}/replay-dead-letters`, { auth: user.jwt, body: { since } });
+    const notAdmin = await server.request('POST', `/api/v1/admin/webhooks/${sub.id}/replay-dead-letters`, {
+      auth: user.jwt,
+      body: { since },
+    });
     expect(notAdmin.status).toBe(403);
     const admin = await newAdmin(server);
-    const res = await server.request('POST', `/api/v1/admin/webhooks/${sub.id}/replay-dead-letters`, { auth: admin.jwt, body: { since } });
+    const res = await server.request('POST', `/api/v1/admin/webhooks/${sub.id}/replay-dead-letters`, {
+      auth: admin.jwt,
+      body: { since },
+    });
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ replayed: 2, truncated: false });
     await r.waitForRequests(10);
     await eventually(async () => {
-      const rows = (await server.deps.db.query(`SELECT status FROM webhook_deliveries WHERE subscription_id = $1`, [sub.id])).rows;
+      const rows = (
+        await server.deps.db.query(`SELECT status FROM webhook_deliveries WHERE subscription_id = $1`, [
+          sub.id,
+        ])
+      ).rows;
       return rows.every((x) => x.status === 'delivered');
     });
-    const none = await server.request('POST', `/api/v1/admin/webhooks/${sub.id}/replay-dead-letters`, { auth: admin.jwt, body: { since } });
+    const none = await server.request('POST', `/api/v1/admin/webhooks/${sub.id}/replay-dead-letters`, {
+      auth: admin.jwt,
+      body: { since },
+    });
     expect(none.body.data.replayed).toBe(0);
   });
 
@@ -576,10 +842,24 @@ describe('replay and listing', () => {
     r.setDefault({ status: 500 });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['submission.received']);
-    await emit(server.deps.db, { type: 'submission.received', payload: PAYLOADS['submission.received'], ownerUserId: userId });
-    await emit(server.deps.db, { type: 'submission.received', payload: PAYLOADS['submission.received'], ownerUserId: userId });
+    await emit(server.deps.db, {
+      type: 'submission.received',
+      payload: PAYLOADS['submission.received'],
+      ownerUserId: userId,
+    });
+    await emit(server.deps.db, {
+      type: 'submission.received',
+      payload: PAYLOADS['submission.received'],
+      ownerUserId: userId,
+    });
     await r.waitForRequests(8);
-    const statuses = async () => (await server.deps.db.query(`SELECT id, status FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY seq`, [sub.id])).rows;
+    const statuses = async () =>
+      (
+        await server.deps.db.query(
+          `SELECT id, status FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY seq`,
+          [sub.id],
+        )
+      ).rows;
     await eventually(async () => (await statuses()).every((x) => x.status === 'dead_letter'));
     const [first, second] = await statuses();
     r.setDefault({ status: 200 });
@@ -587,7 +867,11 @@ describe('replay and listing', () => {
     const out: string[] = [];
     const errs: string[] = [];
     const cli = async (...argv: string[]) =>
-      runCli(argv, await loadCommands(), { env: { ...process.env, API_BASE_URL: server.baseUrl }, out: (t) => out.push(t), err: (t) => errs.push(t) });
+      runCli(argv, await loadCommands(), {
+        env: { ...process.env, API_BASE_URL: server.baseUrl },
+        out: (t) => out.push(t),
+        err: (t) => errs.push(t),
+      });
     expect(await cli('webhooks', 'deliveries', sub.id, '--status', 'dead_letter')).toBe(0);
     expect(out.join('\n')).toContain(first.id);
     expect(await cli('webhooks', 'replay', first.id)).toBe(0);
@@ -596,7 +880,12 @@ describe('replay and listing', () => {
     expect(await cli('webhooks', 'replay-dead-letters', sub.id, '--since', '1h')).toBe(0);
     expect(out).toContain(`  ${second.id}`);
     await eventually(async () => (await deliveryRow(server.deps.db, second.id)).status === 'delivered');
-    expect(r.requests.filter((q) => q.answered && 'status' in q.answered && q.answered.status === 200).map((q) => q.headers['x-svc-delivery-id']).sort()).toEqual([first.id, second.id].sort());
+    expect(
+      r.requests
+        .filter((q) => q.answered && 'status' in q.answered && q.answered.status === 200)
+        .map((q) => q.headers['x-svc-delivery-id'])
+        .sort(),
+    ).toEqual([first.id, second.id].sort());
     expect(await cli('webhooks', 'replay', 'not-a-delivery')).toBe(2);
     expect(await cli('webhooks', 'replay-dead-letters', sub.id, '--since', 'yesterday')).toBe(2);
     expect(errs.join('\n')).toMatch(/--since must be/);
@@ -607,10 +896,22 @@ describe('replay and listing', () => {
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['breakdown.generated']);
     const eventIds: string[] = [];
-    for (let i = 0; i < 22; i++) eventIds.push(await emit(server.deps.db, { type: 'breakdown.generated', payload: PAYLOADS['breakdown.generated'], ownerUserId: userId }));
+    for (let i = 0; i < 22; i++)
+      eventIds.push(
+        await emit(server.deps.db, {
+          type: 'breakdown.generated',
+          payload: PAYLOADS['breakdown.generated'],
+          ownerUserId: userId,
+        }),
+      );
     await r.waitForRequests(22);
     await eventually(async () => {
-      const n = (await server.deps.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'delivered'`, [sub.id])).rows[0].n;
+      const n = (
+        await server.deps.db.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'delivered'`,
+          [sub.id],
+        )
+      ).rows[0].n;
       return n === 22;
     });
     const listed = await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries`, { auth: user.jwt });
@@ -633,8 +934,20 @@ describe('replay and listing', () => {
       updated_at: expect.any(String),
       attempts: [expect.objectContaining({ attempt_number: 1, success: true, status_code: 200 })],
     });
-    expect((await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries?status=delivered`, { auth: user.jwt })).body.data).toHaveLength(20);
-    expect((await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries?status=retrying`, { auth: user.jwt })).body.data).toEqual([]);
+    expect(
+      (
+        await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries?status=delivered`, {
+          auth: user.jwt,
+        })
+      ).body.data,
+    ).toHaveLength(20);
+    expect(
+      (
+        await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries?status=retrying`, {
+          auth: user.jwt,
+        })
+      ).body.data,
+    ).toEqual([]);
   });
 });
 
@@ -650,16 +963,49 @@ describe('SSRF at attempt time (after DNS resolution)', () => {
       ['169.254.169.254', true],
     ] as const) {
       const activities = createWebhookActivities(
-        { config: { ...server.config, WEBHOOK_ALLOW_PRIVATE: allowPrivate }, db: server.deps.db, logger: server.deps.logger, temporal: server.deps.temporal },
+        {
+          config: { ...server.config, WEBHOOK_ALLOW_PRIVATE: allowPrivate },
+          db: server.deps.db,
+          logger: server.deps.logger,
+          temporal: server.deps.temporal,
+        },
         { lookup: async () => [{ address, family: 4 }] },
       );
-      const { deliveryIds } = await manualDeliveries(server.deps.db, { type: 'submission.completed', payload: PAYLOADS['submission.completed'], ownerUserId: userId });
-      const result = await activities.deliverWebhookAttempt({ deliveryId: deliveryIds[0]!, series: 0, attemptNumber: 1, totalAttempts: 4, timeoutMs: 2000, nextDelayMs: 100 });
-      expect(result).toMatchObject({ attempted: true, ok: false, statusCode: null, final: false, deliveryStatus: 'retrying' });
+      const { deliveryIds } = await manualDeliveries(server.deps.db, {
+        type: 'submission.completed',
+        payload: PAYLOADS['submission.completed'],
+        ownerUserId: userId,
+      });
+      const result = await activities.deliverWebhookAttempt({
+        deliveryId: deliveryIds[0]!,
+        series: 0,
+        attemptNumber: 1,
+        totalAttempts: 4,
+        timeoutMs: 2000,
+        nextDelayMs: 100,
+      });
+      expect(result).toMatchObject({
+        attempted: true,
+        ok: false,
+        statusCode: null,
+        final: false,
+        deliveryStatus: 'retrying',
+      });
       const [attempt] = await attemptRows(server.deps.db, deliveryIds[0]!);
-      expect(attempt.error).toMatch(new RegExp(`^refused target: host hooks\\.example\\.com resolves to ${address.replace(/\./g, '\\.')}`));
+      expect(attempt.error).toMatch(
+        new RegExp(
+          `^refused target: host hooks\\.example\\.com resolves to ${address.replace(/\./g, '\\.')}`,
+        ),
+      );
       // Retried activity: the recorded attempt is returned, nothing is sent again.
-      const again = await activities.deliverWebhookAttempt({ deliveryId: deliveryIds[0]!, series: 0, attemptNumber: 1, totalAttempts: 4, timeoutMs: 2000, nextDelayMs: 100 });
+      const again = await activities.deliverWebhookAttempt({
+        deliveryId: deliveryIds[0]!,
+        series: 0,
+        attemptNumber: 1,
+        totalAttempts: 4,
+        timeoutMs: 2000,
+        nextDelayMs: 100,
+      });
       expect(again).toMatchObject({ attempted: true, ok: false });
       expect(await attemptRows(server.deps.db, deliveryIds[0]!)).toHaveLength(1);
     }

@@ -31,7 +31,10 @@ test('a challenge lifecycle and a judged submission reach the subscriber as sign
   const agent = await newAgent(server);
   const other = await newAgent(server);
   const sub = await createWebhook(server, agent.token, { url: mine.url, events: [...EVENT_TYPES] });
-  const otherSub = await createWebhook(server, other.token, { url: theirs.url, events: ['submission.completed', 'result.finalized', 'challenge.retired'] });
+  const otherSub = await createWebhook(server, other.token, {
+    url: theirs.url,
+    events: ['submission.completed', 'result.finalized', 'challenge.retired'],
+  });
 
   const challenge = await createActive(server);
   const sessionId = await sessionFor(server, agent, challenge.id);
@@ -66,7 +69,9 @@ test('a challenge lifecycle and a judged submission reach the subscriber as sign
   const byType = new Map(received.map((r) => [r.headers['x-svc-event'], r]));
   for (const r of received) {
     expect(await verifyGithubStyle(TEST_SECRET, r.rawBody, r.headers['x-svc-signature']!)).toBe(true);
-    expect(() => new Webhook(Buffer.from(TEST_SECRET).toString('base64')).verify(r.rawBody, r.headers)).not.toThrow();
+    expect(() =>
+      new Webhook(Buffer.from(TEST_SECRET).toString('base64')).verify(r.rawBody, r.headers),
+    ).not.toThrow();
     expect(r.headers['x-svc-event-version']).toBe('1');
     // One attempt each, recorded when its request went out (batched or not): received at or after it.
     // (The row is written once the answer is in, so it may lag the receiver a moment.)
@@ -77,19 +82,39 @@ test('a challenge lifecycle and a judged submission reach the subscriber as sign
     expectAttemptTimesKeepDelays([r], attempts, []);
   }
   const body = (t: string) => JSON.parse(byType.get(t)!.rawBody);
-  expect(body('challenge.published')).toMatchObject({ event_type: 'challenge.published', challenge_id: challenge.id, data: { challenge_id: challenge.id, status: 'active' } });
-  expect(body('session.created').data).toMatchObject({ session_id: sessionId, challenge_id: challenge.id, agent_id: agent.agentId });
-  expect(body('submission.completed')).toMatchObject({ submission_id: submissionId, data: { submission_id: submissionId, submission_status: 'completed' } });
+  expect(body('challenge.published')).toMatchObject({
+    event_type: 'challenge.published',
+    challenge_id: challenge.id,
+    data: { challenge_id: challenge.id, status: 'active' },
+  });
+  expect(body('session.created').data).toMatchObject({
+    session_id: sessionId,
+    challenge_id: challenge.id,
+    agent_id: agent.agentId,
+  });
+  expect(body('submission.completed')).toMatchObject({
+    submission_id: submissionId,
+    data: { submission_id: submissionId, submission_status: 'completed' },
+  });
   const finalized = body('result.finalized');
-  expect(finalized).toMatchObject({ submission_id: submissionId, challenge_id: challenge.id, data: { submission_id: submissionId, challenge_id: challenge.id } });
+  expect(finalized).toMatchObject({
+    submission_id: submissionId,
+    challenge_id: challenge.id,
+    data: { submission_id: submissionId, challenge_id: challenge.id },
+  });
   expect(typeof finalized.data.final_score).toBe('number');
   expect(judged.submission_status).toBe('complete');
   expect(finalized.data.result_state).toBe('scored');
-  expect(body('challenge.quarantined').data).toEqual({ challenge_id: challenge.id, reason: 'answers leaked' });
+  expect(body('challenge.quarantined').data).toEqual({
+    challenge_id: challenge.id,
+    reason: 'answers leaked',
+  });
   expect(body('challenge.retired').data).toEqual({ challenge_id: challenge.id });
 
   // Another user's subscription gets the public challenge news, never this agent's submission events.
-  await eventually(async () => theirs.requests.some((r) => about(r) && r.headers['x-svc-event'] === 'challenge.retired'));
+  await eventually(async () =>
+    theirs.requests.some((r) => about(r) && r.headers['x-svc-event'] === 'challenge.retired'),
+  );
   expect(theirs.requests.filter(about).map((r) => r.headers['x-svc-event'])).toEqual(['challenge.retired']);
 
   const listed = await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries`, { auth: agent.token });

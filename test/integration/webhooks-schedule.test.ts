@@ -63,7 +63,11 @@ async function expectRealSchedule(id: string, r: TestReceiver): Promise<string> 
   const stamps = requests.map((q) => Number(q.headers['webhook-timestamp']));
   expect(stamps[3]! - stamps[0]!).toBeGreaterThanOrEqual(35);
   expect(stamps[3]! - stamps[0]!).toBeLessThanOrEqual(37);
-  expect(await deliveryRow(server.deps.db, id)).toMatchObject({ status: 'dead_letter', attempt_count: 4, last_status_code: 503 });
+  expect(await deliveryRow(server.deps.db, id)).toMatchObject({
+    status: 'dead_letter',
+    attempt_count: 4,
+    last_status_code: 503,
+  });
   return `received ${received.join(', ')}; recorded ${recorded.join(', ')}`;
 }
 
@@ -77,23 +81,49 @@ test('real schedule: attempts at 0, 1, 6 and 36 s (never early, ≤ 250 ms late)
   const user = await newUser(server);
   await createWebhook(server, user.jwt, { url: receiver.url, events: ['submission.completed'] }); // owner-scoped: no broadcast from other suites
   const userId = await userIdOf(server.deps.db, user.subject);
-  const { deliveryIds } = await manualDeliveries(server.deps.db, { type: 'submission.completed', payload: { submission_id: randomUUID() }, ownerUserId: userId });
+  const { deliveryIds } = await manualDeliveries(server.deps.db, {
+    type: 'submission.completed',
+    payload: { submission_id: randomUUID() },
+    ownerUserId: userId,
+  });
   const id = deliveryIds[0]!;
-  await startDeliveryWorkflow(client, server.config, { id, series: 0, workflow_id: `webhook-delivery-${id}` }, schedule);
+  await startDeliveryWorkflow(
+    client,
+    server.config,
+    { id, series: 0, workflow_id: `webhook-delivery-${id}` },
+    schedule,
+  );
 
   // 2. Side by side: attempt 1 made by a first-attempt batch, then handed over for the retries.
   batchFailing.setDefault({ status: 503 });
   const batchUser = await newUser(server);
-  const failingSub = await createWebhook(server, batchUser.jwt, { url: batchFailing.url, events: ['submission.completed'] });
+  const failingSub = await createWebhook(server, batchUser.jwt, {
+    url: batchFailing.url,
+    events: ['submission.completed'],
+  });
   await createWebhook(server, batchUser.jwt, { url: batchHealthy.url, events: ['submission.completed'] });
   const batchUserId = await userIdOf(server.deps.db, batchUser.subject);
-  const batch = await manualFirstAttemptBatch(server.deps.db, { type: 'submission.completed', payload: { submission_id: randomUUID() }, ownerUserId: batchUserId });
+  const batch = await manualFirstAttemptBatch(server.deps.db, {
+    type: 'submission.completed',
+    payload: { submission_id: randomUUID() },
+    ownerUserId: batchUserId,
+  });
   const handedOver = batch.deliveries.find((d) => d.subscription_id === failingSub.id)!;
   const errors: unknown[] = [];
-  await startDeliveryWorkflows(client, server.deps.db, server.config, batch.deliveries, (err) => errors.push(err), schedule);
+  await startDeliveryWorkflows(
+    client,
+    server.deps.db,
+    server.config,
+    batch.deliveries,
+    (err) => errors.push(err),
+    schedule,
+  );
   expect(errors).toEqual([]);
 
-  const [single, batched] = await Promise.all([expectRealSchedule(id, receiver), expectRealSchedule(handedOver.id, batchFailing)]);
+  const [single, batched] = await Promise.all([
+    expectRealSchedule(id, receiver),
+    expectRealSchedule(handedOver.id, batchFailing),
+  ]);
   expect(batchHealthy.requests).toHaveLength(1);
   console.log(`real schedule offsets (ms): own workflow ${single}; batch then hand-over ${batched}`);
 }, 120_000);

@@ -42,19 +42,52 @@ export const NASTY_STRINGS = [
   '\t',
 ];
 
-const UNICODE_UNITS = ['a', 'Z', '0', ' ', 'é', 'ß', '中', '😀', '👍🏽', '\u202E', '\u200F', '\u0301', '\uD800', '\uDFFF', 'Ω', '\u00A0', '\n', '"', '\\', '/'];
+const UNICODE_UNITS = [
+  'a',
+  'Z',
+  '0',
+  ' ',
+  'é',
+  'ß',
+  '中',
+  '😀',
+  '👍🏽',
+  '\u202E',
+  '\u200F',
+  '\u0301',
+  '\uD800',
+  '\uDFFF',
+  'Ω',
+  '\u00A0',
+  '\n',
+  '"',
+  '\\',
+  '/',
+];
 /** Mostly printable unicode; NUL now and then (PostgreSQL text and jsonb cannot hold it). */
-const unicodeUnit = fc.oneof({ weight: 150, arbitrary: fc.constantFrom(...UNICODE_UNITS) }, { weight: 1, arbitrary: fc.constant('\u0000') });
-export const unicodeString = (minLength = 0, maxLength = 24) => fc.string({ unit: unicodeUnit, minLength, maxLength });
+const unicodeUnit = fc.oneof(
+  { weight: 150, arbitrary: fc.constantFrom(...UNICODE_UNITS) },
+  { weight: 1, arbitrary: fc.constant('\u0000') },
+);
+export const unicodeString = (minLength = 0, maxLength = 24) =>
+  fc.string({ unit: unicodeUnit, minLength, maxLength });
 
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
   { weight: 3, arbitrary: unicodeString() },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }) },
   { weight: 1, arbitrary: fc.string({ maxLength: 24 }) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...NASTY_STRINGS), unicodeString()).map(([a, b]) => a + b) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom(...NASTY_STRINGS), unicodeString()).map(([a, b]) => a + b),
+  },
   // long strings (beyond every documented maximum; bodies stay under the 2 MiB limit)
-  { weight: 1, arbitrary: fc.constantFrom(101, 256, 1001, 2001, 100_001, 300_000).map((n) => '😀x'.repeat(Math.ceil(n / 3)).slice(0, n)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(101, 256, 1001, 2001, 100_001, 300_000)
+      .map((n) => '😀x'.repeat(Math.ceil(n / 3)).slice(0, n)),
+  },
 );
 
 const junkNumber = fc.oneof(
@@ -153,19 +186,39 @@ function stringArb(checks: Check[], fieldName: string | undefined, ctx: ZodArbCo
   if (has('datetime')) {
     return fc.oneof(
       { weight: 2, arbitrary: fc.constantFrom(...DATETIMES) },
-      { weight: 8, arbitrary: fc.date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2100-01-01') }).map((d) => d.toISOString()) },
+      {
+        weight: 8,
+        arbitrary: fc
+          .date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2100-01-01') })
+          .map((d) => d.toISOString()),
+      },
       { weight: 1, arbitrary: nastyString },
     );
   }
-  if (has('url') || fieldName === 'url') return fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...ctx.urlPool) }, { weight: 1, arbitrary: nastyString });
+  if (has('url') || fieldName === 'url')
+    return fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(...ctx.urlPool) },
+      { weight: 1, arbitrary: nastyString },
+    );
   const vocabulary = fieldName ? ctx.vocabulary[fieldName] : undefined;
-  if (vocabulary?.length) return fc.oneof({ weight: 10, arbitrary: fc.constantFrom(...vocabulary) }, { weight: 1, arbitrary: nastyString });
+  if (vocabulary?.length)
+    return fc.oneof(
+      { weight: 10, arbitrary: fc.constantFrom(...vocabulary) },
+      { weight: 1, arbitrary: nastyString },
+    );
   const regex = has('regex');
-  if (regex?.regex) return fc.oneof({ weight: 8, arbitrary: fc.stringMatching(regex.regex) }, { weight: 1, arbitrary: nastyString });
+  if (regex?.regex)
+    return fc.oneof(
+      { weight: 8, arbitrary: fc.stringMatching(regex.regex) },
+      { weight: 1, arbitrary: nastyString },
+    );
   const min = (has('min')?.value as number | undefined) ?? (has('length')?.value as number | undefined) ?? 0;
   const max = (has('max')?.value as number | undefined) ?? (has('length')?.value as number | undefined) ?? 40;
   return fc.oneof(
-    { weight: 16, arbitrary: unicodeString(Math.min(min, 40), Math.max(Math.min(max, 40), Math.min(min, 40))) },
+    {
+      weight: 16,
+      arbitrary: unicodeString(Math.min(min, 40), Math.max(Math.min(max, 40), Math.min(min, 40))),
+    },
     { weight: 1, arbitrary: fc.constant('😀'.repeat(Math.ceil((max + 1) / 2))) }, // just over max in UTF-16 units
     { weight: 1, arbitrary: nastyString },
   );
@@ -177,16 +230,33 @@ function numberArb(checks: Check[]): fc.Arbitrary<number> {
   const max = checks.find((c) => c.kind === 'max')?.value as number | undefined;
   const lo = Math.max(min ?? -1e6, -1e9);
   const hi = Math.min(max ?? 1e6, 1e9);
-  const inRange = isInt ? fc.integer({ min: Math.ceil(lo), max: Math.floor(hi) }) : fc.double({ min: lo, max: hi, noNaN: true });
-  const edges = [min, max, min !== undefined ? min - 1 : undefined, max !== undefined ? max + 1 : undefined, 0.5].filter((v): v is number => v !== undefined);
-  return fc.oneof({ weight: 12, arbitrary: inRange }, { weight: 2, arbitrary: fc.constantFrom(...edges) }, { weight: 1, arbitrary: junkNumber });
+  const inRange = isInt
+    ? fc.integer({ min: Math.ceil(lo), max: Math.floor(hi) })
+    : fc.double({ min: lo, max: hi, noNaN: true });
+  const edges = [
+    min,
+    max,
+    min !== undefined ? min - 1 : undefined,
+    max !== undefined ? max + 1 : undefined,
+    0.5,
+  ].filter((v): v is number => v !== undefined);
+  return fc.oneof(
+    { weight: 12, arbitrary: inRange },
+    { weight: 2, arbitrary: fc.constantFrom(...edges) },
+    { weight: 1, arbitrary: junkNumber },
+  );
 }
 
 /**
  * Values that mostly satisfy the schema (types, bounds, enums, shapes), with hostile strings and
  * off-by-one numbers mixed in. Refinements are not solved: those values are simply rejected.
  */
-export function zodArb(schema: ZodTypeAny, ctx: ZodArbContext, depth = 0, fieldName?: string): fc.Arbitrary<unknown> {
+export function zodArb(
+  schema: ZodTypeAny,
+  ctx: ZodArbContext,
+  depth = 0,
+  fieldName?: string,
+): fc.Arbitrary<unknown> {
   if (depth > 8) return junkLeaf;
   const def = defOf(schema);
   const rec = (s: ZodTypeAny, name?: string) => zodArb(s, ctx, depth + 1, name ?? fieldName);
@@ -200,18 +270,30 @@ export function zodArb(schema: ZodTypeAny, ctx: ZodArbContext, depth = 0, fieldN
     case 'ZodLiteral':
       return fc.oneof({ weight: 12, arbitrary: fc.constant(def.value) }, { weight: 1, arbitrary: junkLeaf });
     case 'ZodEnum':
-      return fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...(def.values as string[])) }, { weight: 1, arbitrary: nastyString });
+      return fc.oneof(
+        { weight: 12, arbitrary: fc.constantFrom(...(def.values as string[])) },
+        { weight: 1, arbitrary: nastyString },
+      );
     case 'ZodNull':
       return fc.constant(null);
     case 'ZodOptional':
-      return fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: rec(def.innerType) });
+      return fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        { weight: 2, arbitrary: rec(def.innerType) },
+      );
     case 'ZodNullable':
-      return fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 3, arbitrary: rec(def.innerType) });
+      return fc.oneof(
+        { weight: 1, arbitrary: fc.constant(null) },
+        { weight: 3, arbitrary: rec(def.innerType) },
+      );
     case 'ZodDefault':
     case 'ZodCatch':
     case 'ZodBranded':
     case 'ZodReadonly':
-      return fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: rec(def.innerType ?? def.type) });
+      return fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        { weight: 3, arbitrary: rec(def.innerType ?? def.type) },
+      );
     case 'ZodEffects':
       return rec(def.schema);
     case 'ZodPipeline':
@@ -221,7 +303,10 @@ export function zodArb(schema: ZodTypeAny, ctx: ZodArbContext, depth = 0, fieldN
     case 'ZodArray': {
       const minLength = Math.min(def.minLength?.value ?? def.exactLength?.value ?? 0, 4);
       const maxLength = Math.max(minLength, Math.min(def.maxLength?.value ?? def.exactLength?.value ?? 4, 4));
-      return fc.oneof({ weight: 12, arbitrary: fc.array(rec(def.type), { minLength, maxLength }) }, { weight: 1, arbitrary: junkLeaf });
+      return fc.oneof(
+        { weight: 12, arbitrary: fc.array(rec(def.type), { minLength, maxLength }) },
+        { weight: 1, arbitrary: junkLeaf },
+      );
     }
     case 'ZodTuple':
       return fc.tuple(...(def.items as ZodTypeAny[]).map((s) => rec(s)));
@@ -234,9 +319,13 @@ export function zodArb(schema: ZodTypeAny, ctx: ZodArbContext, depth = 0, fieldN
       const shape = (schema as unknown as { shape: Record<string, ZodTypeAny> }).shape;
       // Optional fields are left out by their own arbitrary (undefined); dropping required ones is a mutation.
       const entries = Object.entries(shape).map(([k, s]) => [k, rec(s, k)] as const);
-      return fc.record(Object.fromEntries(entries)).map((obj) =>
-        Object.fromEntries(Object.entries(obj as Record<string, unknown>).filter(([, v]) => v !== undefined)),
-      );
+      return fc
+        .record(Object.fromEntries(entries))
+        .map((obj) =>
+          Object.fromEntries(
+            Object.entries(obj as Record<string, unknown>).filter(([, v]) => v !== undefined),
+          ),
+        );
     }
     default:
       return junkJson([], 2);
@@ -266,7 +355,11 @@ export function nearValidBody(schema: ZodTypeAny, ctx: ZodArbContext): fc.Arbitr
 /** Percent-encodes every byte outside the unreserved set (lone surrogates become U+FFFD). */
 export function pctEncode(s: string): string {
   return [...Buffer.from(s, 'utf8')]
-    .map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((b) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('');
 }
 
@@ -309,7 +402,12 @@ export function pathSegment(pool: string[], preferred: string[] = pool): fc.Arbi
     { weight: 1, arbitrary: fc.uuid().map((u) => u.toUpperCase()) },
     { weight: 4, arbitrary: fc.constantFrom(...MALFORMED_SEGMENTS) },
     { weight: 3, arbitrary: nastyString.filter((s) => s.length <= 300).map(pctEncode) },
-    { weight: 1, arbitrary: fc.tuple(fc.uuid(), fc.constantFrom('%00', '%20', '..', ';x=1', '%0A')).map(([u, s]) => u + s) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.uuid(), fc.constantFrom('%00', '%20', '..', ';x=1', '%0A'))
+        .map(([u, s]) => u + s),
+    },
   );
 }
 
@@ -326,18 +424,42 @@ export function queryString(schema: ZodTypeAny | undefined, ctx: ZodArbContext):
   const valueFor = (s: ZodTypeAny, name: string) =>
     fc
       .oneof(zodArb(s, ctx, 0, name), shortNasty)
-      .map((v) => (typeof v === 'string' ? v : v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)))
+      .map((v) =>
+        typeof v === 'string'
+          ? v
+          : v === undefined
+            ? ''
+            : typeof v === 'object'
+              ? JSON.stringify(v)
+              : String(v),
+      )
       .map((v) => v.slice(0, 300));
   const pair = known.length
     ? fc.oneof(
-        { weight: 3, arbitrary: fc.constantFrom(...known).chain(([name, s]) => valueFor(s, name).map((v) => [name, v] as const)) },
+        {
+          weight: 3,
+          arbitrary: fc
+            .constantFrom(...known)
+            .chain(([name, s]) => valueFor(s, name).map((v) => [name, v] as const)),
+        },
         { weight: 1, arbitrary: fc.tuple(shortNasty, shortNasty) },
       )
     : fc.tuple(shortNasty, shortNasty);
   return fc
     .tuple(
       fc.array(pair, { maxLength: 5 }),
-      fc.constantFrom('', '', '', '&', '&&==&', '&%zz=%E0%A4%A', '&a[b]=1&a[c]=2', '&=x', '&x', `&${'p'.repeat(1500)}=1`),
+      fc.constantFrom(
+        '',
+        '',
+        '',
+        '&',
+        '&&==&',
+        '&%zz=%E0%A4%A',
+        '&a[b]=1&a[c]=2',
+        '&=x',
+        '&x',
+        `&${'p'.repeat(1500)}=1`,
+      ),
     )
     .map(([pairs, raw]) => {
       const q = pairs.map(([k, v]) => `${pctEncode(k)}=${pctEncode(v)}`).join('&') + raw;
@@ -347,7 +469,13 @@ export function queryString(schema: ZodTypeAny | undefined, ctx: ZodArbContext):
 
 /** Header values Node will send (tab, printable ASCII, latin-1), so junk reaches the server. */
 export const headerValue: fc.Arbitrary<string> = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f && (c < 0x80 || c >= 0xa0)).map((c) => String.fromCharCode(c)), maxLength: 80 }),
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f && (c < 0x80 || c >= 0xa0))
+      .map((c) => String.fromCharCode(c)),
+    maxLength: 80,
+  }),
   fc.constantFrom('', ' ', '\t', 'null', 'x'.repeat(1000)),
 );
 

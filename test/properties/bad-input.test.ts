@@ -94,13 +94,22 @@ const stats = { requests: 0, accepted: 0, rejected: 0 };
 beforeAll(async () => {
   console.log(`bad-input properties: FC_SEED=${SEED} FC_RUNS=${RUNS}`);
   // Rate limits would turn most of these requests into 429s (they have their own suite).
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1' }, { logger: createLogger('error', 'bad-input', logSink) });
+  server = await startTestServer(
+    { RATE_LIMIT_DISABLED: '1' },
+    { logger: createLogger('error', 'bad-input', logSink) },
+  );
   creds = await buildCredentials(server);
   receiver = await startReceiver();
   // A challenge that never lapses (no time limit, no end), an open session, a judged submission with
   // a result and a webhook delivery, and sacrificial token/key ids for the revoke routes.
-  const challengeId = await newChallenge(server, { time_limit_minutes: null, max_submissions_per_session: 1000 });
-  const webhook = await createWebhook(server, creds.agent.token, { url: receiver.url, events: ['result.finalized'] });
+  const challengeId = await newChallenge(server, {
+    time_limit_minutes: null,
+    max_submissions_per_session: 1000,
+  });
+  const webhook = await createWebhook(server, creds.agent.token, {
+    url: receiver.url,
+    events: ['result.finalized'],
+  });
   const sessionId = await sessionFor(server, creds.agent, challengeId);
   const submitted = await submit(server, creds.agent.token, sessionId, { content: 'The answer is 42' });
   if (submitted.status !== 201) throw new Error(`submit failed: ${submitted.text}`);
@@ -110,17 +119,47 @@ beforeAll(async () => {
     body: { name: 'spare', scopes: ['challenge:read'], agent_id: creds.agent.agentId },
   });
   await newAgentKey(server, creds.agent);
-  const spareKey = (await server.deps.db.query<{ id: string }>('SELECT id FROM agent_keys WHERE agent_id = $1 ORDER BY created_at DESC LIMIT 1', [creds.agent.agentId])).rows[0].id;
+  const spareKey = (
+    await server.deps.db.query<{ id: string }>(
+      'SELECT id FROM agent_keys WHERE agent_id = $1 ORDER BY created_at DESC LIMIT 1',
+      [creds.agent.agentId],
+    )
+  ).rows[0].id;
   // Watch every row of this suite's world: its users (by subject), agents and fixtures (see DbWatch).
   watch = new DbWatch(server.deps.db);
-  const users = await server.deps.db.query('SELECT id, subject FROM users WHERE subject = ANY($1)', [[creds.agent.user.subject, creds.admin.subject]]);
-  watch.watch(users.rows, creds.agent.agentId, creds.agent.tokenId, challengeId, sessionId, judged, webhook, spareToken.body, spareKey);
-  baseline = await watch.quiesce();
-  deliveryIds = (await server.deps.db.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE subscription_id = $1', [webhook.id])).rows.map((r) => r.id);
-  idPool = [challengeId, sessionId, judged.id, judged.result?.id, webhook.id, creds.agent.agentId, spareToken.body.data.id, spareKey].filter(
-    (v): v is string => typeof v === 'string',
+  const users = await server.deps.db.query('SELECT id, subject FROM users WHERE subject = ANY($1)', [
+    [creds.agent.user.subject, creds.admin.subject],
+  ]);
+  watch.watch(
+    users.rows,
+    creds.agent.agentId,
+    creds.agent.tokenId,
+    challengeId,
+    sessionId,
+    judged,
+    webhook,
+    spareToken.body,
+    spareKey,
   );
-  const cursor = (score: unknown, at: unknown, agentId: unknown) => Buffer.from(JSON.stringify([score, at, agentId])).toString('base64url');
+  baseline = await watch.quiesce();
+  deliveryIds = (
+    await server.deps.db.query<{ id: string }>(
+      'SELECT id FROM webhook_deliveries WHERE subscription_id = $1',
+      [webhook.id],
+    )
+  ).rows.map((r) => r.id);
+  idPool = [
+    challengeId,
+    sessionId,
+    judged.id,
+    judged.result?.id,
+    webhook.id,
+    creds.agent.agentId,
+    spareToken.body.data.id,
+    spareKey,
+  ].filter((v): v is string => typeof v === 'string');
+  const cursor = (score: unknown, at: unknown, agentId: unknown) =>
+    Buffer.from(JSON.stringify([score, at, agentId])).toString('base64url');
   ctx = {
     uuidPool: idPool,
     namedIds: {
@@ -182,7 +221,12 @@ afterAll(async () => {
 function describeRequest(req: RawRequest, res: RawResponse): string {
   const body = req.body === undefined ? '(none)' : JSON.stringify(String(req.body).slice(0, 400));
   const headers = JSON.stringify(
-    Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k, /authorization|api-key/i.test(k) ? '<credential>' : v.slice(0, 200)])),
+    Object.fromEntries(
+      Object.entries(req.headers ?? {}).map(([k, v]) => [
+        k,
+        /authorization|api-key/i.test(k) ? '<credential>' : v.slice(0, 200),
+      ]),
+    ),
   );
   return `${req.method} ${req.path.slice(0, 400)}\n  headers ${headers}\n  body ${body}\n  → ${res.status} ${res.text.slice(0, 400)}`;
 }
@@ -217,12 +261,18 @@ async function check(req: RawRequest): Promise<RawResponse> {
   }
   if (problems.length > 0) {
     const logs = errorLines.length ? `\n  server log:\n${errorLines.join('').slice(0, 3000)}` : '';
-    throw new Error(`${problems.join('\n')}\n  route ${def ? routeLabel(def) : '(none matched)'}\n  ${describeRequest(req, res)}${logs}`);
+    throw new Error(
+      `${problems.join('\n')}\n  route ${def ? routeLabel(def) : '(none matched)'}\n  ${describeRequest(req, res)}${logs}`,
+    );
   }
   return res;
 }
 
-async function runProperty(def: AnyRouteDef, property: fc.IAsyncPropertyWithHooks<[RawRequest]>, numRuns: number): Promise<void> {
+async function runProperty(
+  def: AnyRouteDef,
+  property: fc.IAsyncPropertyWithHooks<[RawRequest]>,
+  numRuns: number,
+): Promise<void> {
   const seed = routeSeed(def);
   const outcome = await fc.check(property, { seed, numRuns, endOnFailure: !SHRINK });
   if (outcome.failed) {
@@ -241,17 +291,30 @@ function requestArb(def: AnyRouteDef): fc.Arbitrary<RawRequest> {
   const params = pathParamNames(def);
   // A parameter's likely referent: its own name (`challengeId`), else the segment before it (`/sessions/:id`).
   const segments = def.path.split('/');
-  const referent = (p: string) => (p === 'id' ? (segments[segments.indexOf(`:${p}`) - 1] ?? p) : p).replace(/s$/, '');
+  const referent = (p: string) =>
+    (p === 'id' ? (segments[segments.indexOf(`:${p}`) - 1] ?? p) : p).replace(/s$/, '');
   const paramArbs = Object.fromEntries(
-    params.map((p) => [p, /delivery/i.test(p) ? pathSegment(deliveryIds) : pathSegment(idPool, preferredIds(referent(p), ctx))]),
+    params.map((p) => [
+      p,
+      /delivery/i.test(p) ? pathSegment(deliveryIds) : pathSegment(idPool, preferredIds(referent(p), ctx)),
+    ]),
   );
   const shapeKeys = Object.keys(objectShape(def.body) ?? {});
   const bodyArb = fc.oneof(
     { weight: 1, arbitrary: fc.constant<[BodyKind, unknown]>(['none', undefined]) },
     { weight: 2, arbitrary: junkJson(shapeKeys).map((v): [BodyKind, unknown] => ['junk', v]) },
-    { weight: def.body ? 5 : 0, arbitrary: def.body ? nearValidBody(def.body, ctx).map((v): [BodyKind, unknown] => ['nearValid', v]) : fc.constant<[BodyKind, unknown]>(['none', undefined]) },
+    {
+      weight: def.body ? 5 : 0,
+      arbitrary: def.body
+        ? nearValidBody(def.body, ctx).map((v): [BodyKind, unknown] => ['nearValid', v])
+        : fc.constant<[BodyKind, unknown]>(['none', undefined]),
+    },
   );
-  const contentType = fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) });
+  const contentType = fc.oneof(
+    { weight: 6, arbitrary: fc.constant('application/json') },
+    { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
   const extraHeaders = fc.record(
     {
       'idempotency-key': idempotencyKeyJunk,
@@ -274,7 +337,8 @@ function requestArb(def: AnyRouteDef): fc.Arbitrary<RawRequest> {
     .map(({ kind, params: values, query, body: [bodyKind, value], contentType: type, headers }) => {
       const all: Record<string, string> = { ...headers, ...credentialHeaders(kind, creds) };
       // A well-formed client IP keeps requests apart from other suites' anonymous budgets.
-      if (!all['x-forwarded-for'] || !/^[\d.]+$/.test(all['x-forwarded-for'])) all['x-forwarded-for'] = '198.51.100.7';
+      if (!all['x-forwarded-for'] || !/^[\d.]+$/.test(all['x-forwarded-for']))
+        all['x-forwarded-for'] = '198.51.100.7';
       if (type !== undefined) all['content-type'] = type;
       // Node answers 431 by itself past 16 KiB of request line + headers (docs/decisions/security.md).
       const target = (fillPath(def, values) + query).slice(0, MAX_REQUEST_TARGET);
@@ -282,7 +346,7 @@ function requestArb(def: AnyRouteDef): fc.Arbitrary<RawRequest> {
         method: def.method.toUpperCase(),
         path: target,
         headers: all,
-        body: bodyKind === 'none' ? undefined : JSON.stringify(value) ?? 'null',
+        body: bodyKind === 'none' ? undefined : (JSON.stringify(value) ?? 'null'),
       };
     });
 }
@@ -290,8 +354,11 @@ function requestArb(def: AnyRouteDef): fc.Arbitrary<RawRequest> {
 /** Malformed JSON and encodings, sent with a valid credential to a route that takes a body. */
 function malformedBodies(def: AnyRouteDef): { body: string | Buffer; contentType?: string; label: string }[] {
   const json = 'application/json';
-  const valid = JSON.stringify(Object.fromEntries(Object.keys(objectShape(def.body) ?? {}).map((k) => [k, 'x'])));
-  const deep = (n: number) => `{"${Object.keys(objectShape(def.body) ?? { a: 1 })[0] ?? 'a'}":${'['.repeat(n)}${']'.repeat(n)}}`;
+  const valid = JSON.stringify(
+    Object.fromEntries(Object.keys(objectShape(def.body) ?? {}).map((k) => [k, 'x'])),
+  );
+  const deep = (n: number) =>
+    `{"${Object.keys(objectShape(def.body) ?? { a: 1 })[0] ?? 'a'}":${'['.repeat(n)}${']'.repeat(n)}}`;
   return [
     { label: 'truncated', body: valid.slice(0, Math.max(1, valid.length - 3)), contentType: json },
     { label: 'only an opening brace', body: '{', contentType: json },
@@ -304,20 +371,44 @@ function malformedBodies(def: AnyRouteDef): { body: string | Buffer; contentType
     { label: 'single quotes', body: valid.replace(/"/g, "'"), contentType: json },
     { label: 'comment', body: `/* c */${valid}`, contentType: json },
     { label: 'duplicate keys', body: valid.replace(/^\{/, '{"dup":1,"dup":2,'), contentType: json },
-    { label: '__proto__ key', body: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}', contentType: json },
+    {
+      label: '__proto__ key',
+      body: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}',
+      contentType: json,
+    },
     { label: 'JSON null', body: 'null', contentType: json },
     { label: 'JSON string', body: '"hello"', contentType: json },
     { label: 'JSON number', body: '42', contentType: json },
     { label: 'JSON array', body: '[]', contentType: json },
     { label: 'empty body', body: '', contentType: json },
     { label: 'whitespace only', body: ' \n\t ', contentType: json },
-    { label: 'invalid UTF-8 bytes', body: Buffer.concat([Buffer.from(valid.slice(0, -2)), Buffer.from([0xed, 0xa0, 0x80, 0xff, 0xc0, 0xae]), Buffer.from('"}')]), contentType: json },
+    {
+      label: 'invalid UTF-8 bytes',
+      body: Buffer.concat([
+        Buffer.from(valid.slice(0, -2)),
+        Buffer.from([0xed, 0xa0, 0x80, 0xff, 0xc0, 0xae]),
+        Buffer.from('"}'),
+      ]),
+      contentType: json,
+    },
     { label: 'NUL escape everywhere', body: valid.replace(/"x"/g, '"\\u0000"'), contentType: json },
-    { label: 'lone surrogate escapes', body: valid.replace(/"x"/g, '"\\ud800\\udfff\\ud83d"'), contentType: json },
+    {
+      label: 'lone surrogate escapes',
+      body: valid.replace(/"x"/g, '"\\ud800\\udfff\\ud83d"'),
+      contentType: json,
+    },
     { label: 'nesting 10 000 deep', body: deep(10_000), contentType: json },
     { label: 'nesting 500 000 deep', body: deep(500_000), contentType: json },
-    { label: 'charset=utf-16 with a UTF-8 body', body: valid, contentType: 'application/json; charset=utf-16' },
-    { label: 'charset=utf-16 with a UTF-16 body', body: Buffer.from(valid, 'utf16le'), contentType: 'application/json; charset=utf-16le' },
+    {
+      label: 'charset=utf-16 with a UTF-8 body',
+      body: valid,
+      contentType: 'application/json; charset=utf-16',
+    },
+    {
+      label: 'charset=utf-16 with a UTF-16 body',
+      body: Buffer.from(valid, 'utf16le'),
+      contentType: 'application/json; charset=utf-16le',
+    },
     { label: 'unknown charset', body: valid, contentType: 'application/json; charset=bogus-42' },
     { label: 'text/plain with a JSON body', body: valid, contentType: 'text/plain' },
     { label: 'form-encoded', body: 'a=1&b=2', contentType: 'application/x-www-form-urlencoded' },
@@ -330,48 +421,72 @@ function malformedBodies(def: AnyRouteDef): { body: string | Buffer; contentType
 const cases = ROUTES.map((def) => [routeLabel(def), def] as const);
 
 describe('hostile requests: never a 5xx, always the envelope, rejected requests change nothing', () => {
-  test.each(cases)('%s', async (_label, def) => {
-    await runProperty(
-      def,
-      fc.asyncProperty(requestArb(def), async (req) => {
-        await check(req);
-      }),
-      RUNS,
-    );
-  }, 600_000);
+  test.each(cases)(
+    '%s',
+    async (_label, def) => {
+      await runProperty(
+        def,
+        fc.asyncProperty(requestArb(def), async (req) => {
+          await check(req);
+        }),
+        RUNS,
+      );
+    },
+    600_000,
+  );
 });
 
 const bodyRoutes = cases.filter(([, def]) => def.body !== undefined);
 
 describe('malformed JSON, encodings and oversized bodies (routes with a body, every credential kind)', () => {
-  test.each(bodyRoutes)('%s', async (_label, def) => {
-    const kinds = credentialKindsFor(def.auth);
-    const params = Object.fromEntries(pathParamNames(def).map((p) => [p, '7d3f1a52-6d4b-4c6e-9a1e-3f0b8e2c1d4a']));
-    const path = fillPath(def, params);
-    const base = { method: def.method.toUpperCase(), path };
-    const hasKeys = Object.keys(objectShape(def.body) ?? {}).length > 0;
-    let i = 0;
-    for (const { label, body, contentType } of malformedBodies(def)) {
-      const kind = kinds[i++ % kinds.length];
-      const headers: Record<string, string> = { ...credentialHeaders(kind, creds), 'x-forwarded-for': '198.51.100.8' };
-      if (contentType) headers['content-type'] = contentType;
-      const res = await check({ ...base, headers, body }).catch((err: Error) => {
-        throw new Error(`[${label}] ${err.message}`);
-      });
-      if (label === 'text/plain with a JSON body' || label === 'form-encoded') expect([label, res.status]).toEqual([label, 415]);
-      if (label === 'truncated' || label === 'trailing garbage' || (label === 'NaN' && hasKeys)) expect([label, res.status]).toEqual([label, 400]);
-    }
-    for (const kind of kinds) {
-      const headers = { ...credentialHeaders(kind, creds), 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.8' };
-      // A string field of 2 MiB + 1 byte: 413 whatever the field.
-      const huge = `{"${Object.keys(objectShape(def.body) ?? { a: 1 })[0] ?? 'a'}":"${'x'.repeat(TWO_MIB + 1)}"}`;
-      const big = await check({ ...base, headers, body: huge });
-      expect(big.status).toBe(413);
-      // The same body, chunked (no Content-Length: the limit is enforced while reading).
-      const chunked = await check({ ...base, headers: { ...headers, 'transfer-encoding': 'chunked' }, body: huge, chunked: true });
-      expect(chunked.status).toBe(413);
-    }
-  }, 300_000);
+  test.each(bodyRoutes)(
+    '%s',
+    async (_label, def) => {
+      const kinds = credentialKindsFor(def.auth);
+      const params = Object.fromEntries(
+        pathParamNames(def).map((p) => [p, '7d3f1a52-6d4b-4c6e-9a1e-3f0b8e2c1d4a']),
+      );
+      const path = fillPath(def, params);
+      const base = { method: def.method.toUpperCase(), path };
+      const hasKeys = Object.keys(objectShape(def.body) ?? {}).length > 0;
+      let i = 0;
+      for (const { label, body, contentType } of malformedBodies(def)) {
+        const kind = kinds[i++ % kinds.length];
+        const headers: Record<string, string> = {
+          ...credentialHeaders(kind, creds),
+          'x-forwarded-for': '198.51.100.8',
+        };
+        if (contentType) headers['content-type'] = contentType;
+        const res = await check({ ...base, headers, body }).catch((err: Error) => {
+          throw new Error(`[${label}] ${err.message}`);
+        });
+        if (label === 'text/plain with a JSON body' || label === 'form-encoded')
+          expect([label, res.status]).toEqual([label, 415]);
+        if (label === 'truncated' || label === 'trailing garbage' || (label === 'NaN' && hasKeys))
+          expect([label, res.status]).toEqual([label, 400]);
+      }
+      for (const kind of kinds) {
+        const headers = {
+          ...credentialHeaders(kind, creds),
+          'content-type': 'application/json',
+          'x-forwarded-for': '198.51.100.8',
+        };
+        // A string field of 2 MiB + 1 byte: 413 whatever the field.
+        const huge = `{"${Object.keys(objectShape(def.body) ?? { a: 1 })[0] ?? 'a'}":"${'x'.repeat(TWO_MIB + 1)}"}`;
+        const big = await check({ ...base, headers, body: huge });
+        expect(big.status).toBe(413);
+        // The same body, chunked (no Content-Length: the limit is enforced while reading).
+        const chunked = await check({
+          ...base,
+          headers: { ...headers, 'transfer-encoding': 'chunked' },
+          body: huge,
+          chunked: true,
+        });
+        expect(chunked.status).toBe(413);
+      }
+    },
+    300_000,
+  );
 });
 
 /**
@@ -382,23 +497,90 @@ describe('regressions found by the properties', () => {
   const json = (kind: CredentialKind, method: string, path: string, body: unknown): RawRequest => ({
     method,
     path,
-    headers: { ...credentialHeaders(kind, creds), 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.9' },
+    headers: {
+      ...credentialHeaders(kind, creds),
+      'content-type': 'application/json',
+      'x-forwarded-for': '198.51.100.9',
+    },
     body: JSON.stringify(body),
   });
-  const judge = (name: string, value = 'x') => ({ kind: 'rubric', criteria: [{ name, check: { type: 'exact', value } }] });
+  const judge = (name: string, value = 'x') => ({
+    kind: 'rubric',
+    criteria: [{ name, check: { type: 'exact', value } }],
+  });
   const challenge = { title: 't', category: 'c', format: 'f', weight_class_id: 'w' };
-  const cursor = (at: string) => Buffer.from(JSON.stringify(['1', at, creds.agent.agentId])).toString('base64url');
+  const cursor = (at: string) =>
+    Buffer.from(JSON.stringify(['1', at, creds.agent.agentId])).toString('base64url');
 
   test.each([
-    ['stream event with year 0000', () => json('agentKey', 'POST', '/api/v1/events/stream', { challengeId: ctx.namedIds.challenge, agentId: creds.agent.agentId, event: { type: 'progress', timestamp: '0000-01-01T00:00:00Z' } })],
-    ['stream event with an unpaired surrogate (jsonb)', () => json('agentKey', 'POST', '/api/v1/events/stream', { challengeId: ctx.namedIds.challenge, agentId: creds.agent.agentId, event: { type: 'progress', timestamp: '2024-01-01T00:00:00Z', stage: '\uD800' } })],
-    ['webhook url with NUL (text)', () => json('apiToken', 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:1/a\u0000b', events: ['result.finalized'], secret: 'abcdefghij' })],
-    ['judge criterion name with NUL (jsonb)', () => json('adminJwt', 'POST', '/api/v1/admin/challenges', { ...challenge, judge: judge('a\u0000') })],
-    ['judge check value with an unpaired surrogate (jsonb)', () => json('adminJwt', 'POST', '/api/v1/admin/challenges', { ...challenge, judge: judge('a', '\uDFFF') })],
-    ['object key with NUL', () => json('adminJwt', 'POST', '/api/v1/admin/challenges', { ...challenge, judge: { ...judge('a'), ['k\u0000']: 1 } })],
-    ['submission file with an unpaired surrogate (jsonb)', () => json('apiToken', 'POST', `/api/v1/sessions/${ctx.namedIds.session}/submissions`, { content: 'x', files: [{ path: 'a.js', content: '\uD83D' }] })],
-    ['leaderboard cursor far before year 1', () => ({ method: 'GET', path: `/api/v1/leaderboards/${ctx.namedIds.challenge}?cursor=${cursor('-271821-04-20T00:00:00Z')}`, headers: { 'x-forwarded-for': '198.51.100.9' } })],
-    ['leaderboard cursor after year 9999', () => ({ method: 'GET', path: `/api/v1/leaderboards/${ctx.namedIds.challenge}?cursor=${cursor('+275760-09-13T00:00:00.000Z')}`, headers: { 'x-forwarded-for': '198.51.100.9' } })],
+    [
+      'stream event with year 0000',
+      () =>
+        json('agentKey', 'POST', '/api/v1/events/stream', {
+          challengeId: ctx.namedIds.challenge,
+          agentId: creds.agent.agentId,
+          event: { type: 'progress', timestamp: '0000-01-01T00:00:00Z' },
+        }),
+    ],
+    [
+      'stream event with an unpaired surrogate (jsonb)',
+      () =>
+        json('agentKey', 'POST', '/api/v1/events/stream', {
+          challengeId: ctx.namedIds.challenge,
+          agentId: creds.agent.agentId,
+          event: { type: 'progress', timestamp: '2024-01-01T00:00:00Z', stage: '\uD800' },
+        }),
+    ],
+    [
+      'webhook url with NUL (text)',
+      () =>
+        json('apiToken', 'POST', '/api/v1/webhooks', {
+          url: 'http://127.0.0.1:1/a\u0000b',
+          events: ['result.finalized'],
+          secret: 'abcdefghij',
+        }),
+    ],
+    [
+      'judge criterion name with NUL (jsonb)',
+      () => json('adminJwt', 'POST', '/api/v1/admin/challenges', { ...challenge, judge: judge('a\u0000') }),
+    ],
+    [
+      'judge check value with an unpaired surrogate (jsonb)',
+      () =>
+        json('adminJwt', 'POST', '/api/v1/admin/challenges', { ...challenge, judge: judge('a', '\uDFFF') }),
+    ],
+    [
+      'object key with NUL',
+      () =>
+        json('adminJwt', 'POST', '/api/v1/admin/challenges', {
+          ...challenge,
+          judge: { ...judge('a'), ['k\u0000']: 1 },
+        }),
+    ],
+    [
+      'submission file with an unpaired surrogate (jsonb)',
+      () =>
+        json('apiToken', 'POST', `/api/v1/sessions/${ctx.namedIds.session}/submissions`, {
+          content: 'x',
+          files: [{ path: 'a.js', content: '\uD83D' }],
+        }),
+    ],
+    [
+      'leaderboard cursor far before year 1',
+      () => ({
+        method: 'GET',
+        path: `/api/v1/leaderboards/${ctx.namedIds.challenge}?cursor=${cursor('-271821-04-20T00:00:00Z')}`,
+        headers: { 'x-forwarded-for': '198.51.100.9' },
+      }),
+    ],
+    [
+      'leaderboard cursor after year 9999',
+      () => ({
+        method: 'GET',
+        path: `/api/v1/leaderboards/${ctx.namedIds.challenge}?cursor=${cursor('+275760-09-13T00:00:00.000Z')}`,
+        headers: { 'x-forwarded-for': '198.51.100.9' },
+      }),
+    ],
   ] as [string, () => RawRequest][])('%s → 400, nothing stored', async (_label, build) => {
     const res = await check(build());
     expect(res.status).toBe(400);
@@ -411,11 +593,17 @@ test('NUL at the bottom of a body nested 200 000 deep: 400 naming a shortened pa
   const res = await check({
     method: 'POST',
     path: '/api/v1/agents',
-    headers: { ...credentialHeaders('userJwt', creds), 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.9' },
+    headers: {
+      ...credentialHeaders('userJwt', creds),
+      'content-type': 'application/json',
+      'x-forwarded-for': '198.51.100.9',
+    },
     body: `{"name":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`,
   });
   expect(res.status).toBe(400);
-  expect((res.json as { error: { message: string } }).error.message).toMatch(/^body\.name\.0\.0.*….*: must not contain NUL characters$/);
+  expect((res.json as { error: { message: string } }).error.message).toMatch(
+    /^body\.name\.0\.0.*….*: must not contain NUL characters$/,
+  );
   expect(Date.now() - started).toBeLessThan(10_000);
 });
 
@@ -423,17 +611,27 @@ describe('the database fingerprint', () => {
   test('sees any row change, but not the documented exclusions', async () => {
     const db = server.deps.db;
     const before = await watch.quiesce();
-    await db.query("UPDATE agents SET version = coalesce(version, '') || '+' WHERE id = $1", [creds.agent.agentId]);
+    await db.query("UPDATE agents SET version = coalesce(version, '') || '+' WHERE id = $1", [
+      creds.agent.agentId,
+    ]);
     expect(watch.diff(before, await watch.fingerprint())).toEqual([expect.stringMatching(/^agents: /)]);
     const changed = await watch.fingerprint();
-    await db.query("UPDATE api_tokens SET last_used_at = now() - interval '5 minutes' WHERE agent_id = $1", [creds.agent.agentId]);
-    await db.query("UPDATE agent_keys SET last_used_at = now() - interval '5 minutes' WHERE agent_id = $1", [creds.agent.agentId]);
-    await db.query("INSERT INTO rate_limits (key, points, expire) VALUES ('rl:test:fingerprint', 1, NULL) ON CONFLICT (key) DO UPDATE SET points = rate_limits.points + 1");
+    await db.query("UPDATE api_tokens SET last_used_at = now() - interval '5 minutes' WHERE agent_id = $1", [
+      creds.agent.agentId,
+    ]);
+    await db.query("UPDATE agent_keys SET last_used_at = now() - interval '5 minutes' WHERE agent_id = $1", [
+      creds.agent.agentId,
+    ]);
+    await db.query(
+      "INSERT INTO rate_limits (key, points, expire) VALUES ('rl:test:fingerprint', 1, NULL) ON CONFLICT (key) DO UPDATE SET points = rate_limits.points + 1",
+    );
     expect(watch.diff(changed, await watch.fingerprint())).toEqual([]);
     // A row of another suite's world is seen (checksum) but not attributed to this suite.
     const foreign = watch.foreignChanges;
     const unchanged = await watch.fingerprint();
-    await db.query("INSERT INTO users (subject, name) VALUES ($1, 'someone else')", [`other-suite|${Date.now()}`]);
+    await db.query("INSERT INTO users (subject, name) VALUES ($1, 'someone else')", [
+      `other-suite|${Date.now()}`,
+    ]);
     expect(watch.diff(unchanged, await watch.fingerprint())).toEqual([]);
     expect(watch.foreignChanges).toBe(foreign + 1);
     baseline = await watch.fingerprint();

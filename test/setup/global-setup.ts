@@ -4,7 +4,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '../../src/db/migrate';
-import { ARTIFACTS_DIR, TEMPORAL_BACKEND, TEST_DATABASE_NAME, TEST_TEMPORAL_DB_PREFIX, testEnvironment } from './test-env';
+import {
+  ARTIFACTS_DIR,
+  TEMPORAL_BACKEND,
+  TEST_DATABASE_NAME,
+  TEST_TEMPORAL_DB_PREFIX,
+  testEnvironment,
+} from './test-env';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -55,7 +61,10 @@ function startChild(name: string, command: string, args: string[], env: NodeJS.P
 function readyLine(child: ChildProcess, text: string, name: string, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const log = `test-artifacts/${name}.log`;
-    const timer = setTimeout(() => reject(new Error(`${name} did not become ready in ${timeoutMs / 1000} s; see ${log}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not become ready in ${timeoutMs / 1000} s; see ${log}`)),
+      timeoutMs,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes(text)) {
         clearTimeout(timer);
@@ -79,11 +88,17 @@ async function startPostgresTemporal(port: number, databaseUrl: string): Promise
   const admin = new Client({ connectionString: databaseUrl.replace(/\/[^/]+$/, '/postgres') });
   await admin.connect();
   try {
-    for (const name of [prefix, `${prefix}_visibility`]) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    for (const name of [prefix, `${prefix}_visibility`])
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   } finally {
     await admin.end();
   }
-  const server = startChild('temporal', path.join(ROOT, 'temporal/server-postgres.sh'), [String(port), prefix], process.env);
+  const server = startChild(
+    'temporal',
+    path.join(ROOT, 'temporal/server-postgres.sh'),
+    [String(port), prefix],
+    process.env,
+  );
   await readyLine(server, 'TEMPORAL_POSTGRES_READY', 'temporal', 600_000);
 }
 
@@ -98,11 +113,19 @@ export default async function globalSetup(): Promise<void> {
     if (TEMPORAL_BACKEND === 'postgres') await startPostgresTemporal(port, env.DATABASE_URL);
     else {
       // No server there: start a headless in-memory dev server for this run.
-      startChild('temporal', path.join(ROOT, 'temporal/dev-server.sh'), [String(port), 'headless'], process.env);
+      startChild(
+        'temporal',
+        path.join(ROOT, 'temporal/dev-server.sh'),
+        [String(port), 'headless'],
+        process.env,
+      );
       await waitFor(`Temporal dev server on ${env.TEMPORAL_ADDRESS}`, () => portOpen(host, port), 120_000);
     }
   }
 
-  const worker = startChild('worker', process.execPath, [require.resolve('tsx/cli'), 'src/worker.ts'], { ...process.env, ...env });
+  const worker = startChild('worker', process.execPath, [require.resolve('tsx/cli'), 'src/worker.ts'], {
+    ...process.env,
+    ...env,
+  });
   await readyLine(worker, 'WORKER_READY', 'worker', 120_000);
 }

@@ -11,7 +11,8 @@ export const ARTIFACTS_DIR = 'test-artifacts';
  * PostgreSQL (temporal/server-postgres.sh), databases TEST_TEMPORAL_DB_PREFIX and its _visibility.
  */
 export const TEMPORAL_BACKEND = process.env.TEMPORAL_BACKEND === 'postgres' ? 'postgres' : 'dev';
-export const TEST_TEMPORAL_DB_PREFIX = process.env.TEST_TEMPORAL_DB_PREFIX ?? `temporal_${TEST_DATABASE_NAME}`;
+export const TEST_TEMPORAL_DB_PREFIX =
+  process.env.TEST_TEMPORAL_DB_PREFIX ?? `temporal_${TEST_DATABASE_NAME}`;
 
 export function testEnvironment(): Record<string, string> {
   return {

@@ -16,13 +16,22 @@ interface LintResult {
 
 /** eslint in its own process (its flat config is an ES module, which jest's sandbox does not load). */
 function eslint(args: string[], stdin?: string): LintResult[] {
-  const run = spawnSync(path.join(BIN, 'eslint'), ['--format', 'json', ...args], { cwd: ROOT, input: stdin, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(path.join(BIN, 'eslint'), ['--format', 'json', ...args], {
+    cwd: ROOT,
+    input: stdin,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (!run.stdout) throw new Error(`eslint did not run: ${run.stderr}`);
   return JSON.parse(run.stdout) as LintResult[];
 }
 
 const errorsOf = (results: LintResult[]) =>
-  results.flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => `${path.relative(ROOT, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`));
+  results.flatMap((r) =>
+    r.messages
+      .filter((m) => m.severity === 2)
+      .map((m) => `${path.relative(ROOT, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`),
+  );
 
 async function lintAs(filePath: string, code: string): Promise<string[]> {
   return errorsOf(eslint(['--stdin', '--stdin-filename', path.join(ROOT, filePath)], code));
@@ -35,15 +44,43 @@ describe('layer boundaries (eslint.config.mjs)', () => {
 
   // Each rule is shown to bite on a file that breaks it (so an empty error list above means something).
   test.each([
-    ['the domain importing the API', 'src/domain/challenges/x.ts', "import { ApiError } from '../../api/errors';\nexport const e = ApiError;\n"],
-    ['the db importing the domain', 'src/db/queries/x.ts', "import { enterability } from '../../domain/challenges/rules';\nexport const e = enterability;\n"],
-    ['the domain importing a workflow by value', 'src/domain/submissions/x.ts', "import { submissionWorkflow } from '../../../workflows/submission';\nexport const w = submissionWorkflow;\n"],
+    [
+      'the domain importing the API',
+      'src/domain/challenges/x.ts',
+      "import { ApiError } from '../../api/errors';\nexport const e = ApiError;\n",
+    ],
+    [
+      'the db importing the domain',
+      'src/db/queries/x.ts',
+      "import { enterability } from '../../domain/challenges/rules';\nexport const e = enterability;\n",
+    ],
+    [
+      'the domain importing a workflow by value',
+      'src/domain/submissions/x.ts',
+      "import { submissionWorkflow } from '../../../workflows/submission';\nexport const w = submissionWorkflow;\n",
+    ],
     ['the domain importing Koa', 'src/domain/x.ts', "import Koa from 'koa';\nexport const k = Koa;\n"],
-    ['a workflow importing the domain by value', 'workflows/x.ts', "import { judgeRun } from '../src/domain/submissions/judging';\nexport const j = judgeRun;\n"],
+    [
+      'a workflow importing the domain by value',
+      'workflows/x.ts',
+      "import { judgeRun } from '../src/domain/submissions/judging';\nexport const j = judgeRun;\n",
+    ],
     ['a workflow importing pg', 'workflows/x.ts', "import { Pool } from 'pg';\nexport const p = Pool;\n"],
-    ['a contract importing a value', 'src/domain/webhooks/contract.ts', "import { iso } from '../../lib/time';\nexport const i = iso;\n"],
-    ['the connector SDK importing the server', 'src/connector-client/x.ts', "import { getConfig } from '../config';\nexport const c = getConfig;\n"],
-    ['SQL in the domain', 'src/domain/x.ts', "import type { Pool } from 'pg';\nexport const f = (db: Pool) => db.query('SELECT 1 FROM users');\n"],
+    [
+      'a contract importing a value',
+      'src/domain/webhooks/contract.ts',
+      "import { iso } from '../../lib/time';\nexport const i = iso;\n",
+    ],
+    [
+      'the connector SDK importing the server',
+      'src/connector-client/x.ts',
+      "import { getConfig } from '../config';\nexport const c = getConfig;\n",
+    ],
+    [
+      'SQL in the domain',
+      'src/domain/x.ts',
+      "import type { Pool } from 'pg';\nexport const f = (db: Pool) => db.query('SELECT 1 FROM users');\n",
+    ],
     ['SQL text in an activity', 'activities/x.ts', 'export const q = `UPDATE users SET name = $1`;\n'],
   ])('fails on %s', async (what, filePath, code) => {
     const rule = what.startsWith('SQL') ? 'no-restricted-syntax' : '@typescript-eslint/no-restricted-imports';
@@ -53,10 +90,26 @@ describe('layer boundaries (eslint.config.mjs)', () => {
   });
 
   test.each([
-    ['a workflow importing its contract by value', 'workflows/x.ts', "import { SUBMISSION_WORKFLOW } from '../src/domain/submissions/contract';\nexport const n = SUBMISSION_WORKFLOW;\n"],
-    ['a workflow importing activity types', 'workflows/x.ts', "import type { SubmissionActivities } from '../activities/submissions';\nexport type A = SubmissionActivities;\n"],
-    ['SQL in a queries file', 'src/db/queries/x.ts', "import type { Pool } from 'pg';\nexport const f = (db: Pool) => db.query('SELECT 1 FROM users');\n"],
-    ['the API importing the domain', 'src/api/routes/x.ts', "import { enterability } from '../../domain/challenges/rules';\nexport const e = enterability;\n"],
+    [
+      'a workflow importing its contract by value',
+      'workflows/x.ts',
+      "import { SUBMISSION_WORKFLOW } from '../src/domain/submissions/contract';\nexport const n = SUBMISSION_WORKFLOW;\n",
+    ],
+    [
+      'a workflow importing activity types',
+      'workflows/x.ts',
+      "import type { SubmissionActivities } from '../activities/submissions';\nexport type A = SubmissionActivities;\n",
+    ],
+    [
+      'SQL in a queries file',
+      'src/db/queries/x.ts',
+      "import type { Pool } from 'pg';\nexport const f = (db: Pool) => db.query('SELECT 1 FROM users');\n",
+    ],
+    [
+      'the API importing the domain',
+      'src/api/routes/x.ts',
+      "import { enterability } from '../../domain/challenges/rules';\nexport const e = enterability;\n",
+    ],
   ])('allows %s', async (_what, filePath, code) => {
     expect(await lintAs(filePath, code)).toEqual([]);
   });
@@ -64,7 +117,10 @@ describe('layer boundaries (eslint.config.mjs)', () => {
 
 describe('formatting (prettier --check)', () => {
   test('every source file is formatted', () => {
-    const run = spawnSync(path.join(BIN, 'prettier'), ['--check', '--log-level', 'warn', '.'], { cwd: ROOT, encoding: 'utf8' });
+    const run = spawnSync(path.join(BIN, 'prettier'), ['--check', '--log-level', 'warn', '.'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     // prettier lists each unformatted file on stderr as "[warn] <file>".
     const unformatted = `${run.stdout}${run.stderr}`
       .split('\n')

@@ -35,25 +35,39 @@ const load = (file: string): Fixture => JSON.parse(readFileSync(path.join(FIXTUR
 const protoDir = path.dirname(require.resolve('@temporalio/proto/package.json'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { fromJson } = require(require.resolve('protobufjs/ext/protojson', { paths: [protoDir] })) as {
-  fromJson: (type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }) => proto.temporal.api.history.v1.IHistory;
+  fromJson: (
+    type: unknown,
+    json: unknown,
+    options: { ignoreUnknownFields: boolean },
+  ) => proto.temporal.api.history.v1.IHistory;
 };
-const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType(
+  'temporal.api.history.v1.History',
+);
 const historyFromJSON = (json: unknown) => fromJson(historyType, json, { ignoreUnknownFields: true });
 
 let workflowBundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   // Replay workers log every replayed task at info; only problems matter here.
   try {
-    Runtime.install({ logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } });
+    Runtime.install({
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+    });
   } catch {
     // already installed in this jest worker
   }
-  workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } });
+  workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+  });
 }, 120_000);
 
 test('fixtures cover every workflow type the worker registers', async () => {
   const exported = Object.entries(await import('../../workflows'));
-  const registered = exported.filter(([name, value]) => typeof value === 'function' && name.endsWith('Workflow')).map(([name]) => name).sort();
+  const registered = exported
+    .filter(([name, value]) => typeof value === 'function' && name.endsWith('Workflow'))
+    .map(([name]) => name)
+    .sort();
   const covered = [...new Set(files.map((f) => load(f).workflowType))].sort();
   expect(covered).toEqual(registered);
 });

@@ -16,20 +16,33 @@ function toServiceError(err: unknown, logger: Logger, requestId: string): Servic
   if (err instanceof ServiceError) return err;
   const e = (err ?? {}) as HttpishError;
   const status = e.status ?? e.statusCode;
-  if (e.type === 'entity.parse.failed' || (status === 400 && e.type === undefined && /json/i.test(String((err as Error)?.message)))) {
+  if (
+    e.type === 'entity.parse.failed' ||
+    (status === 400 && e.type === undefined && /json/i.test(String((err as Error)?.message)))
+  ) {
     return new ApiError('INVALID_JSON', 'request body is not valid JSON');
   }
-  if (status === 413 || e.type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE', 'request body is too large');
+  if (status === 413 || e.type === 'entity.too.large')
+    return new ApiError('PAYLOAD_TOO_LARGE', 'request body is too large');
   if (status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
   if (e.type === 'request.aborted') return new ApiError('VALIDATION_ERROR', 'request was aborted');
   if (status && status >= 400 && status < 500) {
-    const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'VALIDATION_ERROR';
+    const code: ErrorCode =
+      status === 404
+        ? 'NOT_FOUND'
+        : status === 401
+          ? 'UNAUTHORIZED'
+          : status === 403
+            ? 'FORBIDDEN'
+            : 'VALIDATION_ERROR';
     return new ApiError(code, e.expose ? (err as Error).message : 'bad request', {}, status);
   }
   // PostgreSQL errors carry a five-character SQLSTATE in `code`; connection failures a Node code.
   const isDbError = typeof e.code === 'string' && (/^[0-9A-Z]{5}$/.test(e.code) || e.code === 'ECONNREFUSED');
   logger.error({ err, request_id: requestId }, isDbError ? 'database error' : 'unhandled error');
-  return isDbError ? new ApiError('DB_ERROR', 'database error') : new ApiError('INTERNAL_ERROR', 'internal error');
+  return isDbError
+    ? new ApiError('DB_ERROR', 'database error')
+    : new ApiError('INTERNAL_ERROR', 'internal error');
 }
 
 /**
@@ -40,12 +53,14 @@ export function errorHandler(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined)
+        throw new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
     } catch (err) {
       const requestId = ctx.state.requestId as string;
       const failure = toServiceError(err, logger, requestId);
       ctx.status = httpStatusOf(failure);
-      if (failure instanceof ApiError) for (const [name, value] of Object.entries(failure.headers)) ctx.set(name, value);
+      if (failure instanceof ApiError)
+        for (const [name, value] of Object.entries(failure.headers)) ctx.set(name, value);
       ctx.type = 'application/json';
       ctx.body =
         ctx.state.errorStyle === 'flat'

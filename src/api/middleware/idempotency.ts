@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import { ApiError } from '../errors';
 import { canonicalJson } from '../../lib/canonical-json';
-import { claimIdempotencyKey, findIdempotencyKey, releaseIdempotencyClaim, storeIdempotentResponse } from '../../db/queries/idempotency-keys';
+import {
+  claimIdempotencyKey,
+  findIdempotencyKey,
+  releaseIdempotencyClaim,
+  storeIdempotentResponse,
+} from '../../db/queries/idempotency-keys';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 const KEPT_FOR_HOURS = 24;
@@ -54,7 +59,13 @@ export async function runIdempotent(
   const staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
   const deadline = Date.now() + (options.waitForOriginalMs ?? WAIT_FOR_ORIGINAL_MS);
   for (;;) {
-    const claimId = await claimIdempotencyKey(db, { scope, key, requestHash: bodyHash, keptForHours: KEPT_FOR_HOURS, staleAfterMs });
+    const claimId = await claimIdempotencyKey(db, {
+      scope,
+      key,
+      requestHash: bodyHash,
+      keptForHours: KEPT_FOR_HOURS,
+      staleAfterMs,
+    });
     if (claimId) {
       const release = () => releaseIdempotencyClaim(db, scope, key, claimId);
       let response: StoredResponse;
@@ -75,7 +86,10 @@ export async function runIdempotent(
     const row = await findIdempotencyKey(db, scope, key);
     if (!row) continue; // the original failed and released the key: claim it now
     if (row.request_hash !== bodyHash) {
-      throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used with a different request body');
+      throw new ApiError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'this Idempotency-Key was already used with a different request body',
+      );
     }
     if (row.state === 'done' && row.response_status !== null) {
       return { response: { status: row.response_status, body: row.response_body }, replayed: true };

@@ -20,7 +20,14 @@ export function requestContext(logger: Logger): Koa.Middleware {
       const route = (ctx.state.operationId as string | undefined) ?? 'unmatched';
       httpRequestDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
       logger.info(
-        { request_id: requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) },
+        {
+          request_id: requestId,
+          method: ctx.method,
+          route,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(seconds * 1000),
+        },
         'request',
       );
     };

@@ -1,5 +1,12 @@
 import { findChallengeById } from '../../db/queries/challenges';
-import { createChallenge, editChallenge, publishChallenge, quarantineChallenge, retireChallenge, type TransitionOutcome } from '../../domain/challenges/lifecycle';
+import {
+  createChallenge,
+  editChallenge,
+  publishChallenge,
+  quarantineChallenge,
+  retireChallenge,
+  type TransitionOutcome,
+} from '../../domain/challenges/lifecycle';
 import { forbidden, notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import {
@@ -76,7 +83,8 @@ export const adminChallengeRoutes = [
     operationId: 'adminUpdateChallenge',
     method: 'patch',
     path: '/api/v1/admin/challenges/:id',
-    summary: 'Edit fields (times re-plan the lifecycle of an active challenge; status changes via publish/quarantine/retire)',
+    summary:
+      'Edit fields (times re-plan the lifecycle of an active challenge; status changes via publish/quarantine/retire)',
     tags: ['admin'],
     auth: 'admin',
     rateLimit: 'default',
@@ -105,7 +113,8 @@ export const adminChallengeRoutes = [
     operationId: 'adminQuarantineChallenge',
     method: 'post',
     path: '/api/v1/admin/challenges/:id/quarantine',
-    summary: 'Quarantine: active → draft, hidden and not enterable (emits challenge.quarantined); 409 unless active',
+    summary:
+      'Quarantine: active → draft, hidden and not enterable (emits challenge.quarantined); 409 unless active',
     tags: ['admin'],
     auth: 'admin',
     rateLimit: 'default',

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { listAgentKeys } from '../../db/queries/agent-keys';
 import { findAgentById, listAgentsByOwner } from '../../db/queries/agents';
-import { createAgent, DEFAULT_AGENT_KEY_HOURS, editAgentProfile, issueAgentKey, requireOwnedAgent, revokeOwnAgentKey } from '../../domain/identity';
+import {
+  createAgent,
+  DEFAULT_AGENT_KEY_HOURS,
+  editAgentProfile,
+  issueAgentKey,
+  requireOwnedAgent,
+  revokeOwnAgentKey,
+} from '../../domain/identity';
 import { forbidden } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
@@ -98,8 +105,15 @@ export const agentRoutes = [
     responses: { 201: { description: 'created', schema: envelope(createdAgentKeySchema) } },
     async handler({ params, body, principal, deps }) {
       await requireOwnedAgent(deps.db, principal, params.id);
-      const { row, key } = await issueAgentKey(deps.db, params.id, body.expires_in_hours ?? DEFAULT_AGENT_KEY_HOURS);
-      return { status: 201, data: { id: row.id, key, key_prefix: row.key_prefix, expires_at: row.expires_at.toISOString() } };
+      const { row, key } = await issueAgentKey(
+        deps.db,
+        params.id,
+        body.expires_in_hours ?? DEFAULT_AGENT_KEY_HOURS,
+      );
+      return {
+        status: 201,
+        data: { id: row.id, key, key_prefix: row.key_prefix, expires_at: row.expires_at.toISOString() },
+      };
     },
   }),
   defineRoute({

@@ -47,7 +47,8 @@ export const challengeRoutes = [
     operationId: 'listChallenges',
     method: 'get',
     path: '/api/v1/challenges',
-    summary: 'List challenges (public: active, complete, archived; operators also see drafts). Featured first, then newest.',
+    summary:
+      'List challenges (public: active, complete, archived; operators also see drafts). Featured first, then newest.',
     tags: ['challenges'],
     auth: 'public',
     scope: 'challenge:read',
@@ -80,7 +81,8 @@ export const challengeRoutes = [
     operationId: 'createEntry',
     method: 'post',
     path: '/api/v1/challenges/:id/entries',
-    summary: 'Enter one of your agents ("entered from the web interface"): the entry is assigned to its connector',
+    summary:
+      'Enter one of your agents ("entered from the web interface"): the entry is assigned to its connector',
     tags: ['challenges'],
     auth: 'jwt',
     scope: 'challenge:enter',

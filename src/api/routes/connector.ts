@@ -5,7 +5,13 @@ import { unauthorized } from '../../errors';
 import { defineRoute } from '../route';
 import { flatErrorSchema } from '../schemas/common';
 import { iso } from '../../lib/time';
-import { assignedResponse, heartbeatBody, heartbeatResponse, streamBody, streamResponse } from '../schemas/connector';
+import {
+  assignedResponse,
+  heartbeatBody,
+  heartbeatResponse,
+  streamBody,
+  streamResponse,
+} from '../schemas/connector';
 import { toAgent } from '../schemas/identity';
 
 const flatErrors = {
@@ -91,10 +97,25 @@ export const connectorRoutes = [
     idempotent: true,
     body: streamBody,
     responses: {
-      200: { description: 'stored (or, for a repeated Idempotency-Key, the original answer with Idempotent-Replayed: true)', schema: streamResponse },
-      400: { description: 'invalid event data, a malformed Idempotency-Key, or the entry cannot take this event', schema: flatErrorSchema },
-      403: { description: 'agentId is not the key\'s agent, the agent is not in the challenge, or the challenge is not active', schema: flatErrorSchema },
-      409: { description: 'the Idempotency-Key was used for a different event, or its first request is still in progress', schema: flatErrorSchema },
+      200: {
+        description:
+          'stored (or, for a repeated Idempotency-Key, the original answer with Idempotent-Replayed: true)',
+        schema: streamResponse,
+      },
+      400: {
+        description: 'invalid event data, a malformed Idempotency-Key, or the entry cannot take this event',
+        schema: flatErrorSchema,
+      },
+      403: {
+        description:
+          "agentId is not the key's agent, the agent is not in the challenge, or the challenge is not active",
+        schema: flatErrorSchema,
+      },
+      409: {
+        description:
+          'the Idempotency-Key was used for a different event, or its first request is still in progress',
+        schema: flatErrorSchema,
+      },
       ...flatErrors,
     },
     async handler({ body, principal, deps, idempotencyKey }) {

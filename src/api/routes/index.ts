@@ -19,5 +19,20 @@ import { pageRoutes } from './pages';
  * document and the scope × route security tests are all generated from it.
  */
 export function allRoutes(): AnyRouteDef[] {
-  return [...systemRoutes(allRoutes), ...tokenRoutes, ...connectorRoutes, ...spectatorRoutes, ...agentRoutes, ...challengeRoutes, ...adminChallengeRoutes, ...webhookRoutes, ...sessionRoutes, ...submissionRoutes, ...resultRoutes, ...leaderboardRoutes, ...adminSubmissionRoutes, ...pageRoutes];
+  return [
+    ...systemRoutes(allRoutes),
+    ...tokenRoutes,
+    ...connectorRoutes,
+    ...spectatorRoutes,
+    ...agentRoutes,
+    ...challengeRoutes,
+    ...adminChallengeRoutes,
+    ...webhookRoutes,
+    ...sessionRoutes,
+    ...submissionRoutes,
+    ...resultRoutes,
+    ...leaderboardRoutes,
+    ...adminSubmissionRoutes,
+    ...pageRoutes,
+  ];
 }

@@ -30,7 +30,8 @@ export const leaderboardRoutes = [
     operationId: 'exportLeaderboardCsv',
     method: 'get',
     path: '/api/v1/leaderboards/:challengeId/export.csv',
-    summary: 'The whole leaderboard as CSV (RFC 4180 quoting); ETag and If-None-Match like the other public reads',
+    summary:
+      'The whole leaderboard as CSV (RFC 4180 quoting); ETag and If-None-Match like the other public reads',
     tags: ['leaderboards'],
     auth: 'public',
     scope: 'leaderboard:read',

@@ -62,7 +62,9 @@ export const pageRoutes = [
       return pageFor(
         () => requireVisibleChallenge(deps.db, principal, params.id),
         async (challenge) => {
-          const { entries, pagination } = await getLeaderboard(deps.db, principal, challenge.id, { limit: FIRST_LEADERBOARD_PAGE });
+          const { entries, pagination } = await getLeaderboard(deps.db, principal, challenge.id, {
+            limit: FIRST_LEADERBOARD_PAGE,
+          });
           return htmlPage(renderChallengePage({ challenge, entries, hasMore: pagination.has_more }));
         },
       );

@@ -30,7 +30,12 @@ function parseLastEventId(header: string): number | undefined {
 }
 
 /** Serves one Server-Sent Events connection of the delayed (or, for operators, live) feed until it closes. */
-async function serveLiveStream(deps: AppDeps, ctx: Koa.Context, challengeId: string, query: z.infer<typeof liveQuery>): Promise<void> {
+async function serveLiveStream(
+  deps: AppDeps,
+  ctx: Koa.Context,
+  challengeId: string,
+  query: z.infer<typeof liveQuery>,
+): Promise<void> {
   const resume = parseLastEventId(ctx.get('last-event-id')) ?? query.after_seq;
   const live = query.live;
   const latest = () => (live ? latestArrivalId(deps.db, challengeId) : latestFeedSeq(deps.db, challengeId));
@@ -38,8 +43,17 @@ async function serveLiveStream(deps: AppDeps, ctx: Koa.Context, challengeId: str
   const read = async (after: number, limit: number) => {
     const rows = live
       ? await listArrivedEvents(deps.db, { challengeId, afterId: after, limit })
-      : await listReleasedEvents(deps.db, { challengeId, afterSeq: after, limit, delayMs: deps.config.SPECTATOR_DELAY_MS });
-    return rows.map((row) => ({ cursor: Number(live ? row.id : row.feed_seq), agentId: row.agent_id, data: toFeedItem(row) }));
+      : await listReleasedEvents(deps.db, {
+          challengeId,
+          afterSeq: after,
+          limit,
+          delayMs: deps.config.SPECTATOR_DELAY_MS,
+        });
+    return rows.map((row) => ({
+      cursor: Number(live ? row.id : row.feed_seq),
+      agentId: row.agent_id,
+      data: toFeedItem(row),
+    }));
   };
   await runSseStream({
     ctx,
@@ -89,7 +103,12 @@ export const spectatorRoutes = [
       let after: number;
       if (query.live) {
         after = query.after_id ?? 0;
-        rows = await listArrivedEvents(deps.db, { challengeId: params.id, afterId: after, agentId: query.agent_id, limit: limit + 1 });
+        rows = await listArrivedEvents(deps.db, {
+          challengeId: params.id,
+          afterId: after,
+          agentId: query.agent_id,
+          limit: limit + 1,
+        });
       } else {
         after = query.after_seq ?? 0;
         rows = await listReleasedEvents(deps.db, {
@@ -120,19 +139,28 @@ export const spectatorRoutes = [
     rateLimit: 'reads',
     params: uuidParam,
     query: liveQuery,
-    responses: { 200: { description: 'an event stream', contentType: 'text/event-stream', schema: z.string() }, ...notFoundResponse },
+    responses: {
+      200: { description: 'an event stream', contentType: 'text/event-stream', schema: z.string() },
+      ...notFoundResponse,
+    },
     async handler({ params, query, principal, deps, ctx }) {
       await requireWatchableChallenge(deps.db, principal, params.id);
       if (query.live && !isAdmin(principal)) throw forbidden('the undelayed view (live=1) is for operators');
       if (openSseStreams() >= MAX_SSE_STREAMS_PER_PROCESS) {
-        throw new ApiError('SERVICE_UNAVAILABLE', 'too many open streams; retry shortly', { 'Retry-After': '5' });
+        throw new ApiError('SERVICE_UNAVAILABLE', 'too many open streams; retry shortly', {
+          'Retry-After': '5',
+        });
       }
       const cap = deps.config.SPECTATOR_STREAMS_PER_IP;
       const releaseSlot = reserveClientStreamSlot(ctx.ip, cap);
       if (!releaseSlot) {
-        throw new ApiError('RATE_LIMITED', `at most ${cap} spectator streams may be open from one client address; close one first`, {
-          'Retry-After': String(SPECTATOR_SLOT_RETRY_AFTER_SEC),
-        });
+        throw new ApiError(
+          'RATE_LIMITED',
+          `at most ${cap} spectator streams may be open from one client address; close one first`,
+          {
+            'Retry-After': String(SPECTATOR_SLOT_RETRY_AFTER_SEC),
+          },
+        );
       }
       try {
         await serveLiveStream(deps, ctx, params.id, query);
@@ -159,7 +187,12 @@ export const spectatorRoutes = [
         () => requireWatchableChallenge(deps.db, principal, params.id),
         (challenge) =>
           htmlPage(
-            renderWatchPage({ challengeId: challenge.id, title: challenge.title, status: challenge.status, delayMs: deps.config.SPECTATOR_DELAY_MS }),
+            renderWatchPage({
+              challengeId: challenge.id,
+              title: challenge.title,
+              status: challenge.status,
+              delayMs: deps.config.SPECTATOR_DELAY_MS,
+            }),
           ),
       );
     },

@@ -36,9 +36,15 @@ export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
       responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
       async handler({ deps }) {
         const checks: Record<string, 'ok' | 'down'> = { postgres: 'down', temporal: 'down' };
-        await pingDatabase(deps.db).then(() => (checks.postgres = 'ok'), () => undefined);
+        await pingDatabase(deps.db).then(
+          () => (checks.postgres = 'ok'),
+          () => undefined,
+        );
         await Promise.race([
-          deps.temporal().then((c) => c.connection.workflowService.getSystemInfo({})).then(() => (checks.temporal = 'ok')),
+          deps
+            .temporal()
+            .then((c) => c.connection.workflowService.getSystemInfo({}))
+            .then(() => (checks.temporal = 'ok')),
           new Promise((resolve) => setTimeout(resolve, 2000)),
         ]).catch(() => undefined);
         const ready = Object.values(checks).every((v) => v === 'ok');
@@ -90,7 +96,10 @@ export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
       rateLimit: 'submissions',
       responses: { 410: { description: 'gone' } },
       async handler() {
-        throw new ApiError('GONE', 'this endpoint is retired: open a session with POST /api/v1/challenges/{id}/sessions and submit with POST /api/v1/sessions/{id}/submissions');
+        throw new ApiError(
+          'GONE',
+          'this endpoint is retired: open a session with POST /api/v1/challenges/{id}/sessions and submit with POST /api/v1/sessions/{id}/submissions',
+        );
       },
     }),
   ];

@@ -53,7 +53,9 @@ export const tokenRoutes = [
     auth: 'bearer',
     rateLimit: 'default',
     params: uuidParam,
-    responses: { 200: { description: 'revoked', schema: envelope(apiTokenSchema.extend({ revoked_at: z.string() })) } },
+    responses: {
+      200: { description: 'revoked', schema: envelope(apiTokenSchema.extend({ revoked_at: z.string() })) },
+    },
     async handler({ params, principal, deps }) {
       const revoked = await revokeOwnApiToken(deps.db, principal, params.id);
       // Other processes hear of it by NOTIFY; this one forgets at once, so its next request sees it.

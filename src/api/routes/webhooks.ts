@@ -64,7 +64,9 @@ export const webhookRoutes = [
     scope: 'webhook:manage',
     rateLimit: 'reads',
     query: listWebhooksQuery,
-    responses: { 200: { description: 'subscriptions', schema: envelope(z.array(webhookSubscriptionSchema)) } },
+    responses: {
+      200: { description: 'subscriptions', schema: envelope(z.array(webhookSubscriptionSchema)) },
+    },
     async handler({ query, principal, deps }) {
       const rows = await listSubscriptionsByOwner(deps.db, ownerOf(principal), query.status);
       return { data: rows.map(toWebhookSubscription) };
@@ -97,7 +99,9 @@ export const webhookRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'deactivated', schema: envelope(webhookSubscriptionSchema) } },
     async handler({ params, principal, deps }) {
-      return { data: toWebhookSubscription(await deactivateOwnedSubscription(deps.db, principal, params.id)) };
+      return {
+        data: toWebhookSubscription(await deactivateOwnedSubscription(deps.db, principal, params.id)),
+      };
     },
   }),
   defineRoute({
@@ -153,8 +157,14 @@ export const webhookRoutes = [
     responses: { 200: { description: 'deliveries', schema: envelope(z.array(webhookDeliverySchema)) } },
     async handler({ params, query, principal, deps }) {
       await requireOwnedSubscription(deps.db, principal, params.id, { allowAdmin: true });
-      const rows = await listDeliveries(deps.db, params.id, { status: query.status, limit: DELIVERIES_LISTED });
-      const attempts = await listAttempts(deps.db, rows.map((r) => r.id));
+      const rows = await listDeliveries(deps.db, params.id, {
+        status: query.status,
+        limit: DELIVERIES_LISTED,
+      });
+      const attempts = await listAttempts(
+        deps.db,
+        rows.map((r) => r.id),
+      );
       return { data: rows.map((r) => toWebhookDelivery(r, attempts)) };
     },
   }),
@@ -194,7 +204,9 @@ export const webhookRoutes = [
     async handler({ params, principal, deps }) {
       const delivery = await findDelivery(deps.db, params.deliveryId);
       if (!delivery) throw notFound('delivery');
-      const sub = await requireOwnedSubscription(deps.db, principal, delivery.subscription_id, { allowAdmin: true });
+      const sub = await requireOwnedSubscription(deps.db, principal, delivery.subscription_id, {
+        allowAdmin: true,
+      });
       const row = await replayDelivery(deps, sub, delivery.id);
       return { status: 202, data: toWebhookDelivery(row, await listAttempts(deps.db, [row.id])) };
     },
@@ -203,7 +215,8 @@ export const webhookRoutes = [
     operationId: 'adminReplayDeadLetters',
     method: 'post',
     path: '/api/v1/admin/webhooks/:id/replay-dead-letters',
-    summary: 'Operators: replay every dead-lettered delivery of a subscription created since a time (max 500 per call)',
+    summary:
+      'Operators: replay every dead-lettered delivery of a subscription created since a time (max 500 per call)',
     tags: ['webhooks', 'admin'],
     auth: 'admin',
     rateLimit: 'default',
@@ -212,13 +225,18 @@ export const webhookRoutes = [
     responses: {
       202: {
         description: 'replays started',
-        schema: envelope(z.object({ replayed: z.number().int(), delivery_ids: z.array(z.string()), truncated: z.boolean() })),
+        schema: envelope(
+          z.object({ replayed: z.number().int(), delivery_ids: z.array(z.string()), truncated: z.boolean() }),
+        ),
       },
       400: { description: 'WEBHOOK_INACTIVE' },
     },
     async handler({ params, body, deps }) {
       const { replayed, truncated } = await replayDeadLetters(deps, params.id, new Date(body.since));
-      return { status: 202, data: { replayed: replayed.length, delivery_ids: replayed.map((d) => d.id), truncated } };
+      return {
+        status: 202,
+        data: { replayed: replayed.length, delivery_ids: replayed.map((d) => d.id), truncated },
+      };
     },
   }),
 ];

@@ -13,11 +13,16 @@ export const pagedEnvelope = <T extends ZodTypeAny>(item: T) =>
 export const isoDate = z.string().datetime({ offset: true });
 
 /** Query-string integers: "20" → 20, with bounds and defaults. */
-export const queryInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+export const queryInt = (min: number, max: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
 
 /** Strings with no NUL bytes: PostgreSQL text cannot store them, so they are a validation error, not a 500. */
 export const safeText = (max: number, min = 0) =>
-  z.string().min(min).max(max).refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
 
 /** An unpaired UTF-16 surrogate (with the u flag, a well-formed pair is one code point and does not match). */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -40,7 +45,11 @@ export function unstorableString(value: unknown): { path: (string | number)[]; m
     return path.length > 20 ? [...path.slice(0, 10), '…', ...path.slice(-5)] : path;
   };
   const problem = (s: string) =>
-    s.includes('\u0000') ? 'must not contain NUL characters' : LONE_SURROGATE.test(s) ? 'must be well-formed Unicode (unpaired surrogate)' : null;
+    s.includes('\u0000')
+      ? 'must not contain NUL characters'
+      : LONE_SURROGATE.test(s)
+        ? 'must be well-formed Unicode (unpaired surrogate)'
+        : null;
   // Parent links, not copied paths: a body nested 500 000 deep costs linear time.
   const stack: Node[] = [{ value }];
   while (stack.length > 0) {

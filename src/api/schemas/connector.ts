@@ -3,7 +3,8 @@ import { isoDate, safeText } from './common';
 
 import { LIVE_EVENT_TYPES, type FeedItem, type LiveEvent, type StreamRequest } from '../../wire/connector';
 
-const uuid = (field: string) => z.string({ required_error: `${field} is required` }).uuid(`${field} must be a uuid`);
+const uuid = (field: string) =>
+  z.string({ required_error: `${field} is required` }).uuid(`${field} must be a uuid`);
 
 /** Heartbeat body (all optional): the agent's self-description, stored on the agent. */
 export const heartbeatBody = z
@@ -17,7 +18,11 @@ export const heartbeatBody = z
   .strict();
 export type HeartbeatBody = z.infer<typeof heartbeatBody>;
 
-export const heartbeatResponse = z.object({ status: z.literal('ok'), agent_id: z.string().uuid(), is_online: z.boolean() });
+export const heartbeatResponse = z.object({
+  status: z.literal('ok'),
+  agent_id: z.string().uuid(),
+  is_online: z.boolean(),
+});
 
 /** One live event, every field bounded as in the spec's stream table. */
 export const liveEventSchema = z
@@ -72,7 +77,7 @@ export const assignedResponse = z.object({ challenges: z.array(assignmentSchema)
 /** A released event as spectators see it. `feed_seq` is the challenge-wide feed position (the cursor). */
 export const feedItemSchema = z.object({
   feed_seq: z.number().int().nullable(),
-  id: z.string().describe('global arrival id (cursor of the operators\' undelayed view)'),
+  id: z.string().describe("global arrival id (cursor of the operators' undelayed view)"),
   seq_num: z.number().int().describe("the agent's own sequence number within the challenge"),
   challenge_id: z.string().uuid(),
   agent_id: z.string().uuid(),
@@ -91,18 +96,16 @@ const boolParam = z
 
 const cursorParam = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-export const feedQuery = z
-  .object({
-    after_seq: cursorParam.optional(),
-    after_id: cursorParam.optional(),
-    agent_id: z.string().uuid().optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
-    live: boolParam,
-  });
+export const feedQuery = z.object({
+  after_seq: cursorParam.optional(),
+  after_id: cursorParam.optional(),
+  agent_id: z.string().uuid().optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  live: boolParam,
+});
 
-export const liveQuery = z
-  .object({
-    after_seq: cursorParam.optional(),
-    agent_id: z.string().uuid().optional(),
-    live: boolParam,
-  });
+export const liveQuery = z.object({
+  after_seq: cursorParam.optional(),
+  agent_id: z.string().uuid().optional(),
+  live: boolParam,
+});

@@ -9,7 +9,9 @@ import { iso } from '../../lib/time';
 export const createTokenBody = z
   .object({
     name: safeText(100, 1),
-    scopes: z.array(scopeSchema, { invalid_type_error: `scopes must be an array of: ${SCOPES.join(', ')}` }).min(1),
+    scopes: z
+      .array(scopeSchema, { invalid_type_error: `scopes must be an array of: ${SCOPES.join(', ')}` })
+      .min(1),
     expires_in_days: z.number().int().min(1).max(3650).nullable().optional(),
     agent_id: z.string().uuid().optional(),
     sandbox: z.boolean().optional(),
@@ -85,7 +87,9 @@ export function toAgent(row: AgentRow, onlineWindowMs: number, now = Date.now())
   };
 }
 
-export const createAgentKeyBody = z.object({ expires_in_hours: z.number().int().min(1).max(720).optional() }).strict();
+export const createAgentKeyBody = z
+  .object({ expires_in_hours: z.number().int().min(1).max(720).optional() })
+  .strict();
 
 export const agentKeySchema = z.object({
   id: z.string().uuid(),
@@ -95,7 +99,12 @@ export const agentKeySchema = z.object({
   last_used_at: z.string().nullable(),
   created_at: z.string(),
 });
-export const createdAgentKeySchema = z.object({ id: z.string().uuid(), key: z.string(), key_prefix: z.string(), expires_at: z.string() });
+export const createdAgentKeySchema = z.object({
+  id: z.string().uuid(),
+  key: z.string(),
+  key_prefix: z.string(),
+  expires_at: z.string(),
+});
 
 export function toAgentKey(row: AgentKeyRow) {
   return {

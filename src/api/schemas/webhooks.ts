@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { DELIVERY_STATUSES, type WebhookAttemptRow, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
+import {
+  DELIVERY_STATUSES,
+  type WebhookAttemptRow,
+  type WebhookDeliveryRow,
+} from '../../db/queries/webhook-deliveries';
 import type { WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../webhooks/ssrf';
 import { safeText } from './common';
@@ -18,7 +22,11 @@ export const createWebhookBody = z
   .strict();
 
 export const patchWebhookBody = z
-  .object({ active: z.literal(true, { errorMap: () => ({ message: 'only {"active": true} (re-enable) is supported' }) }) })
+  .object({
+    active: z.literal(true, {
+      errorMap: () => ({ message: 'only {"active": true} (re-enable) is supported' }),
+    }),
+  })
   .strict();
 
 export const subscriptionStatusSchema = z.enum(['active', 'inactive', 'disabled']);
@@ -27,7 +35,10 @@ export const listWebhooksQuery = z.object({ status: subscriptionStatusSchema.opt
 export const deliveryStatusSchema = z.enum(DELIVERY_STATUSES);
 export const listDeliveriesQuery = z.object({ status: deliveryStatusSchema.optional() }).strict();
 
-export const webhookDeliveryParams = z.object({ id: z.string().uuid(), deliveryId: z.string().regex(/^whd_[0-9a-f]{32}$/, 'not a delivery id') });
+export const webhookDeliveryParams = z.object({
+  id: z.string().uuid(),
+  deliveryId: z.string().regex(/^whd_[0-9a-f]{32}$/, 'not a delivery id'),
+});
 
 export const replayDeadLettersBody = z.object({ since: z.string().datetime({ offset: true }) }).strict();
 
@@ -35,7 +46,11 @@ export const webhookSubscriptionSchema = z.object({
   id: z.string().uuid(),
   url: z.string(),
   events: z.array(z.string()),
-  secret_prefix: z.string().describe('leading part of the signing secret: its first characters (at most 4, at most a quarter of it), nothing added'),
+  secret_prefix: z
+    .string()
+    .describe(
+      'leading part of the signing secret: its first characters (at most 4, at most a quarter of it), nothing added',
+    ),
   active: z.boolean(),
   status: subscriptionStatusSchema,
   failure_count: z.number().int(),

@@ -164,11 +164,13 @@ export async function listen(args: CliArgs, ctx: CliContext, until?: Promise<unk
     .map((e) => e.trim())
     .filter(Boolean);
   const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
-  if (unknown.length) throw usageError(`unknown event type(s): ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`);
+  if (unknown.length)
+    throw usageError(`unknown event type(s): ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`);
   const forwardTo = stringFlag(args, 'forward-to');
   if (forwardTo && !/^https?:\/\//.test(forwardTo)) throw usageError('--forward-to must be an http(s) URL');
   const portFlag = stringFlag(args, 'port') ?? '0';
-  if (!/^\d{1,5}$/.test(portFlag) || Number(portFlag) > 65535) throw usageError('--port must be a port number');
+  if (!/^\d{1,5}$/.test(portFlag) || Number(portFlag) > 65535)
+    throw usageError('--port must be a port number');
   const auth = await userJwtFor(args, ctx);
   const secret = `whsec_listen_${randomBytes(24).toString('hex')}`;
   const json = Boolean(args.values.json);
@@ -187,7 +189,12 @@ export async function listen(args: CliArgs, ctx: CliContext, until?: Promise<unk
           try {
             const headers: Record<string, string> = {};
             for (const name of FORWARDED_HEADERS) if (req.headers[name]) headers[name] = header(name);
-            const answer = await fetch(forwardTo, { method: 'POST', headers, body: raw, signal: AbortSignal.timeout(9_000) });
+            const answer = await fetch(forwardTo, {
+              method: 'POST',
+              headers,
+              body: raw,
+              signal: AbortSignal.timeout(9_000),
+            });
             status = answer.status;
             forwarded = `forwarded → ${answer.status}`;
           } catch (e) {
@@ -226,7 +233,12 @@ export async function listen(args: CliArgs, ctx: CliContext, until?: Promise<unk
   const url = `http://127.0.0.1:${address.port}/webhook`;
   let subscriptionId: string | null = null;
   try {
-    const created = await ctx.api<{ data: { id: string } }>('POST', '/api/v1/webhooks', { url, events, secret }, { auth });
+    const created = await ctx.api<{ data: { id: string } }>(
+      'POST',
+      '/api/v1/webhooks',
+      { url, events, secret },
+      { auth },
+    );
     subscriptionId = created.data.id;
     ctx.err(
       `listening on ${url} (subscription ${subscriptionId}; events: ${events.join(', ')})${forwardTo ? `, forwarding to ${forwardTo}` : ''}. Ctrl-C to stop.`,
@@ -263,7 +275,8 @@ commands.push({
   name: 'webhooks listen',
   summary:
     'Receive webhooks locally (like stripe listen): subscribe a receiver on 127.0.0.1, print each delivery with its signature checked, optionally forward it; Ctrl-C unsubscribes',
-  usage: 'webhooks listen [--forward-to URL] [--events e1,e2] [--port N] [--sub <user-id> | --jwt <jwt>] [--json]',
+  usage:
+    'webhooks listen [--forward-to URL] [--events e1,e2] [--port N] [--sub <user-id> | --jwt <jwt>] [--json]',
   options: {
     'forward-to': { type: 'string' },
     events: { type: 'string' },

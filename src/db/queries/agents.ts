@@ -14,12 +14,17 @@ export interface AgentRow {
   updated_at: Date;
 }
 
-export function insertAgent(db: Queryable, ownerUserId: string, name: string, modelName: string | null): Promise<AgentRow | null> {
-  return queryOne<AgentRow>(db, 'INSERT INTO agents (owner_user_id, name, model_name) VALUES ($1, $2, $3) RETURNING *', [
-    ownerUserId,
-    name,
-    modelName,
-  ]);
+export function insertAgent(
+  db: Queryable,
+  ownerUserId: string,
+  name: string,
+  modelName: string | null,
+): Promise<AgentRow | null> {
+  return queryOne<AgentRow>(
+    db,
+    'INSERT INTO agents (owner_user_id, name, model_name) VALUES ($1, $2, $3) RETURNING *',
+    [ownerUserId, name, modelName],
+  );
 }
 
 export function findAgentById(db: Queryable, id: string): Promise<AgentRow | null> {
@@ -27,16 +32,26 @@ export function findAgentById(db: Queryable, id: string): Promise<AgentRow | nul
 }
 
 export async function listAgentsByOwner(db: Queryable, ownerUserId: string): Promise<AgentRow[]> {
-  const res = await db.query<AgentRow>('SELECT * FROM agents WHERE owner_user_id = $1 ORDER BY created_at, id', [ownerUserId]);
+  const res = await db.query<AgentRow>(
+    'SELECT * FROM agents WHERE owner_user_id = $1 ORDER BY created_at, id',
+    [ownerUserId],
+  );
   return res.rows;
 }
 
-export type AgentProfilePatch = Partial<Pick<AgentRow, 'name' | 'model_name' | 'version' | 'skill_count' | 'soul_excerpt'>>;
+export type AgentProfilePatch = Partial<
+  Pick<AgentRow, 'name' | 'model_name' | 'version' | 'skill_count' | 'soul_excerpt'>
+>;
 
 const PATCHABLE = ['name', 'model_name', 'version', 'skill_count', 'soul_excerpt'] as const;
 
 /** Updates only the fields present in the patch; `markSeen` also records a heartbeat. */
-export function updateAgentProfile(db: Queryable, id: string, patch: AgentProfilePatch, markSeen = false): Promise<AgentRow | null> {
+export function updateAgentProfile(
+  db: Queryable,
+  id: string,
+  patch: AgentProfilePatch,
+  markSeen = false,
+): Promise<AgentRow | null> {
   const sets: string[] = [];
   const values: unknown[] = [id];
   for (const field of PATCHABLE) {

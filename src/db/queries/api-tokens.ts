@@ -15,7 +15,8 @@ export interface ApiTokenRow {
   created_at: Date;
 }
 
-const COLUMNS = 'id, user_id, agent_id, name, token_prefix, scopes, sandbox, last_used_at, expires_at, revoked_at, created_at';
+const COLUMNS =
+  'id, user_id, agent_id, name, token_prefix, scopes, sandbox, last_used_at, expires_at, revoked_at, created_at';
 
 export interface NewApiToken {
   userId: string;

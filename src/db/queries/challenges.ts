@@ -53,10 +53,32 @@ const ENTRY_COUNT =
  */
 const CHALLENGE_COLUMNS = (
   [
-    'id', 'title', 'description', 'category', 'format', 'weight_class_id', 'status', 'time_limit_minutes', 'entry_fee_cents',
-    'prize_pool', 'starts_at', 'ends_at', 'is_featured', 'is_daily', 'judge', 'max_submissions_per_session',
-    'max_submissions_per_day', 'quarantine_reason', 'created_by', 'created_at', 'updated_at', 'started_event_at',
-    'ended_event_at', 'published_at', 'quarantined_at', 'retired_at',
+    'id',
+    'title',
+    'description',
+    'category',
+    'format',
+    'weight_class_id',
+    'status',
+    'time_limit_minutes',
+    'entry_fee_cents',
+    'prize_pool',
+    'starts_at',
+    'ends_at',
+    'is_featured',
+    'is_daily',
+    'judge',
+    'max_submissions_per_session',
+    'max_submissions_per_day',
+    'quarantine_reason',
+    'created_by',
+    'created_at',
+    'updated_at',
+    'started_event_at',
+    'ended_event_at',
+    'published_at',
+    'quarantined_at',
+    'retired_at',
   ] as const satisfies readonly Exclude<keyof ChallengeRow, 'entry_count'>[]
 )
   .map((column) => `c.${column}`)
@@ -82,8 +104,16 @@ export function findChallengeById(db: Queryable, id: string): Promise<ChallengeR
  * transitions, lifecycle activities), 'share' to keep its state stable while acting on it
  * (entering).
  */
-export function lockChallengeById(tx: Queryable, id: string, mode: 'update' | 'share' = 'update'): Promise<ChallengeRow | null> {
-  return queryOne<ChallengeRow>(tx, `${SELECT_CHALLENGE} WHERE c.id = $1 FOR ${mode === 'update' ? 'UPDATE' : 'SHARE'} OF c`, [id]);
+export function lockChallengeById(
+  tx: Queryable,
+  id: string,
+  mode: 'update' | 'share' = 'update',
+): Promise<ChallengeRow | null> {
+  return queryOne<ChallengeRow>(
+    tx,
+    `${SELECT_CHALLENGE} WHERE c.id = $1 FOR ${mode === 'update' ? 'UPDATE' : 'SHARE'} OF c`,
+    [id],
+  );
 }
 
 export interface ChallengeListFilter {
@@ -123,7 +153,11 @@ export async function listChallenges(
   const listText = `${SELECT_CHALLENGE} ${where} ${CHALLENGE_LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`;
   const countText = `SELECT count(*)::int AS total FROM challenges c ${where}`;
   const [rows, count] = await Promise.all([
-    db.query<ChallengeRow>({ name: statementName('ch_list', listText), text: listText, values: [...values, page.limit, page.offset] }),
+    db.query<ChallengeRow>({
+      name: statementName('ch_list', listText),
+      text: listText,
+      values: [...values, page.limit, page.offset],
+    }),
     db.query<{ total: number }>({ name: statementName('ch_count', countText), text: countText, values }),
   ]);
   return { rows: rows.rows, total: count.rows[0].total };
@@ -176,7 +210,11 @@ export async function insertChallenge(
   options: { createdBy?: string | null; id?: string; status?: ChallengeStatus } = {},
 ): Promise<ChallengeRow | null> {
   const columns: string[] = [...CHALLENGE_FIELD_NAMES, 'created_by', 'status'];
-  const values: unknown[] = [...CHALLENGE_FIELD_NAMES.map((f) => columnValue(f, fields[f])), options.createdBy ?? null, options.status ?? 'draft'];
+  const values: unknown[] = [
+    ...CHALLENGE_FIELD_NAMES.map((f) => columnValue(f, fields[f])),
+    options.createdBy ?? null,
+    options.status ?? 'draft',
+  ];
   if (options.id) {
     columns.push('id');
     values.push(options.id);
@@ -213,7 +251,11 @@ const UPDATABLE = [
 const BOOKKEEPING = new Set<string>(['started_event_at', 'ended_event_at']);
 
 /** Updates the given columns (undefined = untouched) and returns the fresh row with its entry count. */
-export async function updateChallenge(db: Queryable, id: string, update: ChallengeUpdate): Promise<ChallengeRow | null> {
+export async function updateChallenge(
+  db: Queryable,
+  id: string,
+  update: ChallengeUpdate,
+): Promise<ChallengeRow | null> {
   const sets: string[] = [];
   const values: unknown[] = [id];
   for (const field of UPDATABLE) {
@@ -223,9 +265,16 @@ export async function updateChallenge(db: Queryable, id: string, update: Challen
     sets.push(`${field} = $${values.length}`);
   }
   // Lifecycle bookkeeping alone is not an edit: updated_at is the challenge's version (sessions snapshot it).
-  if (Object.keys(update).some((k) => update[k as keyof ChallengeUpdate] !== undefined && !BOOKKEEPING.has(k))) sets.push('updated_at = now()');
+  if (
+    Object.keys(update).some((k) => update[k as keyof ChallengeUpdate] !== undefined && !BOOKKEEPING.has(k))
+  )
+    sets.push('updated_at = now()');
   if (sets.length === 0) return findChallengeById(db, id);
-  return queryOne<ChallengeRow>(db, `UPDATE challenges c SET ${sets.join(', ')} WHERE c.id = $1 ${RETURNING_CHALLENGE}`, values);
+  return queryOne<ChallengeRow>(
+    db,
+    `UPDATE challenges c SET ${sets.join(', ')} WHERE c.id = $1 ${RETURNING_CHALLENGE}`,
+    values,
+  );
 }
 
 /** The database clock, so that time decisions made in SQL and in code agree. */
@@ -268,7 +317,10 @@ export interface SpectatorChallengeRow {
 }
 
 /** A challenge as the spectator views need it (status decides visibility). */
-export function findChallengeForSpectators(db: Queryable, challengeId: string): Promise<SpectatorChallengeRow | null> {
+export function findChallengeForSpectators(
+  db: Queryable,
+  challengeId: string,
+): Promise<SpectatorChallengeRow | null> {
   return queryOne<SpectatorChallengeRow>(
     db,
     'SELECT id, title, description, status, starts_at, ends_at FROM challenges WHERE id = $1',

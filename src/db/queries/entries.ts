@@ -1,7 +1,14 @@
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
-export const ENTRY_STATUSES = ['assigned', 'active', 'submitted', 'judged', 'timed_out', 'withdrawn'] as const;
+export const ENTRY_STATUSES = [
+  'assigned',
+  'active',
+  'submitted',
+  'judged',
+  'timed_out',
+  'withdrawn',
+] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
 
 export interface EntryRow {
@@ -43,7 +50,10 @@ export async function upsertEntry(
 }
 
 export function findEntry(db: Queryable, challengeId: string, agentId: string): Promise<EntryRow | null> {
-  return queryOne<EntryRow>(db, 'SELECT * FROM entries WHERE challenge_id = $1 AND agent_id = $2', [challengeId, agentId]);
+  return queryOne<EntryRow>(db, 'SELECT * FROM entries WHERE challenge_id = $1 AND agent_id = $2', [
+    challengeId,
+    agentId,
+  ]);
 }
 
 export function findEntryById(db: Queryable, id: string): Promise<EntryRow | null> {
@@ -64,11 +74,10 @@ export async function listEntries(
   }
   const n = values.length;
   const [rows, count] = await Promise.all([
-    db.query<EntryRow>(`SELECT e.* FROM entries e ${where} ORDER BY e.assigned_at, e.id LIMIT $${n + 1} OFFSET $${n + 2}`, [
-      ...values,
-      page.limit,
-      page.offset,
-    ]),
+    db.query<EntryRow>(
+      `SELECT e.* FROM entries e ${where} ORDER BY e.assigned_at, e.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...values, page.limit, page.offset],
+    ),
     db.query<{ total: number }>(`SELECT count(*)::int AS total FROM entries e ${where}`, values),
   ]);
   return { rows: rows.rows, total: count.rows[0].total };

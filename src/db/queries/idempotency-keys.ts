@@ -35,8 +35,17 @@ export async function claimIdempotencyKey(
 }
 
 /** Gives the key up (the request failed): only the holder of `claimId` can. */
-export async function releaseIdempotencyClaim(db: Queryable, scope: string, key: string, claimId: string): Promise<void> {
-  await db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND claim_id = $3', [scope, key, claimId]);
+export async function releaseIdempotencyClaim(
+  db: Queryable,
+  scope: string,
+  key: string,
+  claimId: string,
+): Promise<void> {
+  await db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND claim_id = $3', [
+    scope,
+    key,
+    claimId,
+  ]);
 }
 
 /** Keeps the response; updates nothing when a retry took the claim over meanwhile (that retry's outcome is kept). */
@@ -54,7 +63,11 @@ export async function storeIdempotentResponse(
   );
 }
 
-export function findIdempotencyKey(db: Queryable, scope: string, key: string): Promise<IdempotencyKeyRow | null> {
+export function findIdempotencyKey(
+  db: Queryable,
+  scope: string,
+  key: string,
+): Promise<IdempotencyKeyRow | null> {
   return queryOne<IdempotencyKeyRow>(
     db,
     'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE scope = $1 AND key = $2',

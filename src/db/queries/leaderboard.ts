@@ -87,7 +87,12 @@ export async function leaderboardPage(
   after: LeaderboardSortKey | null,
   limit: number,
   withCounts: boolean,
-): Promise<{ rows: LeaderboardRow[]; total: number | null; before: number; challengeStatus?: string | null }> {
+): Promise<{
+  rows: LeaderboardRow[];
+  total: number | null;
+  before: number;
+  challengeStatus?: string | null;
+}> {
   const params: unknown[] = [challengeId];
   let where = 'l.challenge_id = $1';
   let atOrAbove = 'false';
@@ -110,7 +115,11 @@ export async function leaderboardPage(
   // The total and the rank offset come from one pass over the challenge's rows; the LEFT JOIN keeps
   // the counts when the page is empty.
   const res = await db.query<
-    (LeaderboardRow | { [K in keyof LeaderboardRow]: null }) & { total: number; before: number; challenge_status: string | null }
+    (LeaderboardRow | { [K in keyof LeaderboardRow]: null }) & {
+      total: number;
+      before: number;
+      challenge_status: string | null;
+    }
   >({
     name: `${name}_status`,
     text: `WITH page AS (${pageSql}),
@@ -125,7 +134,13 @@ export async function leaderboardPage(
   });
   const first = res.rows[0];
   const rows = res.rows.filter(
-    (r): r is LeaderboardRow & { total: number; before: number; challenge_status: string | null } => r.agent_id !== null,
+    (r): r is LeaderboardRow & { total: number; before: number; challenge_status: string | null } =>
+      r.agent_id !== null,
   );
-  return { rows, total: first?.total ?? 0, before: first?.before ?? 0, challengeStatus: first?.challenge_status ?? null };
+  return {
+    rows,
+    total: first?.total ?? 0,
+    before: first?.before ?? 0,
+    challengeStatus: first?.challenge_status ?? null,
+  };
 }

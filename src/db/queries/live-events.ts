@@ -9,7 +9,10 @@ export const LIVE_EVENTS_CHANNEL = 'live_events';
 export const RELEASE_BATCH_MAX = 5000;
 
 /** The transition rule's outcome for one event type, per entry status (see 4001_connector_ingest_function.sql). */
-export type IngestPlans = Record<string, { ok: true; next: string | null } | { ok: false; status: number; message: string }>;
+export type IngestPlans = Record<
+  string,
+  { ok: true; next: string | null } | { ok: false; status: number; message: string }
+>;
 
 export type IngestOutcome =
   /** `replayed`: an event of this agent was already stored under the idempotency key; its seq_num is answered. */
@@ -28,7 +31,15 @@ const IDEMPOTENCY_KEY_INDEX = 'live_events_agent_idempotency_key_idx';
  */
 export async function ingestLiveEvent(
   db: Queryable,
-  input: { challengeId: string; agentId: string; type: string; occurredAt: string; event: unknown; plans: IngestPlans; idempotencyKey?: string | null },
+  input: {
+    challengeId: string;
+    agentId: string;
+    type: string;
+    occurredAt: string;
+    event: unknown;
+    plans: IngestPlans;
+    idempotencyKey?: string | null;
+  },
 ): Promise<IngestOutcome> {
   let row;
   try {
@@ -54,13 +65,23 @@ export async function ingestLiveEvent(
     // violation therefore means the key was used at the same moment for another challenge.
     const e = err as { code?: string; constraint?: string };
     if (input.idempotencyKey && e?.code === '23505' && e.constraint === IDEMPOTENCY_KEY_INDEX) {
-      return { ok: false, status: 409, message: 'this Idempotency-Key was already used for a different event' };
+      return {
+        ok: false,
+        status: 409,
+        message: 'this Idempotency-Key was already used for a different event',
+      };
     }
     throw err;
   }
   if (!row) throw new Error('live_event_ingest returned no row');
   if (!row.r_ok) return { ok: false, status: row.r_status, message: row.r_message ?? 'event refused' };
-  return { ok: true, seqNum: row.r_seq!, sandbox: row.r_sandbox ?? false, entryStatus: row.r_entry_status ?? '', replayed: row.r_replayed ?? false };
+  return {
+    ok: true,
+    seqNum: row.r_seq!,
+    sandbox: row.r_sandbox ?? false,
+    entryStatus: row.r_entry_status ?? '',
+    replayed: row.r_replayed ?? false,
+  };
 }
 
 /**
@@ -68,7 +89,12 @@ export async function ingestLiveEvent(
  * is not running (lost with its Temporal state, terminated, or never told because the signal
  * failed and no later event came). Served by live_events_pending_idx; normally few rows qualify.
  */
-export async function findChallengesWithOverdueEvents(db: Queryable, delayMs: number, graceMs: number, limit: number): Promise<string[]> {
+export async function findChallengesWithOverdueEvents(
+  db: Queryable,
+  delayMs: number,
+  graceMs: number,
+  limit: number,
+): Promise<string[]> {
   const res = await db.query<{ challenge_id: string }>(
     `SELECT DISTINCT challenge_id FROM live_events
       WHERE feed_seq IS NULL AND sandbox = false
@@ -96,7 +122,9 @@ async function nextDueInMs(db: Queryable, challengeId: string, delayMs: number):
        FROM live_events WHERE challenge_id = $1 AND feed_seq IS NULL AND sandbox = false`,
     [challengeId, delayMs],
   );
-  return row?.due_in_ms === null || row?.due_in_ms === undefined ? null : Math.max(0, Math.ceil(Number(row.due_in_ms)));
+  return row?.due_in_ms === null || row?.due_in_ms === undefined
+    ? null
+    : Math.max(0, Math.ceil(Number(row.due_in_ms)));
 }
 
 /**
@@ -107,9 +135,16 @@ async function nextDueInMs(db: Queryable, challengeId: string, delayMs: number):
  * handshake described at markRelayBusy), so an event committed meanwhile is never stranded.
  * Idempotent: a retried step releases only what is still unreleased.
  */
-export async function releaseDueEvents(pool: Pool, challengeId: string, delayMs: number): Promise<ReleaseOutcome> {
+export async function releaseDueEvents(
+  pool: Pool,
+  challengeId: string,
+  delayMs: number,
+): Promise<ReleaseOutcome> {
   const step = await withTransaction(pool, async (tx) => {
-    await tx.query('INSERT INTO live_relay_state (challenge_id) VALUES ($1) ON CONFLICT (challenge_id) DO NOTHING', [challengeId]);
+    await tx.query(
+      'INSERT INTO live_relay_state (challenge_id) VALUES ($1) ON CONFLICT (challenge_id) DO NOTHING',
+      [challengeId],
+    );
     const state = await queryOne<{ last_feed_seq: string; cutoff: Date; challenge_status: string | null }>(
       tx,
       `SELECT s.last_feed_seq, clock_timestamp() - make_interval(secs => $2::double precision / 1000) AS cutoff,
@@ -132,19 +167,26 @@ export async function releaseDueEvents(pool: Pool, challengeId: string, delayMs:
     );
     const count = released.rowCount ?? 0;
     const next = await nextDueInMs(tx, challengeId, delayMs);
-    await tx.query('UPDATE live_relay_state SET last_feed_seq = $2, idle = $3, updated_at = now() WHERE challenge_id = $1', [
-      challengeId,
-      last + count,
-      next === null,
-    ]);
+    await tx.query(
+      'UPDATE live_relay_state SET last_feed_seq = $2, idle = $3, updated_at = now() WHERE challenge_id = $1',
+      [challengeId, last + count, next === null],
+    );
     if (count > 0) await tx.query('SELECT pg_notify($1, $2)', [LIVE_EVENTS_CHANNEL, challengeId]);
-    return { released: count, lastFeedSeq: last + count, nextDueInMs: next, challengeStatus: state!.challenge_status };
+    return {
+      released: count,
+      lastFeedSeq: last + count,
+      nextDueInMs: next,
+      challengeStatus: state!.challenge_status,
+    };
   });
   if (step.nextDueInMs === null) {
     // idle = true is committed: look once more with a fresh snapshot.
     const late = await nextDueInMs(pool, challengeId, delayMs);
     if (late !== null) {
-      await pool.query('UPDATE live_relay_state SET idle = false, updated_at = now() WHERE challenge_id = $1', [challengeId]);
+      await pool.query(
+        'UPDATE live_relay_state SET idle = false, updated_at = now() WHERE challenge_id = $1',
+        [challengeId],
+      );
       return { ...step, nextDueInMs: late };
     }
   }
@@ -212,6 +254,10 @@ export async function listArrivedEvents(
 
 /** The newest arrival id of a challenge (operators' live view starting point). */
 export async function latestArrivalId(db: Queryable, challengeId: string): Promise<number> {
-  const row = await queryOne<{ id: string | null }>(db, 'SELECT MAX(id)::text AS id FROM live_events WHERE challenge_id = $1', [challengeId]);
+  const row = await queryOne<{ id: string | null }>(
+    db,
+    'SELECT MAX(id)::text AS id FROM live_events WHERE challenge_id = $1',
+    [challengeId],
+  );
   return row?.id ? Number(row.id) : 0;
 }

@@ -41,7 +41,11 @@ export async function markRelayBusy(
 
 /** The challenge's current feed position (0 when nothing was released yet). */
 export async function latestFeedSeq(db: Queryable, challengeId: string): Promise<number> {
-  const row = await queryOne<{ last_feed_seq: string }>(db, 'SELECT last_feed_seq FROM live_relay_state WHERE challenge_id = $1', [challengeId]);
+  const row = await queryOne<{ last_feed_seq: string }>(
+    db,
+    'SELECT last_feed_seq FROM live_relay_state WHERE challenge_id = $1',
+    [challengeId],
+  );
   return row ? Number(row.last_feed_seq) : 0;
 }
 

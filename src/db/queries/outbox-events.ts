@@ -48,5 +48,6 @@ export async function claimUndispatchedEvents(db: Queryable, limit: number): Pro
 }
 
 export async function markEventsDispatched(db: Queryable, ids: string[]): Promise<void> {
-  if (ids.length > 0) await db.query('UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1::uuid[])', [ids]);
+  if (ids.length > 0)
+    await db.query('UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1::uuid[])', [ids]);
 }

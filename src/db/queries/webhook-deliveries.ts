@@ -40,7 +40,8 @@ export interface WebhookAttemptRow {
 
 const COLUMNS = `id, subscription_id, event_id, event_type, body, status, series, attempt_count, last_status_code,
   last_error, next_attempt_at, delivered_at, dead_lettered_at, workflow_id, batch_workflow_id, workflow_started_at, created_at, updated_at`;
-const ATTEMPT_COLUMNS = 'delivery_id, series, attempt_number, status_code, latency_ms, success, error, response_excerpt, attempted_at';
+const ATTEMPT_COLUMNS =
+  'delivery_id, series, attempt_number, status_code, latency_ms, success, error, response_excerpt, attempted_at';
 
 export interface NewDelivery {
   id: string;
@@ -51,7 +52,10 @@ export interface NewDelivery {
 }
 
 /** Inserts the deliveries that do not exist yet; returns only the newly created ones. */
-export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[]): Promise<WebhookDeliveryRow[]> {
+export async function insertDeliveries(
+  db: Queryable,
+  deliveries: NewDelivery[],
+): Promise<WebhookDeliveryRow[]> {
   if (deliveries.length === 0) return [];
   const res = await db.query<WebhookDeliveryRow>(
     `INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, body, workflow_id)
@@ -111,7 +115,10 @@ export async function markWorkflowsStarted(db: Queryable, workflowIds: string[])
 }
 
 /** Puts deliveries (just created, same transaction) into first-attempt batches: one workflow id per group. */
-export async function assignFirstAttemptBatches(db: Queryable, groups: { batchWorkflowId: string; deliveryIds: string[] }[]): Promise<void> {
+export async function assignFirstAttemptBatches(
+  db: Queryable,
+  groups: { batchWorkflowId: string; deliveryIds: string[] }[],
+): Promise<void> {
   const ids = groups.flatMap((g) => g.deliveryIds);
   if (ids.length === 0) return;
   await db.query(
@@ -132,7 +139,10 @@ export async function markBatchesStarted(db: Queryable, batchWorkflowIds: string
 }
 
 /** The members of a first-attempt batch, in creation order. */
-export async function findBatchMembers(db: Queryable, batchWorkflowId: string): Promise<Pick<WebhookDeliveryRow, 'id' | 'series' | 'status'>[]> {
+export async function findBatchMembers(
+  db: Queryable,
+  batchWorkflowId: string,
+): Promise<Pick<WebhookDeliveryRow, 'id' | 'series' | 'status'>[]> {
   const res = await db.query<Pick<WebhookDeliveryRow, 'id' | 'series' | 'status'>>(
     `SELECT id, series, status FROM webhook_deliveries WHERE batch_workflow_id = $1 ORDER BY seq`,
     [batchWorkflowId],
@@ -141,7 +151,11 @@ export async function findBatchMembers(db: Queryable, batchWorkflowId: string): 
 }
 
 /** Deliveries whose current series' workflow was never started (crash between commit and start). */
-export async function findUnstartedDeliveries(db: Queryable, olderThanMs: number, limit: number): Promise<WebhookDeliveryRow[]> {
+export async function findUnstartedDeliveries(
+  db: Queryable,
+  olderThanMs: number,
+  limit: number,
+): Promise<WebhookDeliveryRow[]> {
   const res = await db.query<WebhookDeliveryRow>(
     `SELECT ${COLUMNS} FROM webhook_deliveries
       WHERE workflow_started_at IS NULL AND updated_at < now() - make_interval(secs => $1::float / 1000)
@@ -173,7 +187,12 @@ export function beginReplay(db: Queryable, id: string): Promise<WebhookDeliveryR
 }
 
 /** Dead letters of a subscription created at or after `since` (bulk replay). */
-export async function listDeadLetters(db: Queryable, subscriptionId: string, since: Date, limit: number): Promise<WebhookDeliveryRow[]> {
+export async function listDeadLetters(
+  db: Queryable,
+  subscriptionId: string,
+  since: Date,
+  limit: number,
+): Promise<WebhookDeliveryRow[]> {
   const res = await db.query<WebhookDeliveryRow>(
     `SELECT ${COLUMNS} FROM webhook_deliveries
       WHERE subscription_id = $1 AND status = 'dead_letter' AND created_at >= $2
@@ -201,8 +220,17 @@ export interface DeliveryTarget {
   recorded: WebhookAttemptRow | null;
 }
 
-export async function findDeliveryTarget(db: Queryable, deliveryId: string, series: number, attemptNumber: number): Promise<DeliveryTarget | null> {
-  const row = await queryOne<Omit<DeliveryTarget, 'recorded'> & { recorded: (Omit<WebhookAttemptRow, 'attempted_at'> & { attempted_at: string }) | null }>(
+export async function findDeliveryTarget(
+  db: Queryable,
+  deliveryId: string,
+  series: number,
+  attemptNumber: number,
+): Promise<DeliveryTarget | null> {
+  const row = await queryOne<
+    Omit<DeliveryTarget, 'recorded'> & {
+      recorded: (Omit<WebhookAttemptRow, 'attempted_at'> & { attempted_at: string }) | null;
+    }
+  >(
     db,
     `SELECT d.id, d.subscription_id, d.event_type, d.body, d.series, s.url, s.secret_encrypted,
             s.status AS subscription_status, s.enable_generation, s.failure_count, s.last_failure_at,
@@ -214,10 +242,18 @@ export async function findDeliveryTarget(db: Queryable, deliveryId: string, seri
     [deliveryId, series, attemptNumber],
   );
   if (!row) return null;
-  return { ...row, recorded: row.recorded ? { ...row.recorded, attempted_at: new Date(row.recorded.attempted_at) } : null };
+  return {
+    ...row,
+    recorded: row.recorded ? { ...row.recorded, attempted_at: new Date(row.recorded.attempted_at) } : null,
+  };
 }
 
-export function findAttempt(db: Queryable, deliveryId: string, series: number, attemptNumber: number): Promise<WebhookAttemptRow | null> {
+export function findAttempt(
+  db: Queryable,
+  deliveryId: string,
+  series: number,
+  attemptNumber: number,
+): Promise<WebhookAttemptRow | null> {
   return queryOne<WebhookAttemptRow>(
     db,
     `SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id = $1 AND series = $2 AND attempt_number = $3`,
@@ -293,7 +329,12 @@ export async function recordAttempt(db: Queryable, a: RecordedAttempt): Promise<
 }
 
 /** Ends the current series without an attempt (subscription no longer active, or infrastructure gave up). */
-export async function abandonDelivery(db: Queryable, deliveryId: string, series: number, reason: string): Promise<boolean> {
+export async function abandonDelivery(
+  db: Queryable,
+  deliveryId: string,
+  series: number,
+  reason: string,
+): Promise<boolean> {
   const res = await db.query(
     `UPDATE webhook_deliveries
         SET status = 'dead_letter', dead_lettered_at = now(), last_error = $3, next_attempt_at = NULL, updated_at = now()

@@ -52,11 +52,16 @@ export async function countActiveSubscriptions(db: Queryable, ownerUserId: strin
 }
 
 export function findSubscription(db: Queryable, id: string): Promise<WebhookSubscriptionRow | null> {
-  return queryOne<WebhookSubscriptionRow>(db, `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1`, [id]);
+  return queryOne<WebhookSubscriptionRow>(db, `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1`, [
+    id,
+  ]);
 }
 
 /** Just the status and generation (the attempt activity's last check before sending). */
-export function findSubscriptionState(db: Queryable, id: string): Promise<Pick<WebhookSubscriptionRow, 'status' | 'enable_generation'> | null> {
+export function findSubscriptionState(
+  db: Queryable,
+  id: string,
+): Promise<Pick<WebhookSubscriptionRow, 'status' | 'enable_generation'> | null> {
   return queryOne(db, 'SELECT status, enable_generation FROM webhook_subscriptions WHERE id = $1', [id]);
 }
 
@@ -98,7 +103,10 @@ export async function findMatchingSubscriptionsForEvents(
       ORDER BY e.idx, s.created_at, s.id`,
     [events.map((e) => e.eventType), events.map((e) => e.ownerUserId), events.map((e) => e.broadcast)],
   );
-  return res.rows.map((r) => ({ event_index: Number(r.event_index) - 1, subscription_id: r.subscription_id }));
+  return res.rows.map((r) => ({
+    event_index: Number(r.event_index) - 1,
+    subscription_id: r.subscription_id,
+  }));
 }
 
 /** Active subscriptions an event goes to (see domain/webhooks/fan-out.ts for who gets what). */
@@ -163,7 +171,12 @@ export function disableSubscription(
 }
 
 /** Persists the health workflow's consecutive-failure count (ignored for an older generation). */
-export async function setFailureCount(db: Queryable, id: string, generation: number, failureCount: number): Promise<boolean> {
+export async function setFailureCount(
+  db: Queryable,
+  id: string,
+  generation: number,
+  failureCount: number,
+): Promise<boolean> {
   const res = await db.query(
     `UPDATE webhook_subscriptions SET failure_count = $3, updated_at = now()
       WHERE id = $1 AND enable_generation = $2 AND failure_count <> $3`,
@@ -174,5 +187,7 @@ export async function setFailureCount(db: Queryable, id: string, generation: num
 
 /** The subscription, share-locked: a concurrent disable or delete waits for this transaction. */
 export function findSubscriptionForShare(db: Queryable, id: string): Promise<WebhookSubscriptionRow | null> {
-  return queryOne<WebhookSubscriptionRow>(db, 'SELECT * FROM webhook_subscriptions WHERE id = $1 FOR SHARE', [id]);
+  return queryOne<WebhookSubscriptionRow>(db, 'SELECT * FROM webhook_subscriptions WHERE id = $1 FOR SHARE', [
+    id,
+  ]);
 }

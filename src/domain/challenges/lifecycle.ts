@@ -32,12 +32,24 @@ import {
   type ChallengeLifecycleSnapshot,
   type ChallengeStopSignal,
 } from './contract';
-import { canSeeChallenge, checkWindow, instantMs, scheduleOf, toChallengeFields, type ChallengePatch, type NewChallenge } from './rules';
+import {
+  canSeeChallenge,
+  checkWindow,
+  instantMs,
+  scheduleOf,
+  toChallengeFields,
+  type ChallengePatch,
+  type NewChallenge,
+} from './rules';
 
 // ---- reads -------------------------------------------------------------------------------------
 
 /** The challenge, or 404 when missing or a draft the caller may not see. */
-export async function requireVisibleChallenge(db: Queryable, principal: Principal, id: string): Promise<ChallengeRow> {
+export async function requireVisibleChallenge(
+  db: Queryable,
+  principal: Principal,
+  id: string,
+): Promise<ChallengeRow> {
   const row = await findChallengeById(db, id);
   if (!row || !canSeeChallenge(principal, row)) throw notFound('challenge');
   return row;
@@ -50,7 +62,10 @@ async function temporalClient(deps: ServiceDeps): Promise<TemporalClient> {
     return await deps.temporal();
   } catch (err) {
     deps.logger.error({ err }, 'Temporal unavailable');
-    throw new ServiceError('SERVICE_UNAVAILABLE', 'the workflow service is unavailable; nothing was changed, retry later');
+    throw new ServiceError(
+      'SERVICE_UNAVAILABLE',
+      'the workflow service is unavailable; nothing was changed, retry later',
+    );
   }
 }
 
@@ -75,7 +90,10 @@ export async function planLifecycle(deps: ServiceDeps, row: ChallengeRow): Promi
     });
   } catch (err) {
     deps.logger.error({ err, challengeId: row.id }, 'could not plan the challenge lifecycle');
-    throw new ServiceError('SERVICE_UNAVAILABLE', 'the workflow service is unavailable; nothing was changed, retry later');
+    throw new ServiceError(
+      'SERVICE_UNAVAILABLE',
+      'the workflow service is unavailable; nothing was changed, retry later',
+    );
   }
 }
 
@@ -86,10 +104,15 @@ export async function planLifecycle(deps: ServiceDeps, row: ChallengeRow): Promi
 async function stopLifecycle(deps: ServiceDeps, challengeId: string, reason: string): Promise<void> {
   try {
     const client = await deps.temporal();
-    await client.workflow.getHandle(challengeLifecycleWorkflowId(challengeId)).signal(CHALLENGE_STOP_SIGNAL, { reason } satisfies ChallengeStopSignal);
+    await client.workflow
+      .getHandle(challengeLifecycleWorkflowId(challengeId))
+      .signal(CHALLENGE_STOP_SIGNAL, { reason } satisfies ChallengeStopSignal);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return;
-    deps.logger.warn({ err, challengeId }, 'could not signal the challenge lifecycle to stop; it will stop at its next wake-up');
+    deps.logger.warn(
+      { err, challengeId },
+      'could not signal the challenge lifecycle to stop; it will stop at its next wake-up',
+    );
   }
 }
 
@@ -102,7 +125,12 @@ export interface TransitionOutcome {
 }
 
 /** Creates a draft (with its judge config); nothing is public or scheduled until it is published. */
-export async function createChallenge(db: Queryable, createdBy: string | null, challenge: NewChallenge, id?: string): Promise<ChallengeRow | null> {
+export async function createChallenge(
+  db: Queryable,
+  createdBy: string | null,
+  challenge: NewChallenge,
+  id?: string,
+): Promise<ChallengeRow | null> {
   return insertChallenge(db, toChallengeFields(challenge), { createdBy, id });
 }
 
@@ -117,12 +145,22 @@ async function lockOrNotFound(tx: PoolClient, id: string): Promise<ChallengeRow>
  * the future re-arms its event; an active challenge's workflow is re-planned in the same
  * transaction. Status changes only through publish / quarantine / retire.
  */
-export async function editChallenge(deps: ServiceDeps, id: string, body: ChallengePatch): Promise<ChallengeRow> {
+export async function editChallenge(
+  deps: ServiceDeps,
+  id: string,
+  body: ChallengePatch,
+): Promise<ChallengeRow> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
     const now = await databaseNow(tx);
-    const startsAt = body.starts_at === undefined ? row.starts_at : body.starts_at === null ? null : new Date(body.starts_at);
-    const endsAt = body.ends_at === undefined ? row.ends_at : body.ends_at === null ? null : new Date(body.ends_at);
+    const startsAt =
+      body.starts_at === undefined
+        ? row.starts_at
+        : body.starts_at === null
+          ? null
+          : new Date(body.starts_at);
+    const endsAt =
+      body.ends_at === undefined ? row.ends_at : body.ends_at === null ? null : new Date(body.ends_at);
     checkWindow(startsAt, endsAt);
 
     const update: ChallengeUpdate = {};
@@ -162,25 +200,51 @@ export async function publishChallenge(deps: ServiceDeps, id: string): Promise<T
     }
     const now = await databaseNow(tx);
     if (row.ends_at && row.ends_at <= now) {
-      throw conflict(`ends_at (${row.ends_at.toISOString()}) has passed: move it with PATCH before publishing`);
+      throw conflict(
+        `ends_at (${row.ends_at.toISOString()}) has passed: move it with PATCH before publishing`,
+      );
     }
-    const update: ChallengeUpdate = { status: 'active', published_at: now, quarantine_reason: null, ended_event_at: null };
+    const update: ChallengeUpdate = {
+      status: 'active',
+      published_at: now,
+      quarantine_reason: null,
+      ended_event_at: null,
+    };
     if (row.starts_at && row.starts_at > now) update.started_event_at = null;
     const updated = (await updateChallenge(tx, id, update))!;
-    await emitEvent(tx, { type: 'challenge.published', payload: { challenge_id: id, status: 'active' }, challengeId: id, ownerUserId: null });
+    await emitEvent(tx, {
+      type: 'challenge.published',
+      payload: { challenge_id: id, status: 'active' },
+      challengeId: id,
+      ownerUserId: null,
+    });
     await planLifecycle(deps, updated);
     return { challenge: updated, changed: true };
   });
 }
 
 /** active → draft (hidden, not enterable); emits challenge.quarantined {challenge_id, reason}. Else 409. */
-export async function quarantineChallenge(deps: ServiceDeps, id: string, reason: string): Promise<TransitionOutcome> {
+export async function quarantineChallenge(
+  deps: ServiceDeps,
+  id: string,
+  reason: string,
+): Promise<TransitionOutcome> {
   const outcome = await withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
-    if (row.status !== 'active') throw conflict(`only an active challenge can be quarantined; this one is ${row.status}`);
+    if (row.status !== 'active')
+      throw conflict(`only an active challenge can be quarantined; this one is ${row.status}`);
     const now = await databaseNow(tx);
-    const updated = (await updateChallenge(tx, id, { status: 'draft', quarantine_reason: reason, quarantined_at: now }))!;
-    await emitEvent(tx, { type: 'challenge.quarantined', payload: { challenge_id: id, reason }, challengeId: id, ownerUserId: null });
+    const updated = (await updateChallenge(tx, id, {
+      status: 'draft',
+      quarantine_reason: reason,
+      quarantined_at: now,
+    }))!;
+    await emitEvent(tx, {
+      type: 'challenge.quarantined',
+      payload: { challenge_id: id, reason },
+      challengeId: id,
+      ownerUserId: null,
+    });
     return { challenge: updated, changed: true };
   });
   await stopLifecycle(deps, id, 'quarantined');
@@ -194,19 +258,29 @@ export async function retireChallenge(deps: ServiceDeps, id: string): Promise<Tr
     if (row.status === 'archived') return { challenge: row, changed: false };
     const now = await databaseNow(tx);
     const updated = (await updateChallenge(tx, id, { status: 'archived', retired_at: now }))!;
-    await emitEvent(tx, { type: 'challenge.retired', payload: { challenge_id: id }, challengeId: id, ownerUserId: null });
+    await emitEvent(tx, {
+      type: 'challenge.retired',
+      payload: { challenge_id: id },
+      challengeId: id,
+      ownerUserId: null,
+    });
     return { challenge: updated, changed: true };
   });
   await stopLifecycle(deps, id, 'retired');
   return outcome;
 }
 
-
 // ---- steps of the lifecycle workflow (its activities call these) --------------------------------
 
 function snapshot(row: ChallengeRow | null, emitted: boolean): ChallengeLifecycleSnapshot {
   if (!row) return { status: 'missing', startsAt: null, endsAt: null, startedEventAt: null, emitted: false };
-  return { status: row.status, startsAt: iso(row.starts_at), endsAt: iso(row.ends_at), startedEventAt: iso(row.started_event_at), emitted };
+  return {
+    status: row.status,
+    startsAt: iso(row.starts_at),
+    endsAt: iso(row.ends_at),
+    startedEventAt: iso(row.started_event_at),
+    emitted,
+  };
 }
 
 /**

@@ -4,7 +4,13 @@
  */
 import { validationError } from '../../errors';
 import { isAdmin, type Principal } from '../../auth/principal';
-import { CHALLENGE_STATUSES, PUBLIC_STATUSES, type ChallengeFields, type ChallengeRow, type ChallengeStatus } from '../../db/queries/challenges';
+import {
+  CHALLENGE_STATUSES,
+  PUBLIC_STATUSES,
+  type ChallengeFields,
+  type ChallengeRow,
+  type ChallengeStatus,
+} from '../../db/queries/challenges';
 import type { ChallengeSchedule } from './contract';
 
 /** A new challenge as an operator describes it (times as ISO 8601); the API's schema validates it. */
@@ -32,9 +38,11 @@ export type ChallengePatch = Partial<NewChallenge>;
 export type Instant = Date | string | null;
 type ChallengeTimes = { status: string; starts_at: Instant; ends_at: Instant };
 
-export const instantMs = (t: Instant): number | null => (t === null ? null : typeof t === 'string' ? Date.parse(t) : t.getTime());
+export const instantMs = (t: Instant): number | null =>
+  t === null ? null : typeof t === 'string' ? Date.parse(t) : t.getTime();
 
-export type Enterability = { ok: true } | { ok: false; reason: 'not_active' | 'not_started' | 'ended'; message: string };
+export type Enterability =
+  { ok: true } | { ok: false; reason: 'not_active' | 'not_started' | 'ended'; message: string };
 
 /**
  * Whether work can happen in a challenge now (opening sessions, submitting): active, started
@@ -44,14 +52,23 @@ export type Enterability = { ok: true } | { ok: false; reason: 'not_active' | 'n
 export function enterability(challenge: ChallengeTimes, now: Date = new Date()): Enterability {
   const t = now.getTime();
   if (challenge.status !== 'active') {
-    return { ok: false, reason: 'not_active', message: `challenge is not enterable: its status is ${challenge.status}` };
+    return {
+      ok: false,
+      reason: 'not_active',
+      message: `challenge is not enterable: its status is ${challenge.status}`,
+    };
   }
   const starts = instantMs(challenge.starts_at);
   if (starts !== null && starts > t) {
-    return { ok: false, reason: 'not_started', message: `challenge is not enterable yet: it starts at ${new Date(starts).toISOString()}` };
+    return {
+      ok: false,
+      reason: 'not_started',
+      message: `challenge is not enterable yet: it starts at ${new Date(starts).toISOString()}`,
+    };
   }
   const ends = instantMs(challenge.ends_at);
-  if (ends !== null && ends <= t) return { ok: false, reason: 'ended', message: 'challenge is not enterable: it has ended' };
+  if (ends !== null && ends <= t)
+    return { ok: false, reason: 'ended', message: 'challenge is not enterable: it has ended' };
   return { ok: true };
 }
 
@@ -83,7 +100,8 @@ export function canSeeChallenge(principal: Principal, challenge: { status: strin
 export function checkWindow(startsAt: Instant, endsAt: Instant): void {
   const s = instantMs(startsAt);
   const e = instantMs(endsAt);
-  if (s !== null && e !== null && e <= s) throw validationError('body.ends_at: ends_at must be after starts_at');
+  if (s !== null && e !== null && e <= s)
+    throw validationError('body.ends_at: ends_at must be after starts_at');
 }
 
 export function scheduleOf(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): ChallengeSchedule {

@@ -6,7 +6,11 @@ import { findChallengeForSpectators, type SpectatorChallengeRow } from '../../db
 import type { FeedRow } from '../../db/queries/live-events';
 
 /** Spectators see active, complete and archived challenges; drafts only operators (DESIGN.md). */
-export async function requireWatchableChallenge(db: Pool, principal: Principal, challengeId: string): Promise<SpectatorChallengeRow> {
+export async function requireWatchableChallenge(
+  db: Pool,
+  principal: Principal,
+  challengeId: string,
+): Promise<SpectatorChallengeRow> {
   const challenge = await findChallengeForSpectators(db, challengeId);
   if (!challenge || (challenge.status === 'draft' && !isAdmin(principal))) throw notFound('challenge');
   return challenge;

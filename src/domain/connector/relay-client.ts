@@ -2,7 +2,13 @@ import type { ServiceDeps } from '../../service-deps';
 import { findChallengesWithOverdueEvents } from '../../db/queries/live-events';
 import { markRelayBusy, markRelayIdle } from '../../db/queries/live-relay-state';
 import { ChallengeIdKey } from '../../../temporal/search-attributes';
-import { LIVE_EVENTS_ARRIVED_SIGNAL, SPECTATOR_RELAY_WORKFLOW, spectatorRelayWorkflowId, type LiveEventsArrivedSignal, type SpectatorRelayInput } from './contract';
+import {
+  LIVE_EVENTS_ARRIVED_SIGNAL,
+  SPECTATOR_RELAY_WORKFLOW,
+  spectatorRelayWorkflowId,
+  type LiveEventsArrivedSignal,
+  type SpectatorRelayInput,
+} from './contract';
 
 /** An unreleased event this far past its release time means the relay is not running: signal again. */
 export const RELAY_OVERDUE_GRACE_MS = 5_000;
@@ -34,7 +40,12 @@ export async function signalRelay(deps: ServiceDeps, challengeId: string): Promi
  * relay is marked idle again so that the next event signals once more.
  */
 export async function checkRelay(deps: ServiceDeps, challengeId: string): Promise<'signalled' | 'busy'> {
-  const { flipped, overdue } = await markRelayBusy(deps.db, challengeId, deps.config.SPECTATOR_DELAY_MS, RELAY_OVERDUE_GRACE_MS);
+  const { flipped, overdue } = await markRelayBusy(
+    deps.db,
+    challengeId,
+    deps.config.SPECTATOR_DELAY_MS,
+    RELAY_OVERDUE_GRACE_MS,
+  );
   let send = flipped;
   if (!send && overdue) {
     const last = lastOverdueSignal.get(challengeId) ?? 0;
@@ -92,7 +103,9 @@ async function signalWithRetries(deps: ServiceDeps, challengeId: string): Promis
       if (attempt < SIGNAL_ATTEMPTS) await new Promise((r) => setTimeout(r, 250 * 4 ** (attempt - 1)));
     }
   }
-  await markRelayIdle(deps.db, challengeId).catch((err: unknown) => deps.logger.error({ err, challengeId }, 'could not mark the relay idle again'));
+  await markRelayIdle(deps.db, challengeId).catch((err: unknown) =>
+    deps.logger.error({ err, challengeId }, 'could not mark the relay idle again'),
+  );
 }
 
 /** At most this many relays restarted per sweep (a backlog is worked off over several sweeps). */
@@ -104,17 +117,29 @@ const SWEEP_LIMIT = 100;
  * stream that went quiet after the relay was lost, where no later event comes. Returns the
  * challenges signalled. A failed signal is logged and retried at the next sweep.
  */
-export async function sweepOverdueRelays(deps: ServiceDeps, graceMs = RELAY_OVERDUE_GRACE_MS): Promise<string[]> {
-  const challengeIds = await findChallengesWithOverdueEvents(deps.db, deps.config.SPECTATOR_DELAY_MS, graceMs, SWEEP_LIMIT);
+export async function sweepOverdueRelays(
+  deps: ServiceDeps,
+  graceMs = RELAY_OVERDUE_GRACE_MS,
+): Promise<string[]> {
+  const challengeIds = await findChallengesWithOverdueEvents(
+    deps.db,
+    deps.config.SPECTATOR_DELAY_MS,
+    graceMs,
+    SWEEP_LIMIT,
+  );
   const signalled: string[] = [];
   for (const challengeId of challengeIds) {
     try {
       await signalRelay(deps, challengeId);
       signalled.push(challengeId);
     } catch (err) {
-      deps.logger.warn({ err, challengeId }, 'could not restart an overdue spectator relay; the next sweep retries');
+      deps.logger.warn(
+        { err, challengeId },
+        'could not restart an overdue spectator relay; the next sweep retries',
+      );
     }
   }
-  if (signalled.length > 0) deps.logger.warn({ challengeIds: signalled }, 'restarted spectator relays with overdue events');
+  if (signalled.length > 0)
+    deps.logger.warn({ challengeIds: signalled }, 'restarted spectator relays with overdue events');
   return signalled;
 }

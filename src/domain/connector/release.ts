@@ -10,7 +10,10 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * falling due during its short hold window, and reports when the next pending event is due.
  * Idempotent: a retry releases only what is still unreleased.
  */
-export async function releaseDueLiveEvents(deps: Pick<ServiceDeps, 'db' | 'logger'>, input: ReleaseDueInput): Promise<ReleaseOutcome> {
+export async function releaseDueLiveEvents(
+  deps: Pick<ServiceDeps, 'db' | 'logger'>,
+  input: ReleaseDueInput,
+): Promise<ReleaseOutcome> {
   const holdMs = input.holdMs ?? 0;
   const granularityMs = input.granularityMs ?? 50;
   const started = Date.now();
@@ -20,10 +23,16 @@ export async function releaseDueLiveEvents(deps: Pick<ServiceDeps, 'db' | 'logge
     released += outcome.released;
     const remaining = holdMs - (Date.now() - started);
     if (outcome.nextDueInMs === null || outcome.nextDueInMs > remaining || outcome.nextDueInMs > holdMs) {
-      if (released > 0) deps.logger.debug({ challengeId: input.challengeId, released, lastFeedSeq: outcome.lastFeedSeq }, 'live events released');
+      if (released > 0)
+        deps.logger.debug(
+          { challengeId: input.challengeId, released, lastFeedSeq: outcome.lastFeedSeq },
+          'live events released',
+        );
       return { ...outcome, released };
     }
     // A capped batch (due now) goes again at once; otherwise wait for the next due event.
-    await pause(outcome.nextDueInMs === 0 && outcome.released > 0 ? 0 : Math.max(outcome.nextDueInMs, granularityMs));
+    await pause(
+      outcome.nextDueInMs === 0 && outcome.released > 0 ? 0 : Math.max(outcome.nextDueInMs, granularityMs),
+    );
   }
 }

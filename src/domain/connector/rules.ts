@@ -2,8 +2,7 @@ import type { LiveEventType } from '../../wire/connector';
 import type { EntryStatus } from '../../db/queries/entries';
 
 export type TransitionPlan =
-  | { ok: true; next: EntryStatus | null }
-  | { ok: false; status: 400 | 403; message: string };
+  { ok: true; next: EntryStatus | null } | { ok: false; status: 400 | 403; message: string };
 
 const VERB: Partial<Record<LiveEventType, string>> = {
   started: 'started',
@@ -22,7 +21,11 @@ const VERB: Partial<Record<LiveEventType, string>> = {
  *   flow), so the event order of an agent that submits first and reports after does not matter.
  * - timed_out / withdrawn: the agent is no longer in the challenge: 403, nothing is stored.
  */
-export function planEntryTransition(current: EntryStatus, type: LiveEventType, submittedEventStreamed = false): TransitionPlan {
+export function planEntryTransition(
+  current: EntryStatus,
+  type: LiveEventType,
+  submittedEventStreamed = false,
+): TransitionPlan {
   switch (current) {
     case 'timed_out':
     case 'withdrawn':
@@ -31,7 +34,8 @@ export function planEntryTransition(current: EntryStatus, type: LiveEventType, s
     case 'judged': {
       const verb = VERB[type];
       if (type === 'submitted' && !submittedEventStreamed) return { ok: true, next: null };
-      if (verb) return { ok: false, status: 400, message: `entry cannot be ${verb}: already in ${current} status` };
+      if (verb)
+        return { ok: false, status: 400, message: `entry cannot be ${verb}: already in ${current} status` };
       return { ok: true, next: null };
     }
     case 'assigned':

@@ -23,7 +23,8 @@ const STATUSES: readonly EntryStatus[] = ENTRY_STATUSES;
 export function transitionPlans(type: LiveEventType): IngestPlans {
   const plans: IngestPlans = {};
   for (const status of STATUSES) plans[status] = planEntryTransition(status, type, false);
-  for (const status of ['submitted', 'judged'] as const) plans[`${status}:reported`] = planEntryTransition(status, type, true);
+  for (const status of ['submitted', 'judged'] as const)
+    plans[`${status}:reported`] = planEntryTransition(status, type, true);
   return plans;
 }
 

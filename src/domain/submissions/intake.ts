@@ -70,7 +70,10 @@ export async function createSubmission(
   const lapsed = lapseReason(session, challenge);
   if (lapsed) await closeSession(db, session.id, lapsed);
   if (session.status !== 'open' || lapsed)
-    throw new ServiceError('SESSION_CLOSED', `session is closed (${lapsed ?? session.close_reason ?? 'closed'})`);
+    throw new ServiceError(
+      'SESSION_CLOSED',
+      `session is closed (${lapsed ?? session.close_reason ?? 'closed'})`,
+    );
 
   let outcome: { submission: SubmissionRow; created: boolean };
   try {
@@ -82,7 +85,8 @@ export async function createSubmission(
         if (existing) return sameRequest(existing);
       }
       const current = await findSessionById(tx, sessionId);
-      if (!current || current.status !== 'open') throw new ServiceError('SESSION_CLOSED', 'session is closed');
+      if (!current || current.status !== 'open')
+        throw new ServiceError('SESSION_CLOSED', 'session is closed');
 
       const limits = {
         perSession: challenge!.max_submissions_per_session ?? DEFAULT_MAX_SUBMISSIONS_PER_SESSION,
@@ -90,7 +94,10 @@ export async function createSubmission(
       };
       const counted = {
         inSession: await countCountingSessionSubmissions(tx, sessionId),
-        today: limits.perDay === null ? null : await countCountingDaySubmissions(tx, session.agent_id, session.challenge_id),
+        today:
+          limits.perDay === null
+            ? null
+            : await countCountingDaySubmissions(tx, session.agent_id, session.challenge_id),
       };
       const refusal = quotaRefusal(limits, counted);
       if (refusal) throw new ServiceError('SUBMISSION_LIMIT_REACHED', refusal);
@@ -158,4 +165,3 @@ export async function loadSubmissionFor(
     throw notFound('submission');
   return submission;
 }
-

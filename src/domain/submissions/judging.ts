@@ -11,7 +11,12 @@ import { advanceEntryStatus, lockEntry } from '../../db/queries/entries';
 import { refreshJudgingLease, releaseJudgingLease } from '../../db/queries/judging-leases';
 import { refreshLeaderboardEntry } from '../../db/queries/leaderboard';
 import { findResultForRun, storeResult } from '../../db/queries/results';
-import { advanceSubmissionStatus, findJudgeKindOfSubmission, findSubmissionById, insertSubmissionEvent } from '../../db/queries/submissions';
+import {
+  advanceSubmissionStatus,
+  findJudgeKindOfSubmission,
+  findSubmissionById,
+  insertSubmissionEvent,
+} from '../../db/queries/submissions';
 import { emitEvent } from '../../events/outbox';
 import { runJudge, type JudgeConfigInput, type JudgeOutcome } from '../../judging';
 import type { ServiceDeps } from '../../service-deps';
@@ -164,9 +169,11 @@ export async function markSubmissionFailed(db: Pool, ref: RunRef, reason: string
   });
 }
 
-
 /** Which judge the run's challenge uses (rubric judging runs as a local activity). */
-export async function markJudgingStarted(db: Pool, ref: RunRef): Promise<{ moved: boolean; judgeKind: string | null }> {
+export async function markJudgingStarted(
+  db: Pool,
+  ref: RunRef,
+): Promise<{ moved: boolean; judgeKind: string | null }> {
   const moved = await markSubmissionStep(db, ref, 'judging');
   return { moved, judgeKind: await findJudgeKindOfSubmission(db, ref.submissionId) };
 }
@@ -187,18 +194,35 @@ const JUDGE_TICK_EVERY_MS = 5_000;
  * a superseded run releases its lease and reports stale. NOT_FOUND when the submission or its
  * challenge is gone; the judge's own infrastructure errors propagate.
  */
-export async function judgeRun(deps: Pick<ServiceDeps, 'db' | 'logger'>, ref: RunRef, controls: JudgingControls): Promise<RecordedJudgement> {
+export async function judgeRun(
+  deps: Pick<ServiceDeps, 'db' | 'logger'>,
+  ref: RunRef,
+  controls: JudgingControls,
+): Promise<RecordedJudgement> {
   const existing = await findResultForRun(deps.db, ref.submissionId, ref.run);
-  if (existing) return { resultId: existing.id, finalScore: existing.final_score, resultState: existing.result_state, stale: false };
+  if (existing)
+    return {
+      resultId: existing.id,
+      finalScore: existing.final_score,
+      resultState: existing.result_state,
+      stale: false,
+    };
   const submission = await findSubmissionById(deps.db, ref.submissionId);
   if (!submission) throw notFound('submission');
-  if (submission.judge_run !== ref.run || submission.status === 'complete' || submission.status === 'failed') {
+  if (
+    submission.judge_run !== ref.run ||
+    submission.status === 'complete' ||
+    submission.status === 'failed'
+  ) {
     await releaseJudgingLease(deps.db, ref.submissionId, ref.run);
     return { resultId: null, finalScore: null, resultState: null, stale: true };
   }
   const judgeConfig = await findChallengeJudge(deps.db, submission.challenge_id);
   if (judgeConfig === null) throw notFound('challenge');
-  const judgeKind = typeof (judgeConfig as { kind?: unknown })?.kind === 'string' ? (judgeConfig as { kind: string }).kind : 'unknown';
+  const judgeKind =
+    typeof (judgeConfig as { kind?: unknown })?.kind === 'string'
+      ? (judgeConfig as { kind: string }).kind
+      : 'unknown';
 
   const tick = setInterval(() => {
     controls.onTick();
@@ -209,7 +233,11 @@ export async function judgeRun(deps: Pick<ServiceDeps, 'db' | 'logger'>, ref: Ru
   }, JUDGE_TICK_EVERY_MS);
   let outcome: JudgeOutcome;
   try {
-    outcome = await runJudge(judgeConfig as JudgeConfigInput, { content: submission.content, files: submission.files }, { signal: controls.signal, onProgress: controls.onProgress });
+    outcome = await runJudge(
+      judgeConfig as JudgeConfigInput,
+      { content: submission.content, files: submission.files },
+      { signal: controls.signal, onProgress: controls.onProgress },
+    );
   } finally {
     clearInterval(tick);
   }

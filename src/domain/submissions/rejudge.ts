@@ -59,4 +59,3 @@ export async function rejudgeSubmission(
     workflow_started: started,
   };
 }
-

@@ -31,7 +31,8 @@ export function quotaRefusal(
   limits: { perSession: number; perDay: number | null },
   counted: { inSession: number; today: number | null },
 ): string | null {
-  if (counted.inSession >= limits.perSession) return `at most ${limits.perSession} submissions per session (failed judgings do not count)`;
+  if (counted.inSession >= limits.perSession)
+    return `at most ${limits.perSession} submissions per session (failed judgings do not count)`;
   if (limits.perDay !== null && counted.today !== null && counted.today >= limits.perDay) {
     return `at most ${limits.perDay} submissions per agent per day in this challenge (failed judgings do not count)`;
   }

@@ -7,7 +7,12 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { closeExpiredSessions, closeSessionsOfInactiveChallenges } from '../../db/queries/sessions';
 import { listStalledSubmissions, listUnstartedSubmissions } from '../../db/queries/submissions';
 import type { ServiceDeps } from '../../service-deps';
-import { SUBMISSION_SWEEPER_WORKFLOW, submissionWorkflowId, sweeperWorkflowId, type SubmissionSweeperInput } from './contract';
+import {
+  SUBMISSION_SWEEPER_WORKFLOW,
+  submissionWorkflowId,
+  sweeperWorkflowId,
+  type SubmissionSweeperInput,
+} from './contract';
 import { markSubmissionFailed } from './judging';
 import { stallAfterMs } from './rules';
 import { startSubmissionWorkflow } from './workflow-start';

@@ -25,7 +25,12 @@ export async function startSubmissionWorkflow(
 ): Promise<void> {
   const client = await deps.temporal();
   try {
-    const input: SubmissionWorkflowInput = { submissionId: ref.id, challengeId: ref.challenge_id, agentId: ref.agent_id, run: ref.judge_run };
+    const input: SubmissionWorkflowInput = {
+      submissionId: ref.id,
+      challengeId: ref.challenge_id,
+      agentId: ref.agent_id,
+      run: ref.judge_run,
+    };
     await client.workflow.start(SUBMISSION_WORKFLOW, {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       workflowId: submissionWorkflowId(ref.id, ref.judge_run),
@@ -72,4 +77,3 @@ export async function startSubmissionWorkflowSoon(
     clearTimeout(timer);
   }
 }
-

@@ -1,10 +1,29 @@
 import { Counter, Histogram } from 'prom-client';
 import type { ServiceDeps } from '../../service-deps';
-import { abandonDelivery, findBatchMembers, findDeliveryTarget, recordAttempt, type DeliveryStatus } from '../../db/queries/webhook-deliveries';
+import {
+  abandonDelivery,
+  findBatchMembers,
+  findDeliveryTarget,
+  recordAttempt,
+  type DeliveryStatus,
+} from '../../db/queries/webhook-deliveries';
 import { deliveryWorkflowId } from './contract';
-import { disableSubscription, findSubscriptionState, setFailureCount } from '../../db/queries/webhook-subscriptions';
+import {
+  disableSubscription,
+  findSubscriptionState,
+  setFailureCount,
+} from '../../db/queries/webhook-subscriptions';
 import { signalSubscriptionHealth, startDeliveryWorkflow } from './workflow-start';
-import { IN_ACTIVITY_WAIT_MAX_MS, TIMER_LEAD_MS, type AttemptOutcomeSignal, type DeliverAttemptInput, type DeliverAttemptResult, type FirstAttemptsActivityInput, type SubscriptionHealthInput, type WebhookFirstAttemptsResult } from './contract';
+import {
+  IN_ACTIVITY_WAIT_MAX_MS,
+  TIMER_LEAD_MS,
+  type AttemptOutcomeSignal,
+  type DeliverAttemptInput,
+  type DeliverAttemptResult,
+  type FirstAttemptsActivityInput,
+  type SubscriptionHealthInput,
+  type WebhookFirstAttemptsResult,
+} from './contract';
 import { totalAttempts } from './contract';
 import { metricsRegistry } from '../../lib/metrics';
 import { attemptOutcomeKey, attemptVerdict, mayChangeHealth } from './rules';
@@ -41,7 +60,11 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
   const secretKey = deriveSecretBoxKey(deps.config.WEBHOOK_SECRET_KEY);
   const log = deps.logger.child({ component: 'webhooks' });
 
-  function resultFor(input: DeliverAttemptInput, ok: boolean, gone: boolean): Pick<DeliverAttemptResult, 'final' | 'deliveryStatus'> {
+  function resultFor(
+    input: DeliverAttemptInput,
+    ok: boolean,
+    gone: boolean,
+  ): Pick<DeliverAttemptResult, 'final' | 'deliveryStatus'> {
     const { final, deliveryStatus } = attemptVerdict(input, ok, gone);
     return { final, deliveryStatus };
   }
@@ -85,14 +108,20 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
           success: recorded.success,
           gone,
         },
-        healthStart: { subscriptionId: target.subscription_id, failureCount: target.failure_count, generation: target.enable_generation },
+        healthStart: {
+          subscriptionId: target.subscription_id,
+          failureCount: target.failure_count,
+          generation: target.enable_generation,
+        },
       };
     }
 
     // The schedule's exact moment (see the workflow): at most a timer lead or a short delay. The
     // delivery is read before waiting (so the request leaves on time), the status again after it
     // (a disable that landed meanwhile, e.g. by the previous attempt's failure, still counts).
-    const waitMs = input.notBeforeMs ? Math.min(input.notBeforeMs - Date.now(), IN_ACTIVITY_WAIT_MAX_MS + TIMER_LEAD_MS + 1000) : 0;
+    const waitMs = input.notBeforeMs
+      ? Math.min(input.notBeforeMs - Date.now(), IN_ACTIVITY_WAIT_MAX_MS + TIMER_LEAD_MS + 1000)
+      : 0;
     let status = target.subscription_status;
     let generation = target.enable_generation;
     if (waitMs > 0) {
@@ -108,7 +137,12 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
       generation = now?.enable_generation ?? generation;
     }
     if (status !== 'active') {
-      await abandonDelivery(deps.db, input.deliveryId, input.series, `subscription is ${status}; not attempted`);
+      await abandonDelivery(
+        deps.db,
+        input.deliveryId,
+        input.series,
+        `subscription is ${status}; not attempted`,
+      );
       return skipped('dead_letter');
     }
     target.enable_generation = generation;
@@ -137,7 +171,9 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
     // the next delay must count from what the receiver could see. A request that never went out
     // (refused, unreachable) counts from when the attempt began.
     const attemptedAt = new Date(outcome.sentAtMs ?? startedAtMs);
-    attemptsTotal.inc({ outcome: outcome.ok ? 'success' : outcome.statusCode === null ? 'no_response' : 'http_error' });
+    attemptsTotal.inc({
+      outcome: outcome.ok ? 'success' : outcome.statusCode === null ? 'no_response' : 'http_error',
+    });
     attemptLatency.observe(outcome.latencyMs / 1000);
 
     const verdict = attemptVerdict(input, outcome.ok, outcome.gone);
@@ -154,7 +190,10 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
       responseExcerpt: outcome.responseBodyExcerpt ? outcome.responseBodyExcerpt.slice(0, 1000) : null,
       attemptedAt,
       nextStatus: next.deliveryStatus as DeliveryStatus,
-      nextAttemptAt: next.final || input.nextDelayMs === null ? null : new Date(Math.max(Date.now(), attemptedAt.getTime() + input.nextDelayMs)),
+      nextAttemptAt:
+        next.final || input.nextDelayMs === null
+          ? null
+          : new Date(Math.max(Date.now(), attemptedAt.getTime() + input.nextDelayMs)),
       disableReason: verdict.disableSubscription,
       generation: target.enable_generation,
     });
@@ -173,10 +212,14 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
     };
     let unreported: AttemptOutcomeSignal | null = null;
     try {
-      if (mayChangeHealth(outcome.ok, target, attemptedAt)) await signalSubscriptionHealth(await deps.temporal(), deps.config, signal, healthStart);
+      if (mayChangeHealth(outcome.ok, target, attemptedAt))
+        await signalSubscriptionHealth(await deps.temporal(), deps.config, signal, healthStart);
     } catch (err) {
       // The attempt is recorded; the workflow hands the outcome over with a retried activity.
-      log.warn({ err, subscriptionId: target.subscription_id }, 'could not signal the health workflow; the delivery workflow will retry');
+      log.warn(
+        { err, subscriptionId: target.subscription_id },
+        'could not signal the health workflow; the delivery workflow will retry',
+      );
       unreported = signal;
     }
     return {
@@ -200,7 +243,9 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
    * recorded attempts are not sent again, their hand-over is repeated (a duplicate start is a no-op)
    * and their health outcome reported again (the health workflow counts a key once).
    */
-  async function deliverFirstAttempts(input: FirstAttemptsActivityInput): Promise<WebhookFirstAttemptsResult> {
+  async function deliverFirstAttempts(
+    input: FirstAttemptsActivityInput,
+  ): Promise<WebhookFirstAttemptsResult> {
     const members = await findBatchMembers(deps.db, input.batchWorkflowId);
     const total = totalAttempts(input.retryDelaysMs);
     const nextDelayMs = input.retryDelaysMs[0] ?? null;
@@ -219,16 +264,28 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
             nextDelayMs,
             notBeforeMs: null,
           });
-          if (attempt.unreportedOutcome && attempt.healthStart) await reportAttemptOutcome({ outcome: attempt.unreportedOutcome, start: attempt.healthStart });
+          if (attempt.unreportedOutcome && attempt.healthStart)
+            await reportAttemptOutcome({ outcome: attempt.unreportedOutcome, start: attempt.healthStart });
           if (!attempt.final && attempt.attemptedAtMs !== null) {
-            await startDeliveryWorkflow(await deps.temporal(), deps.config, { id: member.id, series: 0, workflow_id: deliveryWorkflowId(member.id, 0) }, {
-              retryDelaysMs: input.retryDelaysMs,
-              timeoutMs: input.timeoutMs,
-              startAfterAttempt: { attemptNumber: 1, attemptedAtMs: attempt.attemptedAtMs },
-            });
+            await startDeliveryWorkflow(
+              await deps.temporal(),
+              deps.config,
+              { id: member.id, series: 0, workflow_id: deliveryWorkflowId(member.id, 0) },
+              {
+                retryDelaysMs: input.retryDelaysMs,
+                timeoutMs: input.timeoutMs,
+                startAfterAttempt: { attemptNumber: 1, attemptedAtMs: attempt.attemptedAtMs },
+              },
+            );
           }
           const outcome =
-            attempt.deliveryStatus === 'delivered' ? 'delivered' : attempt.deliveryStatus === 'superseded' ? 'skipped' : attempt.final ? 'dead_letter' : 'retrying';
+            attempt.deliveryStatus === 'delivered'
+              ? 'delivered'
+              : attempt.deliveryStatus === 'superseded'
+                ? 'skipped'
+                : attempt.final
+                  ? 'dead_letter'
+                  : 'retrying';
           return { deliveryId: member.id, outcome, statusCode: attempt.statusCode };
         } catch (err) {
           // Database or Temporal unavailable: finish the others, then fail so that Temporal retries.
@@ -252,24 +309,40 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
     let handedOver = 0;
     for (const member of members) {
       if (member.series !== 0 || (member.status !== 'pending' && member.status !== 'retrying')) continue;
-      await startDeliveryWorkflow(client, deps.config, { id: member.id, series: 0, workflow_id: deliveryWorkflowId(member.id, 0) }, {
-        retryDelaysMs: input.retryDelaysMs,
-        timeoutMs: input.timeoutMs,
-      });
+      await startDeliveryWorkflow(
+        client,
+        deps.config,
+        { id: member.id, series: 0, workflow_id: deliveryWorkflowId(member.id, 0) },
+        {
+          retryDelaysMs: input.retryDelaysMs,
+          timeoutMs: input.timeoutMs,
+        },
+      );
       handedOver++;
     }
     return handedOver;
   }
 
-  async function reportAttemptOutcome(input: { outcome: AttemptOutcomeSignal; start: SubscriptionHealthInput }): Promise<void> {
+  async function reportAttemptOutcome(input: {
+    outcome: AttemptOutcomeSignal;
+    start: SubscriptionHealthInput;
+  }): Promise<void> {
     await signalSubscriptionHealth(await deps.temporal(), deps.config, input.outcome, input.start);
   }
 
-  async function persistSubscriptionFailureCount(input: { subscriptionId: string; generation: number; failureCount: number }): Promise<void> {
+  async function persistSubscriptionFailureCount(input: {
+    subscriptionId: string;
+    generation: number;
+    failureCount: number;
+  }): Promise<void> {
     await setFailureCount(deps.db, input.subscriptionId, input.generation, input.failureCount);
   }
 
-  async function disableSubscriptionForFailures(input: { subscriptionId: string; generation: number; failureCount: number }): Promise<boolean> {
+  async function disableSubscriptionForFailures(input: {
+    subscriptionId: string;
+    generation: number;
+    failureCount: number;
+  }): Promise<boolean> {
     const row = await disableSubscription(
       deps.db,
       input.subscriptionId,
@@ -277,12 +350,20 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
       `${input.failureCount} consecutive failed delivery attempts`,
       input.failureCount,
     );
-    if (row) log.warn({ subscriptionId: input.subscriptionId, failureCount: input.failureCount }, 'webhook subscription disabled');
+    if (row)
+      log.warn(
+        { subscriptionId: input.subscriptionId, failureCount: input.failureCount },
+        'webhook subscription disabled',
+      );
     else await setFailureCount(deps.db, input.subscriptionId, input.generation, input.failureCount);
     return row !== null;
   }
 
-  async function abandonWebhookDelivery(input: { deliveryId: string; series: number; reason: string }): Promise<void> {
+  async function abandonWebhookDelivery(input: {
+    deliveryId: string;
+    series: number;
+    reason: string;
+  }): Promise<void> {
     await abandonDelivery(deps.db, input.deliveryId, input.series, input.reason);
   }
 

@@ -2,7 +2,11 @@ import { Client as TemporalClient, type ConnectionLike } from '@temporalio/clien
 import { Counter, Histogram } from 'prom-client';
 import { withTransaction } from '../../db/pool';
 import type { ServiceDeps } from '../../service-deps';
-import { assignFirstAttemptBatches, findUnstartedDeliveries, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
+import {
+  assignFirstAttemptBatches,
+  findUnstartedDeliveries,
+  type WebhookDeliveryRow,
+} from '../../db/queries/webhook-deliveries';
 import { batchWorkflowId } from './contract';
 import { claimUndispatchedEvents, markEventsDispatched } from '../../db/queries/outbox-events';
 import { metricsRegistry } from '../../lib/metrics';
@@ -61,7 +65,10 @@ async function startingClient(deps: DispatcherDeps): Promise<{ client: TemporalC
   if (!deps.workerConnection) return { client: await deps.temporal(), eager: false };
   let client = eagerClients.get(deps.workerConnection);
   if (!client) {
-    client = new TemporalClient({ connection: deps.workerConnection, namespace: deps.config.TEMPORAL_NAMESPACE });
+    client = new TemporalClient({
+      connection: deps.workerConnection,
+      namespace: deps.config.TEMPORAL_NAMESPACE,
+    });
     eagerClients.set(deps.workerConnection, client);
   }
   return { client, eager: true };
@@ -98,19 +105,27 @@ export interface DispatchPassResult {
  * One pass: claim up to `batchSize` undispatched events, create their deliveries and mark them
  * dispatched in one transaction, then start the workflows.
  */
-export async function dispatchPendingEvents(deps: DispatcherDeps, batchSize = DISPATCH_BATCH_SIZE): Promise<DispatchPassResult> {
+export async function dispatchPendingEvents(
+  deps: DispatcherDeps,
+  batchSize = DISPATCH_BATCH_SIZE,
+): Promise<DispatchPassResult> {
   const { events, deliveries } = await withTransaction(deps.db, async (tx) => {
     const claimed = await claimUndispatchedEvents(tx, batchSize);
     const { created, invalid } = await fanOutEvents(tx, claimed);
     const batches = planFirstAttemptBatches(created, deps.config.WEBHOOK_FIRST_ATTEMPT_BATCH_MAX);
     await assignFirstAttemptBatches(tx, batches);
-    const batchOf = new Map(batches.flatMap((b) => b.deliveryIds.map((id) => [id, b.batchWorkflowId] as const)));
+    const batchOf = new Map(
+      batches.flatMap((b) => b.deliveryIds.map((id) => [id, b.batchWorkflowId] as const)),
+    );
     for (const d of created) d.batch_workflow_id = batchOf.get(d.id) ?? null;
     for (const bad of invalid) {
       invalidEvents.inc();
       deps.logger.error({ eventId: bad.eventId, problem: bad.problem }, 'outbox event not deliverable');
     }
-    await markEventsDispatched(tx, claimed.map((e) => e.id));
+    await markEventsDispatched(
+      tx,
+      claimed.map((e) => e.id),
+    );
     return { events: claimed, deliveries: created };
   });
   const now = Date.now();
@@ -125,7 +140,8 @@ export async function dispatchPendingEvents(deps: DispatcherDeps, batchSize = DI
       deps.db,
       deps.config,
       deliveries,
-      (err, deliveryId) => deps.logger.warn({ err, deliveryId }, 'delivery workflow not started; the sweeper will retry'),
+      (err, deliveryId) =>
+        deps.logger.warn({ err, deliveryId }, 'delivery workflow not started; the sweeper will retry'),
       { eager },
     );
   }
@@ -133,7 +149,11 @@ export async function dispatchPendingEvents(deps: DispatcherDeps, batchSize = DI
 }
 
 /** Starts workflows of deliveries that were committed but never started (crash, Temporal down). */
-export async function sweepUnstartedDeliveries(deps: DispatcherDeps, olderThanMs = 5000, limit = 200): Promise<number> {
+export async function sweepUnstartedDeliveries(
+  deps: DispatcherDeps,
+  olderThanMs = 5000,
+  limit = 200,
+): Promise<number> {
   const stuck = await findUnstartedDeliveries(deps.db, olderThanMs, limit);
   if (stuck.length === 0) return 0;
   const client = await deps.temporal();

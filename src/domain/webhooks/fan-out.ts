@@ -2,7 +2,11 @@ import type { PoolClient } from 'pg';
 import type { Queryable } from '../../db/pool';
 import type { OutboxEventRow } from '../../db/queries/outbox-events';
 import { findMatchingSubscriptionsForEvents } from '../../db/queries/webhook-subscriptions';
-import { insertDeliveries, type NewDelivery, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
+import {
+  insertDeliveries,
+  type NewDelivery,
+  type WebhookDeliveryRow,
+} from '../../db/queries/webhook-deliveries';
 import { buildEventBody, InvalidEventPayloadError, newDeliveryId } from '../../webhooks/events';
 
 /**
@@ -12,7 +16,9 @@ import { buildEventBody, InvalidEventPayloadError, newDeliveryId } from '../../w
  * - any other event without an owner goes nowhere (an emitter bug must not broadcast a
  *   participant's activity to everyone).
  */
-export function audienceOf(event: Pick<OutboxEventRow, 'event_type' | 'owner_user_id'>): { ownerUserId: string | null; broadcast: boolean } | null {
+export function audienceOf(
+  event: Pick<OutboxEventRow, 'event_type' | 'owner_user_id'>,
+): { ownerUserId: string | null; broadcast: boolean } | null {
   if (event.owner_user_id) return { ownerUserId: event.owner_user_id, broadcast: false };
   if (event.event_type.startsWith('challenge.')) return { ownerUserId: null, broadcast: true };
   return null;
@@ -30,12 +36,21 @@ export interface FanOutResult {
  * repeated fan-out of the same event (a second dispatcher, a retried pass) create nothing.
  * Three statements whatever the number of events: match, (build in memory), insert.
  */
-export async function fanOutEvents(db: Queryable | PoolClient, events: OutboxEventRow[]): Promise<FanOutResult> {
+export async function fanOutEvents(
+  db: Queryable | PoolClient,
+  events: OutboxEventRow[],
+): Promise<FanOutResult> {
   const audiences = events.map(audienceOf);
-  const targeted = events.map((e, i) => ({ event: e, audience: audiences[i]! })).filter((x) => x.audience !== null);
+  const targeted = events
+    .map((e, i) => ({ event: e, audience: audiences[i]! }))
+    .filter((x) => x.audience !== null);
   const matches = await findMatchingSubscriptionsForEvents(
     db,
-    targeted.map(({ event, audience }) => ({ eventType: event.event_type, ownerUserId: audience!.ownerUserId, broadcast: audience!.broadcast })),
+    targeted.map(({ event, audience }) => ({
+      eventType: event.event_type,
+      ownerUserId: audience!.ownerUserId,
+      broadcast: audience!.broadcast,
+    })),
   );
   const deliveries: NewDelivery[] = [];
   const invalid: FanOutResult['invalid'] = [];
@@ -45,8 +60,19 @@ export async function fanOutEvents(db: Queryable | PoolClient, events: OutboxEve
     if (invalidEvents.has(event.id)) continue;
     const id = newDeliveryId();
     try {
-      const body = buildEventBody({ id, eventType: event.event_type, timestamp: event.created_at, payload: event.payload });
-      deliveries.push({ id, subscriptionId: match.subscription_id, eventId: event.id, eventType: event.event_type, body: JSON.stringify(body) });
+      const body = buildEventBody({
+        id,
+        eventType: event.event_type,
+        timestamp: event.created_at,
+        payload: event.payload,
+      });
+      deliveries.push({
+        id,
+        subscriptionId: match.subscription_id,
+        eventId: event.id,
+        eventType: event.event_type,
+        body: JSON.stringify(body),
+      });
     } catch (err) {
       if (!(err instanceof InvalidEventPayloadError)) throw err;
       invalidEvents.add(event.id);

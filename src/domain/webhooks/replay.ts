@@ -1,8 +1,18 @@
 import { notFound } from '../../errors';
 import { withTransaction } from '../../db/pool';
 import type { ServiceDeps } from '../../service-deps';
-import { beginReplay, findDelivery, listDeadLetters, markWorkflowsStarted, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
-import { findSubscription, findSubscriptionForShare, type WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
+import {
+  beginReplay,
+  findDelivery,
+  listDeadLetters,
+  markWorkflowsStarted,
+  type WebhookDeliveryRow,
+} from '../../db/queries/webhook-deliveries';
+import {
+  findSubscription,
+  findSubscriptionForShare,
+  type WebhookSubscriptionRow,
+} from '../../db/queries/webhook-subscriptions';
 import { assertActive } from './subscriptions';
 import { startDeliveryWorkflow, type StartDeliveryOptions } from './workflow-start';
 

@@ -19,23 +19,41 @@ export interface AttemptVerdict extends Pick<DeliverAttemptResult, 'final' | 'de
  * the subscription at once (the receiver said it is gone for good); any other failure retries
  * while attempts are left, then dead-letters.
  */
-export function attemptVerdict(attempt: Pick<DeliverAttemptInput, 'attemptNumber' | 'totalAttempts'>, ok: boolean, gone: boolean): AttemptVerdict {
+export function attemptVerdict(
+  attempt: Pick<DeliverAttemptInput, 'attemptNumber' | 'totalAttempts'>,
+  ok: boolean,
+  gone: boolean,
+): AttemptVerdict {
   if (ok) return { final: true, deliveryStatus: 'delivered', disableSubscription: null };
-  if (gone) return { final: true, deliveryStatus: 'dead_letter', disableSubscription: 'the receiver answered 410 Gone' };
-  if (attempt.attemptNumber >= attempt.totalAttempts) return { final: true, deliveryStatus: 'dead_letter', disableSubscription: null };
+  if (gone)
+    return {
+      final: true,
+      deliveryStatus: 'dead_letter',
+      disableSubscription: 'the receiver answered 410 Gone',
+    };
+  if (attempt.attemptNumber >= attempt.totalAttempts)
+    return { final: true, deliveryStatus: 'dead_letter', disableSubscription: null };
   return { final: false, deliveryStatus: 'retrying', disableSubscription: null };
 }
 
 /** The health workflow counts each attempt once, by this key. */
-export const attemptOutcomeKey = (attempt: Pick<DeliverAttemptInput, 'deliveryId' | 'series' | 'attemptNumber'>): string =>
-  `${attempt.deliveryId}:${attempt.series}:${attempt.attemptNumber}`;
+export const attemptOutcomeKey = (
+  attempt: Pick<DeliverAttemptInput, 'deliveryId' | 'series' | 'attemptNumber'>,
+): string => `${attempt.deliveryId}:${attempt.series}:${attempt.attemptNumber}`;
 
 /**
  * Failures always reach the health workflow. A success only matters when a count may be open: the
  * persisted count is not 0, or a failure happened recently enough that its count may not be
  * persisted yet. A healthy subscription thus costs the health workflow nothing.
  */
-export function mayChangeHealth(ok: boolean, subscription: { failure_count: number; last_failure_at: Date | null }, now: Date): boolean {
+export function mayChangeHealth(
+  ok: boolean,
+  subscription: { failure_count: number; last_failure_at: Date | null },
+  now: Date,
+): boolean {
   if (!ok || subscription.failure_count > 0) return true;
-  return subscription.last_failure_at !== null && now.getTime() - subscription.last_failure_at.getTime() < RECENT_FAILURE_WINDOW_MS;
+  return (
+    subscription.last_failure_at !== null &&
+    now.getTime() - subscription.last_failure_at.getTime() < RECENT_FAILURE_WINDOW_MS
+  );
 }

@@ -14,7 +14,12 @@ import {
 } from '../../db/queries/webhook-subscriptions';
 import { EVENT_TYPES } from '../../events/types';
 import { deriveSecretBoxKey, encryptSecret, secretPrefix } from '../../webhooks/secret-box';
-import { assertDeliverableUrl, syntacticUrlProblem, UnsafeWebhookUrlError, type HostLookup } from '../../webhooks/ssrf';
+import {
+  assertDeliverableUrl,
+  syntacticUrlProblem,
+  UnsafeWebhookUrlError,
+  type HostLookup,
+} from '../../webhooks/ssrf';
 
 /** DESIGN.md: at most 10 active subscriptions per owner (user). */
 export const MAX_ACTIVE_SUBSCRIPTIONS = 10;
@@ -52,7 +57,11 @@ export async function requireOwnedSubscription(
   const row = await findSubscription(db, id);
   if (!row) throw notFound('webhook subscription');
   if (options.allowAdmin && isAdmin(principal)) return row;
-  if (principal.kind === 'anonymous' || principal.kind === 'agentKey' || row.owner_user_id !== principal.userId) {
+  if (
+    principal.kind === 'anonymous' ||
+    principal.kind === 'agentKey' ||
+    row.owner_user_id !== principal.userId
+  ) {
     throw notFound('webhook subscription');
   }
   return row;
@@ -63,7 +72,10 @@ export function assertKnownEventTypes(events: string[]): void {
   const known = new Set<string>(EVENT_TYPES);
   const bad = events.find((e) => !known.has(e));
   if (bad !== undefined) {
-    throw new ServiceError('INVALID_EVENT', `unknown event type ${JSON.stringify(bad)}; accepted: ${EVENT_TYPES.join(', ')}`);
+    throw new ServiceError(
+      'INVALID_EVENT',
+      `unknown event type ${JSON.stringify(bad)}; accepted: ${EVENT_TYPES.join(', ')}`,
+    );
   }
 }
 
@@ -93,7 +105,10 @@ export async function assertAcceptableUrl(
     if (!(err instanceof UnsafeWebhookUrlError)) throw err;
     if (err.code !== 'UNRESOLVABLE') throw validationError(`body.url: ${err.message}`);
     // http is only for loopback targets, which must be known now.
-    if (new URL(url).protocol === 'http:') throw validationError(`body.url: ${err.message}; http is only allowed to loopback addresses, use https`);
+    if (new URL(url).protocol === 'http:')
+      throw validationError(
+        `body.url: ${err.message}; http is only allowed to loopback addresses, use https`,
+      );
   } finally {
     clearTimeout(timer);
   }
@@ -120,7 +135,10 @@ export async function createSubscription(
     // Serialises concurrent creations of one owner so the limit cannot be overshot.
     await lockUser(tx, ownerUserId);
     if ((await countActiveSubscriptions(tx, ownerUserId)) >= MAX_ACTIVE_SUBSCRIPTIONS) {
-      throw new ServiceError('WEBHOOK_LIMIT_REACHED', `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`);
+      throw new ServiceError(
+        'WEBHOOK_LIMIT_REACHED',
+        `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`,
+      );
     }
     return insertSubscription(tx, {
       ownerUserId,
@@ -137,15 +155,24 @@ export async function createSubscription(
  * generation, so the health workflow restarts its count). Already active: unchanged. Deleted
  * (inactive) subscriptions stay deleted: 400 WEBHOOK_INACTIVE.
  */
-export async function reactivateSubscription(db: Pool, sub: WebhookSubscriptionRow): Promise<WebhookSubscriptionRow> {
+export async function reactivateSubscription(
+  db: Pool,
+  sub: WebhookSubscriptionRow,
+): Promise<WebhookSubscriptionRow> {
   if (sub.status === 'active') return sub;
   if (sub.status === 'inactive') {
-    throw new ServiceError('WEBHOOK_INACTIVE', 'this subscription was deleted and cannot be re-enabled; create a new one');
+    throw new ServiceError(
+      'WEBHOOK_INACTIVE',
+      'this subscription was deleted and cannot be re-enabled; create a new one',
+    );
   }
   return withTransaction(db, async (tx) => {
     await lockUser(tx, sub.owner_user_id);
     if ((await countActiveSubscriptions(tx, sub.owner_user_id)) >= MAX_ACTIVE_SUBSCRIPTIONS) {
-      throw new ServiceError('WEBHOOK_LIMIT_REACHED', `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`);
+      throw new ServiceError(
+        'WEBHOOK_LIMIT_REACHED',
+        `at most ${MAX_ACTIVE_SUBSCRIPTIONS} active webhook subscriptions per user; delete one first`,
+      );
     }
     const row = await reenableSubscription(tx, sub.id);
     return row ?? (await findSubscription(tx, sub.id))!;
@@ -154,12 +181,19 @@ export async function reactivateSubscription(db: Pool, sub: WebhookSubscriptionR
 
 export function assertActive(sub: WebhookSubscriptionRow): void {
   if (sub.status !== 'active') {
-    throw new ServiceError('WEBHOOK_INACTIVE', `the webhook subscription is ${sub.status}${sub.status === 'disabled' ? '; re-enable it with PATCH {"active": true}' : ''}`);
+    throw new ServiceError(
+      'WEBHOOK_INACTIVE',
+      `the webhook subscription is ${sub.status}${sub.status === 'disabled' ? '; re-enable it with PATCH {"active": true}' : ''}`,
+    );
   }
 }
 
 /** The owner deletes (deactivates) a subscription: no further deliveries are created for it. */
-export async function deactivateOwnedSubscription(db: Pool, principal: Principal, id: string): Promise<WebhookSubscriptionRow> {
+export async function deactivateOwnedSubscription(
+  db: Pool,
+  principal: Principal,
+  id: string,
+): Promise<WebhookSubscriptionRow> {
   await requireOwnedSubscription(db, principal, id);
   const row = await deactivateSubscription(db, id);
   if (!row) throw notFound('webhook subscription');

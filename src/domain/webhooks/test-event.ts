@@ -23,7 +23,11 @@ export interface TestEventResult {
  * (`{id, event_type: "webhook.test", timestamp, data: {subscription_id, message}}`) with the normal
  * headers. Not stored as a delivery, not retried, no effect on failure_count or status.
  */
-export async function sendTestEvent(config: Config, sub: WebhookSubscriptionRow, lookup?: HostLookup): Promise<TestEventResult> {
+export async function sendTestEvent(
+  config: Config,
+  sub: WebhookSubscriptionRow,
+  lookup?: HostLookup,
+): Promise<TestEventResult> {
   assertActive(sub);
   const id = newDeliveryId();
   const now = new Date();

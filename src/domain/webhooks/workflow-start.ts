@@ -1,8 +1,22 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../../config';
 import type { Queryable } from '../../db/pool';
-import { markBatchesStarted, markWorkflowsStarted, type WebhookDeliveryRow } from '../../db/queries/webhook-deliveries';
-import { ATTEMPT_OUTCOME_SIGNAL, healthWorkflowId, SUBSCRIPTION_HEALTH_WORKFLOW, WEBHOOK_DELIVERY_WORKFLOW, WEBHOOK_FIRST_ATTEMPTS_WORKFLOW, type AttemptOutcomeSignal, type SubscriptionHealthInput, type WebhookDeliveryInput, type WebhookFirstAttemptsInput } from './contract';
+import {
+  markBatchesStarted,
+  markWorkflowsStarted,
+  type WebhookDeliveryRow,
+} from '../../db/queries/webhook-deliveries';
+import {
+  ATTEMPT_OUTCOME_SIGNAL,
+  healthWorkflowId,
+  SUBSCRIPTION_HEALTH_WORKFLOW,
+  WEBHOOK_DELIVERY_WORKFLOW,
+  WEBHOOK_FIRST_ATTEMPTS_WORKFLOW,
+  type AttemptOutcomeSignal,
+  type SubscriptionHealthInput,
+  type WebhookDeliveryInput,
+  type WebhookFirstAttemptsInput,
+} from './contract';
 
 export interface StartDeliveryOptions {
   /** Overrides the configured schedule (tests, the real-schedule check). */
@@ -71,7 +85,9 @@ export async function startFirstAttemptsWorkflow(
   }
 }
 
-type StartableDelivery = Pick<WebhookDeliveryRow, 'id' | 'series' | 'workflow_id'> & { batch_workflow_id?: string | null };
+type StartableDelivery = Pick<WebhookDeliveryRow, 'id' | 'series' | 'workflow_id'> & {
+  batch_workflow_id?: string | null;
+};
 
 /**
  * Starts the workflows of committed deliveries (bounded concurrency) and marks the started ones;
@@ -121,7 +137,8 @@ export async function startDeliveryWorkflows(
     });
   }
   const CONCURRENCY = 32;
-  for (let i = 0; i < jobs.length; i += CONCURRENCY) await Promise.all(jobs.slice(i, i + CONCURRENCY).map((job) => job()));
+  for (let i = 0; i < jobs.length; i += CONCURRENCY)
+    await Promise.all(jobs.slice(i, i + CONCURRENCY).map((job) => job()));
   await markWorkflowsStarted(db, startedSingles);
   await markBatchesStarted(db, startedBatches);
   return started;

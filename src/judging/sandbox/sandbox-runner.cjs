@@ -653,7 +653,9 @@ async function main() {
   // A late rejection or callback error belongs to the submission; never let it crash the
   // runner before the result is written (and never touch the submission's error value).
   process.on('unhandledRejection', () => {});
-  process.on('uncaughtException', () => settleCurrent?.({ status: 'threw', message: 'an exception escaped the test' }));
+  process.on('uncaughtException', () =>
+    settleCurrent?.({ status: 'threw', message: 'an exception escaped the test' }),
+  );
 
   // The calls run one after another, each under its own time limit; the parent restarts the
   // remaining ones in a new process when one ends this process (memory, hard timeout).

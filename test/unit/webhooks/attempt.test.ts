@@ -4,7 +4,14 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
-import { buildDeliveryHeaders, type ResolvedAddress, sendWebhookAttempt, toStandardWebhooksSecret, type WebhookAttemptInput, type WebhookAttemptOutcome } from '../../../src/webhooks';
+import {
+  buildDeliveryHeaders,
+  type ResolvedAddress,
+  sendWebhookAttempt,
+  toStandardWebhooksSecret,
+  type WebhookAttemptInput,
+  type WebhookAttemptOutcome,
+} from '../../../src/webhooks';
 
 interface ReceivedRequest {
   method: string;
@@ -129,7 +136,13 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
     const outcome = await attemptTo(receiver.url, {
       headers: (sentAtMs) => {
         stamps.push(sentAtMs);
-        return buildDeliveryHeaders({ secret, deliveryId: 'whd_1', eventType: 'challenge.retired', rawBody, timestampSeconds: Math.floor(sentAtMs / 1000) });
+        return buildDeliveryHeaders({
+          secret,
+          deliveryId: 'whd_1',
+          eventType: 'challenge.retired',
+          rawBody,
+          timestampSeconds: Math.floor(sentAtMs / 1000),
+        });
       },
     });
     expect(outcome).toMatchObject({ ok: true, statusCode: 204 });
@@ -139,15 +152,23 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
     const [request] = receiver.received;
     expect(request!.headers['webhook-timestamp']).toBe(String(Math.floor(outcome.sentAtMs! / 1000)));
     expect(request!.headers['x-svc-delivery-id']).toBe('whd_1');
-    expect(await octokitVerify(secret, request!.body, String(request!.headers['x-svc-signature']))).toBe(true);
+    expect(await octokitVerify(secret, request!.body, String(request!.headers['x-svc-signature']))).toBe(
+      true,
+    );
   });
 
   it('sentAtMs is null when the request never went out', async () => {
     const closed = await startReceiver(() => undefined);
     const port = closed.port;
     await closed.close();
-    expect(await attemptTo(`http://127.0.0.1:${port}/`)).toMatchObject({ error: 'connection failed: ECONNREFUSED', sentAtMs: null });
-    expect(await attemptTo(`http://127.0.0.1:${port}/`, { allowPrivate: false })).toMatchObject({ statusCode: null, sentAtMs: null });
+    expect(await attemptTo(`http://127.0.0.1:${port}/`)).toMatchObject({
+      error: 'connection failed: ECONNREFUSED',
+      sentAtMs: null,
+    });
+    expect(await attemptTo(`http://127.0.0.1:${port}/`, { allowPrivate: false })).toMatchObject({
+      statusCode: null,
+      sentAtMs: null,
+    });
     const receiver = await startReceiver((_req, res) => res.writeHead(200).end());
     const unsendable = await attemptTo(receiver.url, { headers: () => ({ 'X-Bad': 'a\r\nInjected: yes' }) });
     expect(unsendable).toMatchObject({ ok: false, statusCode: null, sentAtMs: null });

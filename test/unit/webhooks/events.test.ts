@@ -1,4 +1,12 @@
-import { buildEventBody, buildTestEventBody, InvalidEventPayloadError, isValidDeliveryId, newDeliveryId, WEBHOOK_EVENT_TYPES, webhookEventTypeSchema } from '../../../src/webhooks';
+import {
+  buildEventBody,
+  buildTestEventBody,
+  InvalidEventPayloadError,
+  isValidDeliveryId,
+  newDeliveryId,
+  WEBHOOK_EVENT_TYPES,
+  webhookEventTypeSchema,
+} from '../../../src/webhooks';
 
 const id = 'whd_0123456789abcdef0123456789abcdef';
 const timestamp = new Date('2025-03-01T12:00:00.000Z');

@@ -1,6 +1,7 @@
 import { planFirstAttemptBatches } from '../../../src/domain/webhooks/dispatch';
 
-const deliveries = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `whd_${String(i).padStart(32, '0')}` }));
+const deliveries = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ id: `whd_${String(i).padStart(32, '0')}` }));
 
 describe('planFirstAttemptBatches', () => {
   test('a pass with no delivery or a single one makes no batch (its own workflow)', () => {
@@ -12,7 +13,9 @@ describe('planFirstAttemptBatches', () => {
     const ds = deliveries(120);
     const batches = planFirstAttemptBatches(ds, 50);
     expect(batches.map((b) => b.deliveryIds.length)).toEqual([50, 50, 20]);
-    expect(batches.map((b) => b.batchWorkflowId)).toEqual([0, 50, 100].map((i) => `webhook-delivery-batch-${ds[i]!.id}`));
+    expect(batches.map((b) => b.batchWorkflowId)).toEqual(
+      [0, 50, 100].map((i) => `webhook-delivery-batch-${ds[i]!.id}`),
+    );
     expect(batches.flatMap((b) => b.deliveryIds)).toEqual(ds.map((d) => d.id));
   });
 

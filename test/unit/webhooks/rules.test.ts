@@ -1,17 +1,38 @@
-import { attemptOutcomeKey, attemptVerdict, mayChangeHealth, RECENT_FAILURE_WINDOW_MS } from '../../../src/domain/webhooks/rules';
+import {
+  attemptOutcomeKey,
+  attemptVerdict,
+  mayChangeHealth,
+  RECENT_FAILURE_WINDOW_MS,
+} from '../../../src/domain/webhooks/rules';
 
 describe('attemptVerdict: what an attempt outcome means', () => {
   const second = { attemptNumber: 2, totalAttempts: 4 };
   const last = { attemptNumber: 4, totalAttempts: 4 };
 
   test('a 2xx delivers, whatever the attempt', () => {
-    expect(attemptVerdict(second, true, false)).toEqual({ final: true, deliveryStatus: 'delivered', disableSubscription: null });
-    expect(attemptVerdict(last, true, false)).toEqual({ final: true, deliveryStatus: 'delivered', disableSubscription: null });
+    expect(attemptVerdict(second, true, false)).toEqual({
+      final: true,
+      deliveryStatus: 'delivered',
+      disableSubscription: null,
+    });
+    expect(attemptVerdict(last, true, false)).toEqual({
+      final: true,
+      deliveryStatus: 'delivered',
+      disableSubscription: null,
+    });
   });
 
   test('a failure with attempts left retries; the last one dead-letters; neither disables', () => {
-    expect(attemptVerdict(second, false, false)).toEqual({ final: false, deliveryStatus: 'retrying', disableSubscription: null });
-    expect(attemptVerdict(last, false, false)).toEqual({ final: true, deliveryStatus: 'dead_letter', disableSubscription: null });
+    expect(attemptVerdict(second, false, false)).toEqual({
+      final: false,
+      deliveryStatus: 'retrying',
+      disableSubscription: null,
+    });
+    expect(attemptVerdict(last, false, false)).toEqual({
+      final: true,
+      deliveryStatus: 'dead_letter',
+      disableSubscription: null,
+    });
   });
 
   test('410 Gone dead-letters at once and disables the subscription, even with attempts left', () => {

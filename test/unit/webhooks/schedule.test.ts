@@ -1,4 +1,11 @@
-import { DEFAULT_RETRY_DELAYS_MS, delayBeforeAttempt, DISABLE_AFTER_CONSECUTIVE_FAILURES, parseRetryDelays, shouldDisableSubscription, totalAttempts } from '../../../src/domain/webhooks/contract';
+import {
+  DEFAULT_RETRY_DELAYS_MS,
+  delayBeforeAttempt,
+  DISABLE_AFTER_CONSECUTIVE_FAILURES,
+  parseRetryDelays,
+  shouldDisableSubscription,
+  totalAttempts,
+} from '../../../src/domain/webhooks/contract';
 
 describe('retry schedule', () => {
   it('is 4 attempts: at once, then +1 s, +5 s, +30 s', () => {

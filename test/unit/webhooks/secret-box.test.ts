@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { decryptSecret, deriveSecretBoxKey, encryptSecret, SecretBoxError, secretPrefix } from '../../../src/webhooks';
+import {
+  decryptSecret,
+  deriveSecretBoxKey,
+  encryptSecret,
+  SecretBoxError,
+  secretPrefix,
+} from '../../../src/webhooks';
 
 const configuredKey = 'test-server-key-for-secret-box';
 const plain = 'my-webhook-secret-ü-🔑';

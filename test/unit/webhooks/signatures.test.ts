@@ -1,6 +1,14 @@
 import { sign as octokitSign, verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
-import { buildDeliveryHeaders, signSvcSignature, standardWebhookHeaders, timingSafeEqualStrings, toStandardWebhooksSecret, verifySvcSignature, WEBHOOK_USER_AGENT } from '../../../src/webhooks';
+import {
+  buildDeliveryHeaders,
+  signSvcSignature,
+  standardWebhookHeaders,
+  timingSafeEqualStrings,
+  toStandardWebhooksSecret,
+  verifySvcSignature,
+  WEBHOOK_USER_AGENT,
+} from '../../../src/webhooks';
 
 const secret = 'whsec-test-secret-1234';
 const rawBody = JSON.stringify({

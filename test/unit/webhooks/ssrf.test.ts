@@ -1,4 +1,12 @@
-import { assertDeliverableUrl, classifyAddress, isSyntacticallyDeliverableUrl, type HostLookup, type ResolvedAddress, UnsafeWebhookUrlError, webhookUrlSchema } from '../../../src/webhooks';
+import {
+  assertDeliverableUrl,
+  classifyAddress,
+  isSyntacticallyDeliverableUrl,
+  type HostLookup,
+  type ResolvedAddress,
+  UnsafeWebhookUrlError,
+  webhookUrlSchema,
+} from '../../../src/webhooks';
 
 /** A resolver that answers from a table and records what it was asked. */
 function fakeDns(table: Record<string, string[]>): HostLookup & { calls: string[] } {
@@ -267,7 +275,8 @@ describe('request-validation pre-check', () => {
 
 describe('WEBHOOK_INTERNAL_ORIGINS: exact internal receivers named by the operator', () => {
   const origins = ['http://127.0.0.1:7370', 'http://[::1]:7371'];
-  const check = (url: string) => assertDeliverableUrl(url, { allowPrivate: false, internalOrigins: origins, lookup: fakeDns({}) });
+  const check = (url: string) =>
+    assertDeliverableUrl(url, { allowPrivate: false, internalOrigins: origins, lookup: fakeDns({}) });
 
   test('a named origin is delivered to its literal address, over http, without DNS', async () => {
     const target = await check('http://127.0.0.1:7370/hooks/a?x=1');
