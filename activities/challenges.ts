@@ -1,9 +1,9 @@
 import { markChallengeEnded, markChallengeStarted } from '../src/domain/challenges/lifecycle';
 import type { ChallengeLifecycleSnapshot } from '../src/domain/challenges/contract';
-import type { ActivityDeps } from './index';
+import type { ServiceDeps } from '../src/service-deps';
 
 /** The lifecycle workflow's activities: thin adapters over the challenge rules (src/domain/challenges). */
-export function createChallengeActivities(deps: Pick<ActivityDeps, 'db' | 'logger'>) {
+export function createChallengeActivities(deps: Pick<ServiceDeps, 'db' | 'logger'>) {
   return {
     async challengeStartReached(input: {
       challengeId: string;

@@ -17,7 +17,7 @@ import {
   InvalidJudgeConfigError,
   JudgeInfrastructureError,
 } from '../src/judging';
-import type { ActivityDeps } from './index';
+import type { ServiceDeps } from '../src/service-deps';
 
 /** Longest wait a grader's Retry-After may impose between attempts. */
 const MAX_GRADER_RETRY_AFTER_MS = 30_000;
@@ -56,7 +56,7 @@ export function toActivityFailure(err: unknown): unknown {
  * `stopping` aborts when the worker process is asked to stop: the sweeper loop then ends at once
  * instead of holding the worker's graceful shutdown for its whole grace time (the next worker resumes it).
  */
-export function createSubmissionActivities(deps: ActivityDeps, stopping: AbortSignal) {
+export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSignal) {
   return {
     async markSubmissionQueued(ref: RunRef): Promise<boolean> {
       return markSubmissionStep(deps.db, ref, 'queued');
