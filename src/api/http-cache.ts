@@ -41,3 +41,57 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   }
   return false;
 }
+
+/** A cacheable 200, rendered once: what its ETag covers, and how to send it again. */
+export interface RenderedAnswer {
+  etag: string;
+  /** An envelope's `data` and `pagination` as JSON (the request_id is added per request)... */
+  dataJson?: string;
+  paginationJson?: string;
+  /** ...or a raw body. */
+  raw?: string | Buffer;
+  contentType: string;
+  headers: Record<string, string>;
+  bytes: number;
+}
+
+/**
+ * Rendered answers of one route in this process, keyed by the route's version of what they show
+ * (`cacheVersion`), bounded by bytes (least recently used go first). No invalidation: a change
+ * moves the version, so the old answers are simply never asked for again and age out.
+ */
+export class ResponseCache {
+  private readonly answers = new Map<string, RenderedAnswer>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string): RenderedAnswer | undefined {
+    const answer = this.answers.get(key);
+    if (answer) {
+      this.answers.delete(key);
+      this.answers.set(key, answer);
+    }
+    return answer;
+  }
+
+  set(key: string, answer: RenderedAnswer): void {
+    if (answer.bytes > this.maxBytes / 4) return;
+    const previous = this.answers.get(key);
+    if (previous) {
+      this.answers.delete(key);
+      this.bytes -= previous.bytes;
+    }
+    this.answers.set(key, answer);
+    this.bytes += answer.bytes;
+    for (const [oldest, old] of this.answers) {
+      if (this.bytes <= this.maxBytes) break;
+      this.answers.delete(oldest);
+      this.bytes -= old.bytes;
+    }
+  }
+
+  get size(): number {
+    return this.answers.size;
+  }
+}

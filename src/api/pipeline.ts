@@ -2,12 +2,19 @@ import type Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { z, ZodTypeAny } from 'zod';
 import { resolveCredentials, type CredentialOutcome } from '../auth/authenticate';
-import { hasScope, rateLimitSubject, type Principal } from '../auth/principal';
-import { rateLimitedTotal } from '../lib/metrics';
+import { hasScope, isAdmin, rateLimitSubject, type Principal } from '../auth/principal';
+import { canonicalJson } from '../lib/canonical-json';
+import { httpResponseCacheLookups, rateLimitedTotal } from '../lib/metrics';
 import type { AppDeps } from './deps';
 import { ApiError, describeZodIssues } from './errors';
 import { forbidden, unauthorized } from '../errors';
-import { cacheControlFor, ifNoneMatchHits, strongEtag } from './http-cache';
+import {
+  cacheControlFor,
+  ifNoneMatchHits,
+  ResponseCache,
+  strongEtag,
+  type RenderedAnswer,
+} from './http-cache';
 import { IDEMPOTENCY_KEY_PATTERN, requestHash, runIdempotent } from './middleware/idempotency';
 import type { RateLimitCategory } from './rate-limits';
 import type { AnyRouteDef, HandlerResult } from './route';
@@ -130,47 +137,63 @@ function writeResult(ctx: Koa.Context, result: HandlerResult): { status: number;
 }
 
 /**
- * A cacheable route's 200: the envelope is serialised here (once) so its ETag covers exactly the
- * data and pagination shown, not the per-request request_id; a current If-None-Match gets a 304.
+ * A cacheable route's 200, rendered: the envelope is serialised here (once) so its ETag covers
+ * exactly the data and pagination shown, not the per-request request_id. Null for anything else
+ * (another status, a stream), which is written as usual.
  */
-function writeCacheableResult(ctx: Koa.Context, result: HandlerResult, principal: Principal): void {
-  if ('streamed' in result || (result.status ?? 200) !== 200) {
-    writeResult(ctx, result);
-    return;
-  }
-  if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
-  let representation: string | Buffer;
-  let body: string | Buffer;
+function renderCacheable(result: HandlerResult): RenderedAnswer | null {
+  if ('streamed' in result || (result.status ?? 200) !== 200) return null;
+  const headers = result.headers ?? {};
   if ('raw' in result) {
     if (typeof result.raw !== 'string' && !Buffer.isBuffer(result.raw))
       throw new Error('httpCache routes answer a string or Buffer body');
-    representation = body = result.raw;
-    if (result.contentType) ctx.type = result.contentType;
-  } else {
-    const data = JSON.stringify(result.data);
-    const pagination = result.pagination === undefined ? undefined : JSON.stringify(result.pagination);
-    representation = pagination === undefined ? data : `${data}\n${pagination}`;
-    // Byte for byte what JSON.stringify of {data, request_id, pagination?} gives.
-    body = `{"data":${data},"request_id":${JSON.stringify(ctx.state.requestId)}${pagination === undefined ? '' : `,"pagination":${pagination}`}}`;
-    ctx.type = 'application/json; charset=utf-8';
+    return {
+      etag: strongEtag(result.raw),
+      raw: result.raw,
+      contentType: result.contentType ?? 'application/octet-stream',
+      headers,
+      bytes: Buffer.byteLength(result.raw),
+    };
   }
-  const etag = strongEtag(representation);
-  ctx.set('ETag', etag);
+  const dataJson = JSON.stringify(result.data);
+  const paginationJson = result.pagination === undefined ? undefined : JSON.stringify(result.pagination);
+  return {
+    etag: strongEtag(paginationJson === undefined ? dataJson : `${dataJson}\n${paginationJson}`),
+    dataJson,
+    paginationJson,
+    contentType: 'application/json; charset=utf-8',
+    headers,
+    bytes: dataJson.length + (paginationJson?.length ?? 0),
+  };
+}
+
+/** Sends a rendered answer: its ETag and Cache-Control, then a 304 when the client's copy is current. */
+function sendRendered(ctx: Koa.Context, answer: RenderedAnswer, principal: Principal): void {
+  for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
+  ctx.set('ETag', answer.etag);
   ctx.set('Cache-Control', cacheControlFor(principal));
   ctx.vary('Authorization');
-  if (ifNoneMatchHits(ctx.get('if-none-match') || undefined, etag)) {
+  if (ifNoneMatchHits(ctx.get('if-none-match') || undefined, answer.etag)) {
     ctx.status = 304;
     return;
   }
   ctx.status = 200;
-  ctx.body = body;
+  ctx.type = answer.contentType;
+  // Byte for byte what JSON.stringify of {data, request_id, pagination?} gives.
+  ctx.body =
+    answer.raw ??
+    `{"data":${answer.dataJson},"request_id":${JSON.stringify(ctx.state.requestId)}${answer.paginationJson === undefined ? '' : `,"pagination":${answer.paginationJson}`}}`;
 }
+
+/** Rendered answers kept per cacheable route with a version, in each process. */
+const RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
  * The one path every route takes: credentials → rate limit → auth/scope → body → validation →
  * idempotency → handler. Declared per route in the route table, so no route can skip a step.
  */
 export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
+  const responseCache = def.httpCache && def.cacheVersion ? new ResponseCache(RESPONSE_CACHE_BYTES) : null;
   return async (ctx) => {
     ctx.state.operationId = def.operationId;
     if (def.auth === 'agentKey') ctx.state.errorStyle = 'flat';
@@ -242,7 +265,30 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       });
 
     if (def.httpCache) {
-      writeCacheableResult(ctx, await run(), principal);
+      // What the answer shows has a version (a cheap read): an answer rendered for that version in
+      // this process is sent again without running the handler. The version is read before the
+      // handler, so a cached answer is never older than its key.
+      const version =
+        responseCache && def.cacheVersion ? await def.cacheVersion({ params, query, deps }) : null;
+      const key =
+        version === null
+          ? null
+          : `${isAdmin(principal) ? 'operator' : 'public'} ${version} ${canonicalJson({ params, query })}`;
+      const cached = key === null ? undefined : responseCache!.get(key);
+      if (key !== null)
+        httpResponseCacheLookups.inc({ route: def.operationId, outcome: cached ? 'hit' : 'miss' });
+      if (cached) {
+        sendRendered(ctx, cached, principal);
+        return;
+      }
+      const result = await run();
+      const rendered = renderCacheable(result);
+      if (!rendered) {
+        writeResult(ctx, result);
+        return;
+      }
+      if (key !== null) responseCache!.set(key, rendered);
+      sendRendered(ctx, rendered, principal);
       return;
     }
     if (!idempotencyKey) {

@@ -74,6 +74,12 @@ export interface RouteDef<
    * GET only; the handler must answer an envelope or a string/Buffer body (not a stream).
    */
   httpCache?: boolean;
+  /**
+   * With httpCache: a cheap read of the version of what the answer shows (null: unknown, do not
+   * cache). Each process then keeps the rendered answer per version and serves it again without
+   * running the handler; the version must change whenever anything the answer shows changes.
+   */
+  cacheVersion?: (input: { params: z.infer<P>; query: z.infer<Q>; deps: AppDeps }) => Promise<string | null>;
   /** Hidden from the OpenAPI document (HTML pages). */
   internal?: boolean;
   /**

@@ -9,6 +9,7 @@ import {
   type LeaderboardRow,
   type LeaderboardSortKey,
 } from '../db/queries/leaderboard';
+import { findLeaderboardVersion } from '../db/queries/leaderboard-versions';
 import { canSeeChallenge } from './challenges/rules';
 
 export const LEADERBOARD_DEFAULT_LIMIT = 50;
@@ -22,6 +23,16 @@ export async function requireLeaderboardChallenge(
 ): Promise<void> {
   const challenge = await findChallengeStatus(db, challengeId);
   if (!challenge || !canSeeChallenge(principal, challenge)) throw notFound('challenge');
+}
+
+/**
+ * The version of everything a leaderboard page or export of this challenge shows: its status
+ * (visibility) and the leaderboard's version, which triggers move with every change of its rows or
+ * of an agent name on it (migration 2520). Null for an unknown challenge.
+ */
+export async function leaderboardVersion(db: Queryable, challengeId: string): Promise<string | null> {
+  const found = await findLeaderboardVersion(db, challengeId);
+  return found ? `${found.status}:${found.version}` : null;
 }
 
 export interface LeaderboardEntry {

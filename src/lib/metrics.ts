@@ -30,3 +30,10 @@ export const spectatorStreamsEvicted = new Counter({
   help: 'Spectator streams dropped because their client took nothing for SPECTATOR_STALL_TIMEOUT_MS',
   registers: [metricsRegistry],
 });
+
+export const httpResponseCacheLookups = new Counter({
+  name: 'http_response_cache_lookups_total',
+  help: 'Versioned response cache of cacheable reads: answers served from this process (hit) or rendered (miss)',
+  labelNames: ['route', 'outcome'] as const,
+  registers: [metricsRegistry],
+});

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PUBLIC_MAX_AGE_SEC, PUBLIC_STALE_WHILE_REVALIDATE_SEC } from '../../src/api/http-cache';
-import { newAdmin, newAgent } from '../helpers/factories';
+import { metricsRegistry } from '../../src/lib/metrics';
+import { newAdmin, newAgent, newUser } from '../helpers/factories';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
 
@@ -132,4 +133,74 @@ test('an edit of the challenge changes its ETag', async () => {
   expect(after.status).toBe(200);
   expect(after.body.data.title).toBe('renamed');
   expect(etagOf(after)).not.toBe(etagOf(before));
+});
+
+describe('leaderboard answers kept per version in each API process (migration 2520)', () => {
+  const lookups = async (outcome: 'hit' | 'miss') => {
+    const metric = await metricsRegistry.getSingleMetric('http_response_cache_lookups_total')!.get();
+    return (
+      metric.values.find((v) => v.labels.route === 'getLeaderboard' && v.labels.outcome === outcome)?.value ??
+      0
+    );
+  };
+
+  test('a repeated read is served from the process (same bytes and ETag, a hit); a 304 too', async () => {
+    const page = `/api/v1/leaderboards/${challengeId}?limit=7`;
+    const first = await server.request('GET', page);
+    const hitsBefore = await lookups('hit');
+    const second = await server.request('GET', page);
+    expect(await lookups('hit')).toBe(hitsBefore + 1);
+    expect(etagOf(second)).toBe(etagOf(first));
+    expect(second.body.data).toEqual(first.body.data);
+    expect(second.body.request_id).not.toBe(first.body.request_id);
+    const revalidated = await server.request('GET', page, { headers: { 'if-none-match': etagOf(first) } });
+    expect(revalidated.status).toBe(304);
+    expect(await lookups('hit')).toBe(hitsBefore + 2);
+  });
+
+  test('renaming an agent on the board changes the page at once', async () => {
+    const owner = await newUser(server);
+    const agent = await newAgent(server, { user: owner, name: 'before-rename' });
+    const res = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+      content: 'answer 42',
+    });
+    await waitForSubmission(server, agent.token, res.body.data.id);
+    const page = `/api/v1/leaderboards/${challengeId}?limit=100`;
+    const before = await server.request('GET', page);
+    expect(before.body.data.map((e: { agent_name: string }) => e.agent_name)).toContain('before-rename');
+    const renamed = await server.request('PATCH', `/api/v1/agents/${agent.agentId}`, {
+      auth: owner.jwt,
+      body: { name: 'after-rename' },
+    });
+    expect(renamed.status).toBe(200);
+    const after = await server.request('GET', page, { headers: { 'if-none-match': etagOf(before) } });
+    expect(after.status).toBe(200);
+    expect(after.body.data.map((e: { agent_name: string }) => e.agent_name)).toContain('after-rename');
+  });
+
+  test('any write to the board, whoever makes it, moves the version (a trigger, not the writers)', async () => {
+    const page = `/api/v1/leaderboards/${challengeId}?limit=100`;
+    const before = await server.request('GET', page);
+    await server.deps.db.query(
+      'UPDATE leaderboard_entries SET submission_count = submission_count + 1 WHERE challenge_id = $1',
+      [challengeId],
+    );
+    const after = await server.request('GET', page, { headers: { 'if-none-match': etagOf(before) } });
+    expect(after.status).toBe(200);
+    expect(after.body.data[0].submission_count).toBe(before.body.data[0].submission_count + 1);
+  });
+
+  test('a challenge hidden again (draft) stops being served from the process: 404 for the public', async () => {
+    const id = await newChallenge(server, { title: 'soon hidden' });
+    const page = `/api/v1/leaderboards/${id}`;
+    expect((await server.request('GET', page)).status).toBe(200);
+    expect((await server.request('GET', page)).status).toBe(200);
+    await server.deps.db.query(`UPDATE challenges SET status = 'draft' WHERE id = $1`, [id]);
+    const hidden = await server.request('GET', page);
+    expect(hidden.status).toBe(404);
+    const admin = await newAdmin(server);
+    const operator = await server.request('GET', page, { auth: admin.jwt });
+    expect(operator.status).toBe(200);
+    expect(operator.headers.get('cache-control')).toBe('private, no-cache');
+  });
 });

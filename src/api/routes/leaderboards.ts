@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { getLeaderboard, leaderboardCsv, requireLeaderboardChallenge } from '../../domain/leaderboard';
+import {
+  getLeaderboard,
+  leaderboardCsv,
+  leaderboardVersion,
+  requireLeaderboardChallenge,
+} from '../../domain/leaderboard';
 import { defineRoute } from '../route';
 import { pagedEnvelope } from '../schemas/common';
 import { leaderboardEntrySchema, leaderboardParams, leaderboardQuery } from '../schemas/leaderboards';
@@ -16,6 +21,7 @@ export const leaderboardRoutes = [
     scope: 'leaderboard:read',
     rateLimit: 'reads',
     httpCache: true,
+    cacheVersion: ({ params, deps }) => leaderboardVersion(deps.db, params.challengeId),
     params: leaderboardParams,
     query: leaderboardQuery,
     responses: {
@@ -37,6 +43,7 @@ export const leaderboardRoutes = [
     scope: 'leaderboard:read',
     rateLimit: 'reads',
     httpCache: true,
+    cacheVersion: ({ params, deps }) => leaderboardVersion(deps.db, params.challengeId),
     params: leaderboardParams,
     responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
     async handler({ params, principal, deps }) {
