@@ -258,8 +258,9 @@ export const FINGERPRINT_EXCLUDED_TABLES = ['rate_limits'];
 export const FINGERPRINT_EXCLUDED_COLUMNS: Record<string, string[]> = {
   api_tokens: ['last_used_at'],
   agent_keys: ['last_used_at'],
-  // Delivery bookkeeping moves whenever a broadcast event (below) reaches a subscription.
-  webhook_subscriptions: ['last_delivery_at', 'failure_count', 'updated_at'],
+  // Delivery bookkeeping moves whenever a broadcast event (below) reaches a subscription, at the
+  // attempt's own pace (a retry a second or more later lands in some other request's window).
+  webhook_subscriptions: ['last_delivery_at', 'last_failure_at', 'failure_count', 'updated_at'],
 };
 
 /**

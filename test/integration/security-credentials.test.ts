@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
 import { createLogger } from '../../src/lib/logger';
-import { newAgent, newAgentKey, newUser, type TestAgent } from '../helpers/factories';
+import { eventually, newAgent, newAgentKey, newUser, type TestAgent } from '../helpers/factories';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -458,6 +458,12 @@ describe('expired and revoked API tokens and connector keys', () => {
     await server.deps.db.query(
       "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1",
       [id],
+    );
+    // Changed behind the API's back (as another process would): the credential cache hears of it by
+    // NOTIFY, asynchronously (docs/decisions/platform.md, "Credential cache"), so wait for that.
+    await eventually(
+      async () => (await server.request('GET', '/api/v1/challenges', { auth: token })).status === 401,
+      10_000,
     );
     await expectTokenRefusedEverywhere(token);
   });
