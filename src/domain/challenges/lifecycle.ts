@@ -19,7 +19,7 @@ import {
   type ChallengeUpdate,
 } from '../../db/queries/challenges';
 import { withTransaction, type Queryable } from '../../db/pool';
-import { emitEvent } from '../../events/outbox';
+import { emitEvent, type DomainEvent } from '../../events/outbox';
 import { iso } from '../../lib/time';
 import type { ServiceDeps } from '../../service-deps';
 import { ChallengeIdKey } from '../../../temporal/search-attributes';
@@ -291,53 +291,68 @@ function isDue(at: Date, now: Date, expected: string | null): boolean {
   return at.getTime() <= now.getTime() || (expected !== null && at.getTime() === Date.parse(expected));
 }
 
+/** One timed step of an active challenge: when it is due, what it writes, what it announces. */
+interface TimedStep {
+  /** False: not due (or already done); the step changes nothing. */
+  dueAt: (row: ChallengeRow, now: Date) => boolean;
+  update: (now: Date) => ChallengeUpdate;
+  event: (row: ChallengeRow) => Pick<DomainEvent, 'type' | 'payload'>;
+  logged: string;
+}
+
 /**
- * challenge.started, once, when an active challenge's starts_at (or its publication, when null)
- * has come. Locks the row (waits for an operator transition in flight), re-checks, and guards the
- * event with a column written in the same transaction: running twice emits once.
+ * Runs a timed step once: locks the row (waits for an operator transition in flight), re-checks
+ * that the challenge is active and the step due, and writes the step's guard column with its event
+ * in the same transaction, so running twice emits once.
  */
-export async function markChallengeStarted(
+function runTimedStep(
   deps: Pick<ServiceDeps, 'db' | 'logger'>,
   challengeId: string,
-  expectedStartsAt: string | null,
+  step: TimedStep,
 ): Promise<ChallengeLifecycleSnapshot> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockChallengeById(tx, challengeId);
     if (!row || row.status !== 'active') return snapshot(row, false);
     const now = await databaseNow(tx);
-    if (row.starts_at && !isDue(row.starts_at, now, expectedStartsAt)) return snapshot(row, false);
-    if (row.started_event_at) return snapshot(row, false);
-    const updated = await updateChallenge(tx, row.id, { started_event_at: now });
-    await emitEvent(tx, {
-      type: 'challenge.started',
-      payload: { challenge_id: row.id, status: 'active', starts_at: iso(row.starts_at) },
-      challengeId: row.id,
-      ownerUserId: null,
-    });
-    deps.logger.info({ challengeId: row.id }, 'challenge started');
+    if (!step.dueAt(row, now)) return snapshot(row, false);
+    const updated = await updateChallenge(tx, row.id, step.update(now));
+    await emitEvent(tx, { ...step.event(row), challengeId: row.id, ownerUserId: null });
+    deps.logger.info({ challengeId: row.id }, step.logged);
     return snapshot(updated, true);
   });
 }
 
+/** challenge.started, once, when an active challenge's starts_at (or its publication, when null) has come. */
+export function markChallengeStarted(
+  deps: Pick<ServiceDeps, 'db' | 'logger'>,
+  challengeId: string,
+  expectedStartsAt: string | null,
+): Promise<ChallengeLifecycleSnapshot> {
+  return runTimedStep(deps, challengeId, {
+    dueAt: (row, now) =>
+      !row.started_event_at && (!row.starts_at || isDue(row.starts_at, now, expectedStartsAt)),
+    update: (now) => ({ started_event_at: now }),
+    event: (row) => ({
+      type: 'challenge.started',
+      payload: { challenge_id: row.id, status: 'active', starts_at: iso(row.starts_at) },
+    }),
+    logged: 'challenge started',
+  });
+}
+
 /** active → complete and challenge.ended, once, when ends_at has come (only if still active). */
-export async function markChallengeEnded(
+export function markChallengeEnded(
   deps: Pick<ServiceDeps, 'db' | 'logger'>,
   challengeId: string,
   expectedEndsAt: string | null,
 ): Promise<ChallengeLifecycleSnapshot> {
-  return withTransaction(deps.db, async (tx) => {
-    const row = await lockChallengeById(tx, challengeId);
-    if (!row || row.status !== 'active' || !row.ends_at) return snapshot(row, false);
-    const now = await databaseNow(tx);
-    if (!isDue(row.ends_at, now, expectedEndsAt)) return snapshot(row, false);
-    const updated = await updateChallenge(tx, row.id, { status: 'complete', ended_event_at: now });
-    await emitEvent(tx, {
+  return runTimedStep(deps, challengeId, {
+    dueAt: (row, now) => row.ends_at !== null && isDue(row.ends_at, now, expectedEndsAt),
+    update: (now) => ({ status: 'complete', ended_event_at: now }),
+    event: (row) => ({
       type: 'challenge.ended',
       payload: { challenge_id: row.id, status: 'complete', ends_at: iso(row.ends_at) },
-      challengeId: row.id,
-      ownerUserId: null,
-    });
-    deps.logger.info({ challengeId: row.id }, 'challenge ended');
-    return snapshot(updated, true);
+    }),
+    logged: 'challenge ended',
   });
 }
