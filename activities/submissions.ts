@@ -4,6 +4,7 @@ import { ServiceError } from '../src/errors';
 import { admitJudging } from '../src/domain/submissions/admission';
 import type { RecordedJudgement, RunRef } from '../src/domain/submissions/contract';
 import {
+  beginJudging,
   judgeRun,
   markJudgingStarted,
   markSubmissionFailed,
@@ -71,6 +72,11 @@ export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSig
      * Takes a judging lease for the run, or fails with the retryable JudgingCapReached while the
      * agent or its owner is at its cap (the workflow's retry policy waits without limit).
      */
+    /** received → queued → judging in one transaction; tells the workflow which judge the challenge uses. */
+    async beginJudging(ref: RunRef): Promise<{ moved: boolean; judgeKind: string | null }> {
+      return beginJudging(deps.db, ref);
+    },
+
     async admitJudging(ref: RunRef): Promise<{ stale: boolean }> {
       const admission = await admitJudging(deps.db, deps.config, ref);
       if ('missing' in admission)

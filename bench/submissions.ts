@@ -15,10 +15,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Connection, Client as TemporalClient } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import { Client } from 'pg';
 import { migrate } from '../src/db/migrate';
+import { submissionWorkflowId } from '../src/domain/submissions/contract';
 import { createPool } from '../src/db/pool';
 import { createApiToken } from '../src/domain/identity';
+import { postgresCpuMs, processCpuMs } from './lib/machine';
 import { apiProcess, freePort } from './lib/processes';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -56,6 +61,21 @@ function summary(values: number[]): string {
   return `n=${s.length} p50=${percentile(s, 50).toFixed(1)} ms p90=${percentile(s, 90).toFixed(1)} ms p99=${percentile(s, 99).toFixed(1)} ms max=${s[s.length - 1]?.toFixed(1)} ms`;
 }
 
+/** The Temporal dev server's pid (the CLI process serving `port`), to charge its CPU per submission. */
+function temporalServerPid(address: string): number | undefined {
+  const port = address.split(':').pop();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.includes('start-dev') && argv[argv.indexOf('--port') + 1] === port) return Number(entry);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return undefined;
+}
+
 async function recreateDatabase(): Promise<void> {
   const admin = new Client({ connectionString: `${SERVER_URL}/postgres` });
   await admin.connect();
@@ -67,9 +87,8 @@ async function recreateDatabase(): Promise<void> {
 function startWorker(): Promise<ChildProcess> {
   // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") are node flags for the worker only.
   const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const args = nodeArgs.length
-    ? [...nodeArgs, '--import', 'tsx', 'src/worker.ts']
-    : [require.resolve('tsx/cli'), 'src/worker.ts'];
+  // One process (`--import tsx`, no tsx CLI parent): its pid is the worker whose CPU is measured.
+  const args = [...nodeArgs, '--import', 'tsx', 'src/worker.ts'];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr!.on('data', (chunk: Buffer) => process.env.BENCH_VERBOSE && process.stderr.write(chunk));
   return new Promise((resolve, reject) => {
@@ -162,23 +181,28 @@ async function main(): Promise<void> {
     await listener.query('LISTEN outbox_events');
     const lookup = new Client({ connectionString: DATABASE_URL });
     await lookup.connect();
+    // Each NOTIFY's time is taken on arrival; which submission it finished is looked up in batches
+    // (one statement per 20 ms, not one per event), so the benchmark adds little to PostgreSQL's load.
+    let arrived: { id: string; at: number }[] = [];
+    const lookupBatch = async () => {
+      const batch = arrived;
+      arrived = [];
+      if (batch.length === 0) return;
+      const at = new Map(batch.map((b) => [b.id, b.at]));
+      const rows = await lookup.query<{ id: string; submission_id: string }>(
+        `SELECT id, payload->>'submission_id' AS submission_id FROM outbox_events
+          WHERE id = ANY($1::uuid[]) AND event_type IN ('result.finalized', 'submission.failed')`,
+        [batch.map((b) => b.id)],
+      );
+      for (const row of rows.rows)
+        if (!done.has(row.submission_id)) done.set(row.submission_id, at.get(row.id)!);
+    };
+    let lookups = Promise.resolve();
+    const lookupTimer = setInterval(() => {
+      lookups = lookups.then(lookupBatch);
+    }, 20);
     listener.on('notification', (msg) => {
-      const at = performance.now();
-      void lookup
-        .query<{ event_type: string; submission_id: string }>(
-          `SELECT event_type, payload->>'submission_id' AS submission_id FROM outbox_events WHERE id = $1`,
-          [msg.payload],
-        )
-        .then((r) => {
-          const row = r.rows[0];
-          if (
-            row &&
-            (row.event_type === 'result.finalized' || row.event_type === 'submission.failed') &&
-            !done.has(row.submission_id)
-          ) {
-            done.set(row.submission_id, at);
-          }
-        });
+      if (msg.payload) arrived.push({ id: msg.payload, at: performance.now() });
     });
 
     let n = 0;
@@ -237,9 +261,20 @@ async function main(): Promise<void> {
     console.log(`  POST response time:   ${summary(lat.accepted.map((a) => a.postMs))}`);
 
     // ---- 2. throughput ---------------------------------------------------------------------------
+    // CPU of every process on the path, charged per judged submission: where the two cores go.
+    const temporalPid = temporalServerPid(env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233');
+    const cpuNow = () => ({
+      api: processCpuMs(api.pid),
+      worker: processCpuMs(worker.pid),
+      temporal: processCpuMs(temporalPid),
+      postgres: postgresCpuMs(),
+      bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+    });
+    const cpuBefore = cpuNow();
     const tp = await drive(RATE, SECONDS);
     const ids = tp.accepted.map((a) => a.id);
     await waitAll(ids, 180_000);
+    const cpuAfter = cpuNow();
     const finishedAt = Math.max(...ids.filter((id) => done.has(id)).map((id) => done.get(id)!));
     const judgedInWindow = ids.filter(
       (id) => done.has(id) && done.get(id)! - tp.started <= SECONDS * 1000,
@@ -263,6 +298,32 @@ async function main(): Promise<void> {
     console.log(`  statuses: ${JSON.stringify(tally)}; lost (not complete): ${lost}`);
     console.log(`  POST → result stored under load: ${summary(tpLatencies)}`);
     console.log(`  POST response time under load:   ${summary(tp.accepted.map((a) => a.postMs))}`);
+    const perSubmission = (k: keyof typeof cpuBefore) => (cpuAfter[k] - cpuBefore[k]) / ids.length;
+    console.log(
+      `  CPU per judged submission: API ${perSubmission('api').toFixed(2)} ms, worker ${perSubmission('worker').toFixed(2)} ms, ` +
+        `Temporal server ${perSubmission('temporal').toFixed(2)} ms, PostgreSQL ${perSubmission('postgres').toFixed(2)} ms, ` +
+        `load generator ${perSubmission('bench').toFixed(2)} ms`,
+    );
+
+    // ---- 3. what one submission costs Temporal: its workflow's history --------------------------
+    const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
+    try {
+      const temporal = new TemporalClient({ connection });
+      const history = await temporal.workflow.getHandle(submissionWorkflowId(ids[0], 0)).fetchHistory();
+      const events = history.events ?? [];
+      const counts = new Map<string, number>();
+      for (const e of events) {
+        const type = String(proto.api.enums.v1.EventType[e.eventType ?? 0]).replace(/^EVENT_TYPE_/, '');
+        counts.set(type, (counts.get(type) ?? 0) + 1);
+      }
+      console.log(
+        `  history per submission workflow: ${events.length} events (${[...counts].map(([t, c]) => `${t} ×${c}`).join(', ')})`,
+      );
+    } finally {
+      await connection.close();
+    }
+    clearInterval(lookupTimer);
+    await lookups;
     await listener.end();
     await lookup.end();
   } finally {

@@ -6,6 +6,8 @@
  *
  *   TEMPORAL_ADDRESS=127.0.0.1:7245 npx tsx temporal/capture-histories.ts [label]
  *
+ * CAPTURE_TYPES=submissionWorkflow,… limits it to the workflow types a change touched.
+ *
  * Run it against a dev server on which the integration suites have just run (they exercise every
  * workflow type and path). For each workflow type it keeps one run (closed if any) per distinct sequence of
  * history event types (one per code path, longest first, at most MAX_PER_TYPE), and writes each as
@@ -42,7 +44,8 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace });
   mkdirSync(OUT_DIR, { recursive: true });
   let written = 0;
-  for (const type of WORKFLOW_TYPES) {
+  const only = process.env.CAPTURE_TYPES?.split(',').filter(Boolean);
+  for (const type of WORKFLOW_TYPES.filter((t) => !only || only.includes(t))) {
     const candidates: { workflowId: string; runId: string; historyLength: number }[] = [];
     // Closed runs first; a type whose runs never close within a test run (the sweeper) falls back
     // to its open runs (replaying a partial history is valid: the replayer stops where it ends).

@@ -13,6 +13,7 @@ import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../temporal/sea
 import {
   JUDGING_SLOTS_PATCH,
   judgingTaskQueue,
+  STATUS_STEPS_PATCH,
   type RunRef,
   type SubmissionWorkflowInput,
   type SubmissionWorkflowResult,
@@ -98,12 +99,18 @@ export async function submissionWorkflow(input: SubmissionWorkflowInput): Promis
       { key: SubmissionStatusKey, value: status },
     ]);
 
-  await steps.markSubmissionQueued(ref);
-  const { judgeKind } = await steps.markSubmissionJudging(ref);
+  let judgeKind: string | null;
+  if (patched(STATUS_STEPS_PATCH)) {
+    ({ judgeKind } = await steps.beginJudging(ref));
+  } else {
+    await steps.markSubmissionQueued(ref);
+    ({ judgeKind } = await steps.markSubmissionJudging(ref));
+  }
   const local = judgeKind === 'rubric';
-  // Search attributes reach visibility when a workflow task completes. queued → judging are two
-  // consecutive local activities of one workflow task, so `queued` is never observable; with the
-  // rubric judge (also local) the whole run is one workflow task and only the outcome is.
+  // Search attributes reach visibility when a workflow task completes. queued → judging is one
+  // local activity (two before STATUS_STEPS_PATCH) of the first workflow task, so `queued` is never
+  // observable there; with the rubric judge (also local) the whole run is one workflow task and
+  // only the outcome is. The submission's own history (its events) records every step.
   if (!local) mark('judging');
 
   let failure: string;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool';
-import { insertOutboxEvent } from '../db/queries/outbox-events';
+import { insertOutboxEvents, type NewOutboxEvent } from '../db/queries/outbox-events';
 import type { EventType } from './types';
 
 export interface DomainEvent {
@@ -13,16 +13,24 @@ export interface DomainEvent {
   sandbox?: boolean;
 }
 
+const toRow = (event: DomainEvent): NewOutboxEvent => ({
+  type: event.type,
+  payload: event.payload,
+  ownerUserId: event.ownerUserId ?? null,
+  challengeId: event.challengeId ?? null,
+  sandbox: event.sandbox ?? false,
+});
+
 /**
  * Records a domain event in the transactional outbox. Call it with the same transaction client
  * as the state change it describes, so the event exists exactly when the change does.
  */
-export function emitEvent(db: Queryable, event: DomainEvent): Promise<string> {
-  return insertOutboxEvent(db, {
-    type: event.type,
-    payload: event.payload,
-    ownerUserId: event.ownerUserId ?? null,
-    challengeId: event.challengeId ?? null,
-    sandbox: event.sandbox ?? false,
-  });
+export async function emitEvent(db: Queryable, event: DomainEvent): Promise<string> {
+  const [id] = await insertOutboxEvents(db, [toRow(event)]);
+  return id;
+}
+
+/** Records several events of one state change in one statement (ids in the order given). */
+export function emitEvents(db: Queryable, events: DomainEvent[]): Promise<string[]> {
+  return insertOutboxEvents(db, events.map(toRow));
 }

@@ -21,16 +21,38 @@ export interface NewOutboxEvent {
   sandbox: boolean;
 }
 
-/** Inserts the event and notifies the dispatcher (the NOTIFY leaves when the transaction commits). */
-export async function insertOutboxEvent(db: Queryable, event: NewOutboxEvent): Promise<string> {
-  const res = await db.query<{ id: string }>(
-    `INSERT INTO outbox_events (event_type, payload, owner_user_id, challenge_id, sandbox)
-     VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [event.type, JSON.stringify(event.payload), event.ownerUserId, event.challengeId, event.sandbox],
-  );
-  const id = res.rows[0].id;
-  await db.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, id]);
-  return id;
+/**
+ * Inserts the events and notifies the dispatcher of each (the NOTIFYs leave when the transaction
+ * commits), all in one named statement: an event costs its transaction no extra round trip.
+ * Returns the ids in the order given.
+ */
+export async function insertOutboxEvents(db: Queryable, events: NewOutboxEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  // Ids are drawn once in a materialised CTE, so the NOTIFY and the answer name the rows inserted.
+  const res = await db.query<{ id: string }>({
+    name: 'outbox_insert',
+    text: `WITH given AS MATERIALIZED (
+             SELECT gen_random_uuid() AS id, g.*
+               FROM unnest($1::text[], $2::jsonb[], $3::uuid[], $4::uuid[], $5::boolean[])
+                    WITH ORDINALITY AS g(event_type, payload, owner_user_id, challenge_id, sandbox, ord)
+           ), inserted AS (
+             INSERT INTO outbox_events (id, event_type, payload, owner_user_id, challenge_id, sandbox)
+             SELECT id, event_type, payload, owner_user_id, challenge_id, sandbox FROM given
+             RETURNING id
+           )
+           SELECT given.id, pg_notify($6, given.id::text)
+             FROM given JOIN inserted USING (id)
+            ORDER BY given.ord`,
+    values: [
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.payload)),
+      events.map((e) => e.ownerUserId),
+      events.map((e) => e.challengeId),
+      events.map((e) => e.sandbox),
+      OUTBOX_CHANNEL,
+    ],
+  });
+  return res.rows.map((r) => r.id);
 }
 
 /** Claims up to `limit` undispatched events, oldest first, skipping those another dispatcher holds. */

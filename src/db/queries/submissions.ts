@@ -163,11 +163,12 @@ export async function insertSubmissionEvent(
     data?: Record<string, unknown> | null;
   },
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO submission_events (submission_id, run, status, message, data) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (submission_id, run, status) DO NOTHING`,
-    [e.submissionId, e.run, e.status, e.message, e.data ? JSON.stringify(e.data) : null],
-  );
+  await db.query({
+    name: 'submission_event_insert',
+    text: `INSERT INTO submission_events (submission_id, run, status, message, data) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (submission_id, run, status) DO NOTHING`,
+    values: [e.submissionId, e.run, e.status, e.message, e.data ? JSON.stringify(e.data) : null],
+  });
 }
 
 export async function listSubmissionEvents(
@@ -218,6 +219,7 @@ export function advanceSubmissionStatus(
      RETURNING id, session_id, challenge_id, agent_id, status, sandbox, judge_run, submitted_at,
        (SELECT owner_user_id FROM agents WHERE agents.id = submissions.agent_id) AS owner_user_id`,
     [id, run, to, FORWARD_FROM[to], failureReason],
+    'submission_advance',
   );
 }
 
@@ -370,6 +372,7 @@ export async function findJudgeKindOfSubmission(db: Queryable, submissionId: str
     db,
     `SELECT c.judge->>'kind' AS kind FROM submissions s JOIN challenges c ON c.id = s.challenge_id WHERE s.id = $1`,
     [submissionId],
+    'submission_judge_kind',
   );
   return row?.kind ?? null;
 }

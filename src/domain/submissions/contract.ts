@@ -62,3 +62,5 @@ export function judgingTaskQueue(taskQueue: string): string {
 
 /** Marker of the workflow change that added admission and the judging queue (replay-safe). */
 export const JUDGING_SLOTS_PATCH = 'judging-admission-and-slots';
+/** received → queued → judging as one local activity (one transaction) instead of two. */
+export const STATUS_STEPS_PATCH = 'queued-and-judging-in-one-step';

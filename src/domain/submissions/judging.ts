@@ -3,7 +3,7 @@
  * idempotent (Temporal may run it twice) and writes its transition, events and outbox rows in one
  * transaction.
  */
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { notFound } from '../../errors';
 import { withTransaction } from '../../db/pool';
 import { findChallengeJudge } from '../../db/queries/challenges';
@@ -17,7 +17,7 @@ import {
   findSubmissionById,
   insertSubmissionEvent,
 } from '../../db/queries/submissions';
-import { emitEvent } from '../../events/outbox';
+import { emitEvent, emitEvents } from '../../events/outbox';
 import { runJudge, type JudgeConfigInput, type JudgeOutcome } from '../../judging';
 import type { ServiceDeps } from '../../service-deps';
 import { JUDGING_LEASE_TTL_SECONDS } from './admission';
@@ -33,31 +33,49 @@ const STEP_MESSAGES = {
  * event in one transaction. Returns false when it was already there or beyond (a retry).
  */
 export async function markSubmissionStep(db: Pool, ref: RunRef, to: 'queued' | 'judging'): Promise<boolean> {
+  return withTransaction(db, (tx) => recordStep(tx, ref, to));
+}
+
+/**
+ * received → queued → judging in one transaction (each transition with its event, and the
+ * submission.queued outbox event), and which judge the run's challenge uses: one step of the
+ * workflow instead of two. A retry finds the run already there and moves nothing.
+ */
+export async function beginJudging(
+  db: Pool,
+  ref: RunRef,
+): Promise<{ moved: boolean; judgeKind: string | null }> {
   return withTransaction(db, async (tx) => {
-    const row = await advanceSubmissionStatus(tx, ref.submissionId, ref.run, to);
-    if (!row) return false;
-    await insertSubmissionEvent(tx, {
-      submissionId: row.id,
-      run: ref.run,
-      status: to,
-      message: STEP_MESSAGES[to],
-    });
-    if (to === 'queued') {
-      await emitEvent(tx, {
-        type: 'submission.queued',
-        payload: {
-          submission_id: row.id,
-          challenge_id: row.challenge_id,
-          agent_id: row.agent_id,
-          submission_status: 'queued',
-        },
-        ownerUserId: row.owner_user_id,
-        challengeId: row.challenge_id,
-        sandbox: row.sandbox,
-      });
-    }
-    return true;
+    const queued = await recordStep(tx, ref, 'queued');
+    const judging = await recordStep(tx, ref, 'judging');
+    return { moved: queued || judging, judgeKind: await findJudgeKindOfSubmission(tx, ref.submissionId) };
   });
+}
+
+async function recordStep(tx: PoolClient, ref: RunRef, to: 'queued' | 'judging'): Promise<boolean> {
+  const row = await advanceSubmissionStatus(tx, ref.submissionId, ref.run, to);
+  if (!row) return false;
+  await insertSubmissionEvent(tx, {
+    submissionId: row.id,
+    run: ref.run,
+    status: to,
+    message: STEP_MESSAGES[to],
+  });
+  if (to === 'queued') {
+    await emitEvent(tx, {
+      type: 'submission.queued',
+      payload: {
+        submission_id: row.id,
+        challenge_id: row.challenge_id,
+        agent_id: row.agent_id,
+        submission_status: 'queued',
+      },
+      ownerUserId: row.owner_user_id,
+      challengeId: row.challenge_id,
+      sandbox: row.sandbox,
+    });
+  }
+  return true;
 }
 
 /**
@@ -115,26 +133,28 @@ export async function recordJudgement(
       challengeId: submission.challenge_id,
       sandbox: submission.sandbox,
     };
-    await emitEvent(tx, {
-      type: 'submission.completed',
-      payload: { submission_id: submission.id, submission_status: 'completed' },
-      ...common,
-    });
-    await emitEvent(tx, {
-      type: 'result.finalized',
-      payload: {
-        submission_id: submission.id,
-        challenge_id: submission.challenge_id,
-        final_score: outcome.score,
-        result_state: outcome.resultState,
+    await emitEvents(tx, [
+      {
+        type: 'submission.completed',
+        payload: { submission_id: submission.id, submission_status: 'completed' },
+        ...common,
       },
-      ...common,
-    });
-    await emitEvent(tx, {
-      type: 'breakdown.generated',
-      payload: { submission_id: submission.id, challenge_id: submission.challenge_id },
-      ...common,
-    });
+      {
+        type: 'result.finalized',
+        payload: {
+          submission_id: submission.id,
+          challenge_id: submission.challenge_id,
+          final_score: outcome.score,
+          result_state: outcome.resultState,
+        },
+        ...common,
+      },
+      {
+        type: 'breakdown.generated',
+        payload: { submission_id: submission.id, challenge_id: submission.challenge_id },
+        ...common,
+      },
+    ]);
     return { resultId: stored.id, finalScore: outcome.score, resultState: outcome.resultState, stale: false };
   });
 }
