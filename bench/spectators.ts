@@ -18,6 +18,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from 'pg';
 import { newActiveChallenge, newAgent, newUser } from './lib/fixtures';
 import { loadAverage } from './lib/machine';
@@ -292,6 +293,11 @@ if (require.main === module) {
       database: `${process.env.BENCH_DATABASE_NAME ?? 'challenges_bench'}_spectators`,
       temporalPort: Number(process.env.BENCH_TEMPORAL_PORT ?? 7266),
       env: { RATE_LIMIT_DISABLED: '1', SPECTATOR_DELAY_MS: String(DELAY_MS) },
+      // BENCH_CPU_PROF=1: the API writes a V8 CPU profile to .data/bench/profiles/ when it stops.
+      apiNodeArgs:
+        process.env.BENCH_CPU_PROF === '1'
+          ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, '.data/bench/profiles')]
+          : [],
     });
     try {
       const rows = await benchSpectators(stack, (m) =>

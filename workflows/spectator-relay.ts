@@ -30,7 +30,7 @@ const liveEventsArrivedSignal = defineSignal<[LiveEventsArrivedSignal?]>(LIVE_EV
 
 const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_MAX_ITERATIONS = 500;
-const DEFAULT_BATCH_WINDOW_MS = 50;
+const DEFAULT_BATCH_WINDOW_MS = 100;
 /** The timer wakes this long before the oldest pending event is due... */
 const TIMER_LEAD_MS = 1_000;
 /** ...and the release step then keeps releasing, on time, whatever falls due within this window. */
@@ -45,7 +45,7 @@ const HOLD_MS = 2_000;
  *   stream route.
  *
  * Precision: the release step may hold for up to 2 s, releasing whatever falls due in that
- * window at its due time, batched by `batchWindowMs` (50 ms): one DB transaction per grain,
+ * window at its due time, batched by `batchWindowMs` (100 ms): one DB transaction per grain,
  * never one per event. The timer wakes early because short server timers can fire hundreds of
  * milliseconds late; being early is harmless (nothing is released before it is due).
  *

@@ -17,8 +17,10 @@ export interface SpectatorRelayInput {
   /** Continue-as-new after this many relay steps (default 500), or earlier when Temporal suggests it. */
   maxIterations?: number;
   /**
-   * Batching grain (default 50 ms): events falling due within it leave in one release
-   * transaction, so a busy challenge costs a few transactions per second, not one per event.
+   * Batching grain (default 100 ms): events falling due within it leave in one release
+   * transaction, so a busy challenge costs a few transactions per second, not one per event, and
+   * each API process writes each open stream at most ~10 times a second (one socket write per
+   * stream per release is what a spectator fan-out costs: bench/spectators.ts).
    */
   batchWindowMs?: number;
 }
