@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { CredentialCache } from '../auth/credential-cache';
 import { createSessionJwtVerifier } from '../auth/jwt';
 import { NotificationListener } from '../db/notification-listener';
+import { leaderboardVersionReader } from '../domain/leaderboard';
 import { LiveHub } from '../runtime/live-hub';
 import type { Config } from '../config';
 import { createPool } from '../db/pool';
@@ -46,6 +47,7 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
       : createPostgresRateLimiter(limiterDb, { disabled: config.RATE_LIMIT_DISABLED }),
     credentialCache,
     liveHub,
+    leaderboardVersion: leaderboardVersionReader(db),
   };
   return {
     deps,

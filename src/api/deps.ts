@@ -14,4 +14,6 @@ export interface AppDeps extends ServiceDeps {
   credentialCache: CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow>;
   /** This process's spectator fan-out: one database read per released batch for all of its open streams. */
   liveHub: LiveHub;
+  /** The leaderboard's version for cached answers; one statement per event-loop turn (src/domain/leaderboard.ts). */
+  leaderboardVersion: (challengeId: string) => Promise<string | null>;
 }

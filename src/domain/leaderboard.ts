@@ -9,7 +9,8 @@ import {
   type LeaderboardRow,
   type LeaderboardSortKey,
 } from '../db/queries/leaderboard';
-import { findLeaderboardVersion } from '../db/queries/leaderboard-versions';
+import { findLeaderboardVersions } from '../db/queries/leaderboard-versions';
+import { batchPerTurn } from '../lib/turn-batch';
 import { canSeeChallenge } from './challenges/rules';
 
 export const LEADERBOARD_DEFAULT_LIMIT = 50;
@@ -26,13 +27,17 @@ export async function requireLeaderboardChallenge(
 }
 
 /**
- * The version of everything a leaderboard page or export of this challenge shows: its status
+ * Reads the version of everything a leaderboard page or export of a challenge shows: its status
  * (visibility) and the leaderboard's version, which triggers move with every change of its rows or
- * of an agent name on it (migration 2520). Null for an unknown challenge.
+ * of an agent name on it (migration 2520); null for an unknown challenge. One reader per process:
+ * the lookups of one event-loop turn share one statement (each still sees every write committed
+ * before it was asked for).
  */
-export async function leaderboardVersion(db: Queryable, challengeId: string): Promise<string | null> {
-  const found = await findLeaderboardVersion(db, challengeId);
-  return found ? `${found.status}:${found.version}` : null;
+export function leaderboardVersionReader(db: Queryable): (challengeId: string) => Promise<string | null> {
+  return batchPerTurn<string, string | null>(async (challengeIds) => {
+    const found = await findLeaderboardVersions(db, challengeIds);
+    return new Map([...found].map(([id, v]) => [id, `${v.status}:${v.version}`]));
+  }, null);
 }
 
 export interface LeaderboardEntry {

@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import {
-  getLeaderboard,
-  leaderboardCsv,
-  leaderboardVersion,
-  requireLeaderboardChallenge,
-} from '../../domain/leaderboard';
+import { getLeaderboard, leaderboardCsv, requireLeaderboardChallenge } from '../../domain/leaderboard';
 import { defineRoute } from '../route';
 import { pagedEnvelope } from '../schemas/common';
 import { leaderboardEntrySchema, leaderboardParams, leaderboardQuery } from '../schemas/leaderboards';
@@ -21,7 +16,7 @@ export const leaderboardRoutes = [
     scope: 'leaderboard:read',
     rateLimit: 'reads',
     httpCache: true,
-    cacheVersion: ({ params, deps }) => leaderboardVersion(deps.db, params.challengeId),
+    cacheVersion: ({ params, deps }) => deps.leaderboardVersion(params.challengeId),
     params: leaderboardParams,
     query: leaderboardQuery,
     responses: {
@@ -43,7 +38,7 @@ export const leaderboardRoutes = [
     scope: 'leaderboard:read',
     rateLimit: 'reads',
     httpCache: true,
-    cacheVersion: ({ params, deps }) => leaderboardVersion(deps.db, params.challengeId),
+    cacheVersion: ({ params, deps }) => deps.leaderboardVersion(params.challengeId),
     params: leaderboardParams,
     responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
     async handler({ params, principal, deps }) {
