@@ -278,6 +278,7 @@ async function sandboxPart(): Promise<BenchRow[]> {
       value: `${fmt(json.bwrapP50Ms, 1)} / ${fmt(json.bwrapP99Ms, 1)} ms; added p50 ${fmt(json.addedP50Ms, 1)} ms`,
       target: 'added ≤ 20 ms p50',
       baseline: `plain process sandbox ${fmt(json.processP50Ms, 1)} / ${fmt(json.processP99Ms, 1)} ms`,
+      ratio: `${fmt(json.bwrapP50Ms / json.processP50Ms, 2)} × (p50)`,
       ok: json.addedP50Ms <= 20,
       load: run.loadAfter,
       note: `${json.cases} cases each, alternating blocks of 10`,

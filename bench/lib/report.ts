@@ -6,8 +6,10 @@ export interface BenchRow {
   value: string;
   /** The target, formatted (e.g. "≥ 0.35 × bare Koa = 2,800 req/s"). */
   target: string;
-  /** The baseline measured in the same run, when the target is relative to one. */
+  /** The anchor (or baseline) measured in the same run, when the target is relative to one. */
   baseline?: string;
+  /** The figure over its anchor, formatted (e.g. "0.88 ×"), when the target is a ratio. */
+  ratio?: string;
   /** true met, false missed, null: informational / not measured. */
   ok: boolean | null;
   /** 1-minute load average when the figure was taken. */
@@ -21,12 +23,13 @@ export const fmt = (n: number, digits = 0): string =>
     : 'n/a';
 
 export function renderTable(rows: BenchRow[]): string {
-  const header = ['Figure', 'Measured', 'Target', 'Baseline (same run)', 'Met', 'Load', 'Notes'];
+  const header = ['Figure', 'Measured', 'Target', 'Anchor (same run)', 'Ratio', 'Met', 'Load', 'Notes'];
   const lines = rows.map((r) => [
     r.figure,
     r.value,
     r.target,
     r.baseline ?? '',
+    r.ratio ?? '',
     r.ok === null ? '–' : r.ok ? 'yes' : 'NO',
     r.load === null ? '' : r.load.toFixed(2),
     r.note ?? '',
