@@ -1,7 +1,8 @@
 /**
- * `npm run bench`: every benchmark, one table. Each figure stands beside its target, the baseline
- * measured in the same run (a bare Koa hello-world for read throughput) and the 1-minute load
- * average when it was taken (the machine is shared: figures taken under load are noisy).
+ * `npm run bench`: every benchmark, one table. Each figure stands beside its target, the anchor
+ * measured in the same run where the target is relative to one (bare Koa + pg running the
+ * service's own statements for the reads, the plain process sandbox for the OS wall), the ratio to
+ * it, and the 1-minute load average when it was taken (figures taken under load are noisy).
  *
  * Own resources: database challenges_bench (recreated by each part), a Temporal dev server of its
  * own on BENCH_TEMPORAL_PORT (default 7266, in memory), API and worker processes on free ports.
@@ -12,7 +13,7 @@
  * bench/submissions.ts, bench/webhooks.ts and bench/stream.ts, each run as its own process and its
  * figures read from its output. Results: .data/bench/results.json and .data/bench/table.md.
  *
- *   npm run bench                       # everything (about 10 minutes)
+ *   npm run bench                       # everything (about 8 minutes on 2 cores)
  *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, sandbox)
  */
 import { spawn } from 'node:child_process';

@@ -24,6 +24,8 @@ const body =
     : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
 
 const latencies: number[] = [];
+/** Open loop: how late each request left against its schedule (the generator's own lag, included in its latency). */
+const sendLags: number[] = [];
 const statuses: Record<string, number> = {};
 let errors = 0;
 let sent = 0;
@@ -107,6 +109,7 @@ async function openLoop(deadline: number, rate: number): Promise<void> {
       start + n * intervalMs < deadline
     ) {
       const i = sent++;
+      sendLags.push(performance.now() - (start + n * intervalMs));
       const p = once(i, start + n * intervalMs).finally(() => inFlight.delete(p));
       inFlight.add(p);
       n += 1;
@@ -114,6 +117,13 @@ async function openLoop(deadline: number, rate: number): Promise<void> {
     }
   }
   await Promise.all(inFlight);
+}
+
+function lagSummary(values: number[]): { p50: number; p99: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
+  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
 }
 
 async function main(): Promise<void> {
@@ -146,6 +156,7 @@ async function main(): Promise<void> {
     firstError,
     cpuMs: (cpu.user + cpu.system) / 1000,
     warmupOk,
+    sendLagMs: spec.rate ? lagSummary(sendLags) : undefined,
   };
   process.stdout.write(`LOADGEN_RESULT ${JSON.stringify(result)}\n`);
 }

@@ -41,6 +41,8 @@ export interface LoadResult {
   cpuMs: number;
   /** 2xx answers during the warm-up (not in `ok`). */
   warmupOk: number;
+  /** Open loop: how late requests left against their schedule (the generator's own lag). */
+  sendLagMs?: { p50: number; p99: number; max: number };
 }
 
 export interface LoadReport extends Omit<LoadResult, 'latenciesMs'> {

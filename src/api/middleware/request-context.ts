@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { httpRequestDuration } from '../../lib/metrics';
+import { newRequestId } from '../../lib/request-id';
 
 /**
  * Request id, version header and one access-log line per request (never headers or bodies). The
@@ -10,7 +10,7 @@ import { httpRequestDuration } from '../../lib/metrics';
  */
 export function requestContext(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
-    const requestId = `req_${randomBytes(12).toString('hex')}`;
+    const requestId = newRequestId();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-ID', requestId);
     ctx.set('X-API-Version', '1');
