@@ -10,7 +10,7 @@
  * process (bench/lib/processes.ts; rate limits off), then measures with a rubric judge:
  *
  *  1. latency: POST → result stored (result.finalized committed, observed via LISTEN), at 5 submissions/s;
- *  2. throughput: submissions posted open-loop at BENCH_RATE/s (default 50) for BENCH_SECONDS (60),
+ *  2. throughput: submissions posted open-loop at BENCH_RATE/s (default 60) for BENCH_SECONDS (60),
  *     judged submissions/s sustained, and that none was lost (every accepted one complete).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -34,7 +34,7 @@ const SERVER_URL = (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5
 );
 const DATABASE_URL = `${SERVER_URL}/${DB_NAME}`;
 // Offered above the pipeline's capacity (≈ 40–45/s here), so `sustained` measures the capacity.
-const RATE = Number(process.env.BENCH_RATE ?? 50);
+const RATE = Number(process.env.BENCH_RATE ?? 60);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const LATENCY_RATE = 5;
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
