@@ -22,7 +22,7 @@ const PG_SOCKET_DIR = '/var/run/postgresql';
 
 /**
  * Connection URL of a database on the local server: over its Unix socket when there is one (on
- * this VM a loopback TCP round trip costs about three times a socket's: docs/benchmarks.md), over
+ * this VM a loopback TCP round trip cost about three times a socket's when measured), over
  * 127.0.0.1:5432 with `tcp` or BENCH_PG_TCP=1; BENCH_PG_BASE (`postgres://user@host:port`) overrides.
  */
 export function pgUrl(database: string, tcp = process.env.BENCH_PG_TCP === '1'): string {

@@ -191,7 +191,7 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
 /**
  * The same budgets in Redis (when REDIS_URL is set): one atomic INCR-with-expiry per request,
  * shared by every API process like the PostgreSQL table, and no write transaction in PostgreSQL
- * per request (docs/benchmarks.md, "Rate limiter"). Exhausted keys are refused from memory until
+ * per request (docs/benchmarks.md, "Rate limiter in Redis"). Exhausted keys are refused from memory until
  * their window ends; should Redis fail, the in-memory insurance limiter takes over.
  */
 export function createRedisRateLimiter(redis: Redis): RateLimiter {
