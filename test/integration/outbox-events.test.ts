@@ -6,37 +6,22 @@
  * database would be fanned out to other suites' subscriptions by the worker's dispatcher.
  */
 import { Client, Pool } from 'pg';
-import { migrate } from '../../src/db/migrate';
 import { withTransaction } from '../../src/db/pool';
 import { OUTBOX_CHANNEL } from '../../src/db/queries/outbox-events';
 import { emitEvent, emitEvents, type DomainEvent } from '../../src/events/outbox';
 import { eventually } from '../helpers/factories';
-import { testEnvironment } from '../setup/test-env';
+import { scratchDatabase } from '../helpers/scratch-database';
 
-const adminUrl = testEnvironment().DATABASE_URL.replace(/\/[^/]+$/, '/postgres');
-const scratchName = `challenges_outbox_${process.pid}`;
-const scratchUrl = testEnvironment().DATABASE_URL.replace(/\/[^/]+$/, `/${scratchName}`);
-
-async function admin(sql: string): Promise<void> {
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const scratch = scratchDatabase('outbox');
 
 let pool: Pool;
 let listener: Client;
 const notified: string[] = [];
 
 beforeAll(async () => {
-  await admin(`DROP DATABASE IF EXISTS ${scratchName}`);
-  await admin(`CREATE DATABASE ${scratchName}`);
-  await migrate(scratchUrl);
-  pool = new Pool({ connectionString: scratchUrl, max: 2 });
-  listener = new Client({ connectionString: scratchUrl });
+  await scratch.create();
+  pool = new Pool({ connectionString: scratch.url, max: 2 });
+  listener = new Client({ connectionString: scratch.url });
   await listener.connect();
   listener.on('notification', (msg) => {
     if (msg.channel === OUTBOX_CHANNEL && msg.payload) notified.push(msg.payload);
@@ -46,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await listener?.end();
   await pool?.end();
-  await admin(`DROP DATABASE IF EXISTS ${scratchName} WITH (FORCE)`);
+  await scratch.drop();
 });
 
 const event = (type: DomainEvent['type'], n: number): DomainEvent => ({

@@ -5,8 +5,7 @@
  * already prepared them. Runs on a scratch database of its own (migrated here), because altering
  * a table of the shared test database would disturb suites running beside this one.
  */
-import { Client, Pool } from 'pg';
-import { migrate } from '../../src/db/migrate';
+import { Pool } from 'pg';
 import { findApiTokenByHash } from '../../src/db/queries/api-tokens';
 import {
   findChallengeById,
@@ -14,31 +13,17 @@ import {
   listChallenges,
   type ChallengeFields,
 } from '../../src/db/queries/challenges';
-import { testEnvironment } from '../setup/test-env';
+import { scratchDatabase } from '../helpers/scratch-database';
 
-const adminUrl = testEnvironment().DATABASE_URL.replace(/\/[^/]+$/, '/postgres');
-const scratchName = `challenges_prepared_${process.pid}`;
-const scratchUrl = testEnvironment().DATABASE_URL.replace(/\/[^/]+$/, `/${scratchName}`);
-
-async function admin(sql: string): Promise<void> {
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const scratch = scratchDatabase('prepared');
 
 beforeAll(async () => {
-  await admin(`DROP DATABASE IF EXISTS ${scratchName}`);
-  await admin(`CREATE DATABASE ${scratchName}`);
-  await migrate(scratchUrl);
+  await scratch.create();
 }, 60_000);
-afterAll(() => admin(`DROP DATABASE IF EXISTS ${scratchName} WITH (FORCE)`));
+afterAll(() => scratch.drop());
 
 test('reads prepared before a column is added keep working after it', async () => {
-  const pool = new Pool({ connectionString: scratchUrl, max: 1 });
+  const pool = new Pool({ connectionString: scratch.url, max: 1 });
   const filter = { statuses: ['active' as const, 'complete' as const] };
   try {
     const fields: ChallengeFields = {
