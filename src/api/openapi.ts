@@ -91,26 +91,15 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
     name: 'x-service-api-key',
   });
   const int = { type: 'integer' as const };
-  registry.registerComponent('headers', 'RateLimitLimit', {
-    description: 'Requests allowed in the current window (per rate-limit category)',
-    schema: int,
-  });
-  registry.registerComponent('headers', 'RateLimitRemaining', {
-    description: 'Requests left in the current window',
-    schema: int,
-  });
-  registry.registerComponent('headers', 'RateLimitReset', {
-    description: 'Unix time (seconds) when the window resets',
-    schema: int,
-  });
-  registry.registerComponent('headers', 'RetryAfter', {
-    description: 'Seconds to wait before retrying',
-    schema: int,
-  });
-  registry.registerComponent('headers', 'RequestId', {
-    description: 'The request id (also in error bodies)',
-    schema: { type: 'string' },
-  });
+  const headers: [name: string, description: string, schema: { type: 'integer' | 'string' }][] = [
+    ['RateLimitLimit', 'Requests allowed in the current window (per rate-limit category)', int],
+    ['RateLimitRemaining', 'Requests left in the current window', int],
+    ['RateLimitReset', 'Unix time (seconds) when the window resets', int],
+    ['RetryAfter', 'Seconds to wait before retrying', int],
+    ['RequestId', 'The request id (also in error bodies)', { type: 'string' }],
+  ];
+  for (const [name, description, schema] of headers)
+    registry.registerComponent('headers', name, { description, schema });
   const errorEnvelope = registry.register('Error', errorEnvelopeSchema);
   const connectorError = registry.register('ConnectorError', flatErrorSchema);
   const idempotencyHeader = z.object({

@@ -62,22 +62,25 @@ function unlimited(category: RateLimitCategory): RateLimitDecision {
   };
 }
 
+type CategorySpec = (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory];
+
+/** One limiter per rate-limit category, built from its spec. */
+function perCategory<L>(
+  make: (category: RateLimitCategory, spec: CategorySpec) => L,
+): Map<RateLimitCategory, L> {
+  const entries = Object.entries(RATE_LIMIT_CATEGORIES) as [RateLimitCategory, CategorySpec][];
+  return new Map(entries.map(([category, spec]) => [category, make(category, spec)]));
+}
+
 function insuranceLimiters(): Map<RateLimitCategory, RateLimiterMemory> {
-  const insurance = new Map<RateLimitCategory, RateLimiterMemory>();
-  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [
-    RateLimitCategory,
-    (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory],
-  ][]) {
-    insurance.set(
-      category,
+  return perCategory(
+    (category, spec) =>
       new RateLimiterMemory({
         keyPrefix: `rlmem:${category}`,
         points: spec.points,
         duration: spec.durationSec,
       }),
-    );
-  }
-  return insurance;
+  );
 }
 
 /** Exhausted keys are refused from memory only in windows this short (seconds). */
@@ -196,13 +199,8 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
  */
 export function createRedisRateLimiter(redis: Redis): RateLimiter {
   const insurance = insuranceLimiters();
-  const limiters = new Map<RateLimitCategory, RateLimiterRedis>();
-  for (const [category, spec] of Object.entries(RATE_LIMIT_CATEGORIES) as [
-    RateLimitCategory,
-    (typeof RATE_LIMIT_CATEGORIES)[RateLimitCategory],
-  ][]) {
-    limiters.set(
-      category,
+  const limiters = perCategory(
+    (category, spec) =>
       new RateLimiterRedis({
         storeClient: redis,
         keyPrefix: `rl:${category}`,
@@ -211,8 +209,7 @@ export function createRedisRateLimiter(redis: Redis): RateLimiter {
         inMemoryBlockOnConsumed: spec.durationSec <= MAX_MEMORY_BLOCK_SEC ? spec.points + 1 : 0,
         insuranceLimiter: insurance.get(category),
       }),
-    );
-  }
+  );
   return {
     async consume(category, subject) {
       const points = RATE_LIMIT_CATEGORIES[category].points;

@@ -1,5 +1,21 @@
 import pino, { type Logger } from 'pino';
 
+/** Field names whose values never reach the logs, at any depth (configuration keys included). */
+const SENSITIVE_FIELDS = [
+  'authorization',
+  'token',
+  'key',
+  'secret',
+  'jwt',
+  'password',
+  'api_key',
+  'apiKey',
+  // Should a configuration object ever be logged.
+  'AUTH_JWT_SECRET',
+  'WEBHOOK_SECRET_KEY',
+  'TEMPORAL_API_KEY',
+];
+
 /**
  * Credentials never reach the logs: request logs carry no headers or bodies, and these paths
  * are redacted should an object carrying them ever be logged.
@@ -13,29 +29,7 @@ export const REDACT_PATHS = [
   'headers.cookie',
   '*.headers.authorization',
   '*.headers["x-service-api-key"]',
-  'authorization',
-  'token',
-  'key',
-  'secret',
-  'jwt',
-  'password',
-  'api_key',
-  'apiKey',
-  '*.token',
-  '*.key',
-  '*.secret',
-  '*.jwt',
-  '*.authorization',
-  '*.password',
-  '*.api_key',
-  '*.apiKey',
-  // Should a configuration object ever be logged.
-  'AUTH_JWT_SECRET',
-  'WEBHOOK_SECRET_KEY',
-  'TEMPORAL_API_KEY',
-  '*.AUTH_JWT_SECRET',
-  '*.WEBHOOK_SECRET_KEY',
-  '*.TEMPORAL_API_KEY',
+  ...SENSITIVE_FIELDS.flatMap((field) => [field, `*.${field}`]),
 ];
 
 /**
@@ -61,18 +55,7 @@ export function scrubSecrets(text: string): string {
 
 /** Field names whose values are censored at any depth (the redact paths above stop at one level). */
 const SENSITIVE_KEYS = new Set(
-  [
-    'authorization',
-    'x-service-api-key',
-    'cookie',
-    'token',
-    'key',
-    'secret',
-    'jwt',
-    'password',
-    'api_key',
-    'apikey',
-  ].concat(['auth_jwt_secret', 'webhook_secret_key', 'temporal_api_key']),
+  [...SENSITIVE_FIELDS, 'x-service-api-key', 'cookie'].map((field) => field.toLowerCase()),
 );
 
 /**

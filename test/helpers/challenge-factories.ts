@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newAdmin, type TestUser } from './factories';
 import type { TestServer } from './server';
+import type { OutboxEventRow } from '../../src/db/queries/outbox-events';
 
 /** A small valid rubric judge config. */
 export function rubricJudge() {
@@ -74,15 +75,8 @@ export async function transition(
   return res.body.data;
 }
 
-export interface OutboxRow {
-  id: string;
-  event_type: string;
-  payload: Record<string, unknown>;
-  owner_user_id: string | null;
-  challenge_id: string | null;
-  sandbox: boolean;
-  created_at: Date;
-}
+/** An outbox row as the service writes it. */
+export type OutboxRow = OutboxEventRow;
 
 /** The outbox rows recorded for a challenge, oldest first (optionally of one type). */
 export async function outboxFor(

@@ -77,6 +77,24 @@ export async function enteredAgent(
   return { ...agent, challengeId, entryId };
 }
 
+/**
+ * The live event types as the interface spec lists them (section 4), copied from the spec rather
+ * than imported, so the tests check the implementation's list (src/wire/connector.ts) against it.
+ * `timed_out` ends an agent's stream, so tests post it last or on an agent of its own.
+ */
+export const SPEC_LIVE_EVENT_TYPES = [
+  'started',
+  'thinking',
+  'tool_call',
+  'code_write',
+  'command_run',
+  'error_hit',
+  'self_correct',
+  'progress',
+  'submitted',
+  'timed_out',
+];
+
 export function liveEvent(type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { type, timestamp: new Date().toISOString(), ...extra };
 }

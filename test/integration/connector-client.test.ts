@@ -23,7 +23,12 @@ import { demoPlan, demoScript, judgedEvent, runDemo } from '../../src/connector-
 import { parseEventLine, readJsonlEvents } from '../../src/connector-client/jsonl';
 import { ConnectorRunner } from '../../src/connector-client/runner';
 import { eventually } from '../helpers/factories';
-import { entryStatus, insertChallenge, newConnectorAgent } from '../helpers/connector-factories';
+import {
+  entryStatus,
+  insertChallenge,
+  newConnectorAgent,
+  SPEC_LIVE_EVENT_TYPES,
+} from '../helpers/connector-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
@@ -107,17 +112,7 @@ describe('pure helpers', () => {
       result: { id: 'r', final_score: 40, result_state: 'scored' },
     };
     types.add(judgedEvent('draft', failing, null).type);
-    for (const t of [
-      'started',
-      'thinking',
-      'tool_call',
-      'code_write',
-      'command_run',
-      'error_hit',
-      'self_correct',
-      'progress',
-      'submitted',
-    ]) {
+    for (const t of SPEC_LIVE_EVENT_TYPES.filter((type) => type !== 'timed_out')) {
       expect(types).toContain(t);
     }
     const percents = demoScript()

@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../src/auth/secrets';
 import { acceptLiveEvent } from '../../src/domain/connector/stream';
+import { LIVE_EVENT_TYPES } from '../../src/wire/connector';
 import { newAgent, newAgentKey } from '../helpers/factories';
 import {
   enteredAgent,
@@ -13,6 +14,7 @@ import {
   insertChallenge,
   insertEntry,
   liveEvent,
+  SPEC_LIVE_EVENT_TYPES,
   newConnectorAgent,
   postEvent,
 } from '../helpers/connector-factories';
@@ -339,17 +341,8 @@ describe('POST /api/v1/events/stream: validation (400, flat, naming the field)',
 
   test('every one of the ten types is accepted; anything else is refused', async () => {
     const agent = await enteredAgent(server);
-    const types = [
-      'started',
-      'thinking',
-      'tool_call',
-      'code_write',
-      'command_run',
-      'error_hit',
-      'self_correct',
-      'progress',
-      'submitted',
-    ];
+    const types = SPEC_LIVE_EVENT_TYPES.filter((t) => t !== 'timed_out');
+    expect([...LIVE_EVENT_TYPES].sort()).toEqual([...SPEC_LIVE_EVENT_TYPES].sort());
     for (const type of types)
       expect((await postEvent(server, agent, agent.challengeId, liveEvent(type))).status).toBe(200);
     const other = await enteredAgent(server);
@@ -385,51 +378,18 @@ describe('POST /api/v1/events/stream: validation (400, flat, naming the field)',
     const agent = await enteredAgent(server);
     const post = (body: unknown) =>
       server.request('POST', '/api/v1/events/stream', { agentKey: agent.key, body });
-    expectFlatError(await post({ agentId: agent.agentId, event: liveEvent('thinking') }), 400, /challengeId/);
-    expectFlatError(
-      await post({ challengeId: 'not-a-uuid', agentId: agent.agentId, event: liveEvent('thinking') }),
-      400,
-      /challengeId/,
-    );
-    expectFlatError(
-      await post({ challengeId: agent.challengeId, event: liveEvent('thinking') }),
-      400,
-      /agentId/,
-    );
-    expectFlatError(await post({ challengeId: agent.challengeId, agentId: agent.agentId }), 400, /event/);
-    expectFlatError(
-      await post({ challengeId: agent.challengeId, agentId: agent.agentId, event: 'thinking' }),
-      400,
-      /event/,
-    );
-    expectFlatError(
-      await post({
-        challengeId: agent.challengeId,
-        agentId: agent.agentId,
-        event: liveEvent('thinking', { mood: 'good' }),
-      }),
-      400,
-      /mood/,
-    );
-    expectFlatError(
-      await post({
-        challengeId: agent.challengeId,
-        agentId: agent.agentId,
-        event: liveEvent('thinking'),
-        extra: 1,
-      }),
-      400,
-      /extra/,
-    );
-    expectFlatError(
-      await post({
-        challengeId: agent.challengeId,
-        agentId: agent.agentId,
-        event: liveEvent('thinking', { summary: 'a\u0000b' }),
-      }),
-      400,
-      /summary/,
-    );
+    const ids = { challengeId: agent.challengeId, agentId: agent.agentId };
+    const refused: [body: Record<string, unknown>, names: RegExp][] = [
+      [{ agentId: agent.agentId, event: liveEvent('thinking') }, /challengeId/],
+      [{ ...ids, challengeId: 'not-a-uuid', event: liveEvent('thinking') }, /challengeId/],
+      [{ challengeId: agent.challengeId, event: liveEvent('thinking') }, /agentId/],
+      [{ ...ids }, /event/],
+      [{ ...ids, event: 'thinking' }, /event/],
+      [{ ...ids, event: liveEvent('thinking', { mood: 'good' }) }, /mood/],
+      [{ ...ids, event: liveEvent('thinking'), extra: 1 }, /extra/],
+      [{ ...ids, event: liveEvent('thinking', { summary: 'a\u0000b' }) }, /summary/],
+    ];
+    for (const [body, names] of refused) expectFlatError(await post(body), 400, names);
     // Nothing invalid was stored.
     const stored = await server.deps.db.query(
       'SELECT count(*)::int AS n FROM live_events WHERE agent_id = $1',

@@ -48,6 +48,9 @@ async function subscribeAll(user: TestUser, receivers: TestReceiver[], event: st
 
 const payload = () => ({ submission_id: randomUUID(), submission_status: 'complete' });
 const temporal = () => server.deps.temporal();
+/** How a delivery's own attempt series (the original, not a replay) ended. */
+const deliveryOutcome = async (deliveryId: string) =>
+  (await temporal()).workflow.getHandle(deliveryWorkflowId(deliveryId, 0)).result();
 /** The activities as the worker builds them, called here outside any workflow (as a retry would run them). */
 const webhookActivities = () =>
   createWebhookActivities({
@@ -206,12 +209,11 @@ describe('first attempts in batches', () => {
     );
 
     // The handed-over series continue after attempt 1, on the configured schedule (100, 200, 300 ms).
-    const client = await temporal();
-    expect(await client.workflow.getHandle(deliveryWorkflowId(recoveringRow.id, 0)).result()).toEqual({
+    expect(await deliveryOutcome(recoveringRow.id)).toEqual({
       status: 'delivered',
       attempts: 2,
     });
-    expect(await client.workflow.getHandle(deliveryWorkflowId(failingRow.id, 0)).result()).toEqual({
+    expect(await deliveryOutcome(failingRow.id)).toEqual({
       status: 'dead_letter',
       attempts: 4,
     });
@@ -365,12 +367,11 @@ describe('first attempts in batches', () => {
       timeoutMs: 2000,
     });
     expect(handedOver).toBe(2);
-    const client = await temporal();
-    expect(await client.workflow.getHandle(deliveryWorkflowId(untouchedRow.id, 0)).result()).toEqual({
+    expect(await deliveryOutcome(untouchedRow.id)).toEqual({
       status: 'delivered',
       attempts: 1,
     });
-    expect(await client.workflow.getHandle(deliveryWorkflowId(attemptedRow.id, 0)).result()).toEqual({
+    expect(await deliveryOutcome(attemptedRow.id)).toEqual({
       status: 'delivered',
       attempts: 2,
     });

@@ -142,6 +142,10 @@ const PAYLOADS: Record<EventType, Record<string, unknown>> = {
   'breakdown.generated': { submission_id: ids.submission, challenge_id: ids.challenge },
 };
 
+/** An event of `type` with its sample payload, owned by `ownerUserId` (through the real outbox). */
+const emitOwned = (type: EventType, ownerUserId: string) =>
+  emit(server.deps.db, { type, payload: PAYLOADS[type], ownerUserId });
+
 /** The spec's table (section 6), plus id/timestamp everywhere and {id, event_type, timestamp, data} for the rest. */
 const EXPECTED: Record<
   EventType,
@@ -406,11 +410,7 @@ describe('fan-out and delivery', () => {
     r.setDefault({ status: 500, body: 'boom' });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['submission.completed']);
-    const eventId = await emit(server.deps.db, {
-      type: 'submission.completed',
-      payload: PAYLOADS['submission.completed'],
-      ownerUserId: userId,
-    });
+    const eventId = await emitOwned('submission.completed', userId);
     const requests = await r.waitForRequests(4);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
@@ -454,11 +454,7 @@ describe('fan-out and delivery', () => {
     r.enqueue({ status: 500 }, { redirect: elsewhere.url, status: 302 }, { status: 204 });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['result.finalized']);
-    const eventId = await emit(server.deps.db, {
-      type: 'result.finalized',
-      payload: PAYLOADS['result.finalized'],
-      ownerUserId: userId,
-    });
+    const eventId = await emitOwned('result.finalized', userId);
     await r.waitForRequests(3);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
@@ -494,11 +490,7 @@ describe('fan-out and delivery', () => {
     r.enqueue({ hang: true });
     const { user, userId } = await owner();
     await subscribe(user, r.url, ['breakdown.generated']);
-    const eventId = await emit(server.deps.db, {
-      type: 'breakdown.generated',
-      payload: PAYLOADS['breakdown.generated'],
-      ownerUserId: userId,
-    });
+    const eventId = await emitOwned('breakdown.generated', userId);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
       return rows[0]?.status === 'delivered' ? rows : undefined;
@@ -517,11 +509,7 @@ describe('fan-out and delivery', () => {
     r.setDefault({ status: 410 });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['submission.queued']);
-    const eventId = await emit(server.deps.db, {
-      type: 'submission.queued',
-      payload: PAYLOADS['submission.queued'],
-      ownerUserId: userId,
-    });
+    const eventId = await emitOwned('submission.queued', userId);
     await r.waitForRequests(1);
     const [delivery] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
@@ -534,11 +522,7 @@ describe('fan-out and delivery', () => {
     await seriesEnded(delivery.id); // no retry can come after this
     expect(r.requests).toHaveLength(1);
     expect(await attemptRows(server.deps.db, delivery.id)).toHaveLength(1);
-    const later = await emit(server.deps.db, {
-      type: 'submission.queued',
-      payload: PAYLOADS['submission.queued'],
-      ownerUserId: userId,
-    });
+    const later = await emitOwned('submission.queued', userId);
     await eventually(
       async () =>
         (await server.deps.db.query('SELECT dispatched_at FROM outbox_events WHERE id = $1', [later])).rows[0]
@@ -726,11 +710,7 @@ describe('replay and listing', () => {
     r.setDefault({ status: 500 });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['submission.completed']);
-    const eventId = await emit(server.deps.db, {
-      type: 'submission.completed',
-      payload: PAYLOADS['submission.completed'],
-      ownerUserId: userId,
-    });
+    const eventId = await emitOwned('submission.completed', userId);
     await r.waitForRequests(4);
     const [dead] = await eventually(async () => {
       const rows = await deliveriesOfEvent(server.deps.db, eventId);
@@ -789,16 +769,8 @@ describe('replay and listing', () => {
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['session.created']);
     const since = new Date(Date.now() - 1000).toISOString();
-    await emit(server.deps.db, {
-      type: 'session.created',
-      payload: PAYLOADS['session.created'],
-      ownerUserId: userId,
-    });
-    await emit(server.deps.db, {
-      type: 'session.created',
-      payload: PAYLOADS['session.created'],
-      ownerUserId: userId,
-    });
+    await emitOwned('session.created', userId);
+    await emitOwned('session.created', userId);
     await r.waitForRequests(8);
     await eventually(async () => {
       const rows = (
@@ -842,16 +814,8 @@ describe('replay and listing', () => {
     r.setDefault({ status: 500 });
     const { user, userId } = await owner();
     const sub = await subscribe(user, r.url, ['submission.received']);
-    await emit(server.deps.db, {
-      type: 'submission.received',
-      payload: PAYLOADS['submission.received'],
-      ownerUserId: userId,
-    });
-    await emit(server.deps.db, {
-      type: 'submission.received',
-      payload: PAYLOADS['submission.received'],
-      ownerUserId: userId,
-    });
+    await emitOwned('submission.received', userId);
+    await emitOwned('submission.received', userId);
     await r.waitForRequests(8);
     const statuses = async () =>
       (
@@ -976,14 +940,15 @@ describe('SSRF at attempt time (after DNS resolution)', () => {
         payload: PAYLOADS['submission.completed'],
         ownerUserId: userId,
       });
-      const result = await activities.deliverWebhookAttempt({
+      const firstAttempt = {
         deliveryId: deliveryIds[0]!,
         series: 0,
         attemptNumber: 1,
         totalAttempts: 4,
         timeoutMs: 2000,
         nextDelayMs: 100,
-      });
+      };
+      const result = await activities.deliverWebhookAttempt(firstAttempt);
       expect(result).toMatchObject({
         attempted: true,
         ok: false,
@@ -998,14 +963,7 @@ describe('SSRF at attempt time (after DNS resolution)', () => {
         ),
       );
       // Retried activity: the recorded attempt is returned, nothing is sent again.
-      const again = await activities.deliverWebhookAttempt({
-        deliveryId: deliveryIds[0]!,
-        series: 0,
-        attemptNumber: 1,
-        totalAttempts: 4,
-        timeoutMs: 2000,
-        nextDelayMs: 100,
-      });
+      const again = await activities.deliverWebhookAttempt(firstAttempt);
       expect(again).toMatchObject({ attempted: true, ok: false });
       expect(await attemptRows(server.deps.db, deliveryIds[0]!)).toHaveLength(1);
     }

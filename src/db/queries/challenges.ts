@@ -47,6 +47,25 @@ export interface ChallengeRow {
  */
 const ENTRY_COUNT =
   'COALESCE((SELECT k.live_entries FROM challenge_entry_counts k WHERE k.challenge_id = c.id), 0) AS entry_count';
+/** The columns an operator writes (create and edit). */
+export const CHALLENGE_FIELD_NAMES = [
+  'title',
+  'description',
+  'category',
+  'format',
+  'weight_class_id',
+  'time_limit_minutes',
+  'entry_fee_cents',
+  'prize_pool',
+  'starts_at',
+  'ends_at',
+  'is_featured',
+  'is_daily',
+  'judge',
+  'max_submissions_per_session',
+  'max_submissions_per_day',
+] as const satisfies readonly (keyof ChallengeFields)[];
+
 /**
  * Named columns, not `c.*`: the hot reads below are prepared statements, whose cached plan would
  * fail ("cached plan must not change result type") once a migration adds a column.
@@ -54,22 +73,8 @@ const ENTRY_COUNT =
 const CHALLENGE_COLUMNS = (
   [
     'id',
-    'title',
-    'description',
-    'category',
-    'format',
-    'weight_class_id',
+    ...CHALLENGE_FIELD_NAMES,
     'status',
-    'time_limit_minutes',
-    'entry_fee_cents',
-    'prize_pool',
-    'starts_at',
-    'ends_at',
-    'is_featured',
-    'is_daily',
-    'judge',
-    'max_submissions_per_session',
-    'max_submissions_per_day',
     'quarantine_reason',
     'created_by',
     'created_at',
@@ -180,24 +185,6 @@ export interface ChallengeFields {
   max_submissions_per_session: number;
   max_submissions_per_day: number | null;
 }
-
-export const CHALLENGE_FIELD_NAMES = [
-  'title',
-  'description',
-  'category',
-  'format',
-  'weight_class_id',
-  'time_limit_minutes',
-  'entry_fee_cents',
-  'prize_pool',
-  'starts_at',
-  'ends_at',
-  'is_featured',
-  'is_daily',
-  'judge',
-  'max_submissions_per_session',
-  'max_submissions_per_day',
-] as const satisfies readonly (keyof ChallengeFields)[];
 
 function columnValue(field: string, value: unknown): unknown {
   return field === 'judge' ? JSON.stringify(value) : value;

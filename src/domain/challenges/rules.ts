@@ -14,23 +14,11 @@ import {
 import type { ChallengeSchedule } from './contract';
 
 /** A new challenge as an operator describes it (times as ISO 8601); the API's schema validates it. */
-export interface NewChallenge {
-  title: string;
-  description: string;
-  category: string;
-  format: string;
-  weight_class_id: string;
-  time_limit_minutes: number | null;
-  entry_fee_cents: number | null;
-  prize_pool: number | null;
+export type NewChallenge = Omit<ChallengeFields, 'starts_at' | 'ends_at' | 'judge'> & {
   starts_at: string | null;
   ends_at: string | null;
-  is_featured: boolean;
-  is_daily: boolean;
   judge: unknown;
-  max_submissions_per_session: number;
-  max_submissions_per_day: number | null;
-}
+};
 
 /** An operator's edit: any subset of the fields (null clears a time). */
 export type ChallengePatch = Partial<NewChallenge>;
