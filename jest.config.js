@@ -6,6 +6,7 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testSequencer: '<rootDir>/test/setup/sequencer.js',
   testTimeout: 60_000,
   maxWorkers: 2,
   // grpc-js (Temporal client) leaves reconnect timers inside jest's module sandbox after close;

@@ -19,7 +19,7 @@ import { mintSessionJwt } from '../src/auth/jwt';
 import { loadConfig } from '../src/config';
 import { migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
-import { lazyTemporalClient } from '../src/temporal/client';
+import { lazyTemporalClient } from '../src/temporal-client/client';
 
 const ROOT = path.resolve(__dirname, '..');
 

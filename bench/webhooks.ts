@@ -13,6 +13,10 @@
  *    transaction each; event-to-receiver latency = receipt time − commit time. Targets p50 ≤ 150 ms.
  * 2. Throughput: BENCH_BURST_EVENTS (default 1000) events committed as fast as possible (in
  *    transactions of 50), deliveries/s = deliveries / (last receipt − first commit). Target ≥ 100/s.
+ * 3. Retry lateness: BENCH_RETRY_DELIVERIES (default 20) deliveries to a receiver answering 503, on
+ *    the worker's real schedule (attempts at 0, +1 s, +5 s, +30 s, then dead letter); lateness of
+ *    each retry = (its recorded send − the previous attempt's) − the delay. The service promises a
+ *    retry is never early (the tests assert that, exactly); how late it is under load is this figure.
  * Every received body is checked against X-Svc-Signature. It also prints how the burst's first attempts
  * ran (first-attempt batch workflows vs. one workflow per delivery); WEBHOOK_FIRST_ATTEMPT_BATCH_MAX=1
  * measures the one-workflow-per-delivery path.
@@ -24,7 +28,7 @@ import { Pool } from 'pg';
 import { insertSubscription } from '../src/db/queries/webhook-subscriptions';
 import { withTransaction } from '../src/db/pool';
 import { emitEvent } from '../src/events/outbox';
-import { deriveSecretBoxKey, encryptSecret, secretPrefix } from '../src/webhooks/secret-box';
+import { deriveSecretBoxKey, encryptSecret, secretPrefix } from '../src/webhook-transport/secret-box';
 import { loadAverage, machineInfo } from './lib/machine';
 import {
   portOpen,
@@ -44,6 +48,7 @@ const TEMPORAL_PORT = Number(process.env.BENCH_TEMPORAL_PORT ?? 7277);
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 300);
 const RATE = Number(process.env.BENCH_RATE ?? 20);
 const BURST_EVENTS = Number(process.env.BENCH_BURST_EVENTS ?? 1000);
+const RETRY_DELIVERIES = Number(process.env.BENCH_RETRY_DELIVERIES ?? 20);
 const SECRET = 'bench-webhook-secret-0123456789';
 const WEBHOOK_SECRET_KEY = 'bench-webhook-key-0123456789abcdef';
 
@@ -98,6 +103,15 @@ async function main(): Promise<void> {
       secretPrefix: secretPrefix(SECRET),
     });
     receiver.secrets.set('/bench', SECRET);
+    // A receiver that always fails, for the retry schedule (its own event type, so phases 1–2 skip it).
+    await insertSubscription(db, {
+      ownerUserId: userId,
+      url: `${receiver.url}/failing`,
+      events: ['challenge.published'],
+      secretEncrypted: encryptSecret(SECRET, deriveSecretBoxKey(WEBHOOK_SECRET_KEY)),
+      secretPrefix: secretPrefix(SECRET),
+    });
+    receiver.statusFor = (p) => (p === '/failing' ? 503 : 200);
 
     const committedAt = new Map<string, number>();
     const latencies = new Map<string, number>();
@@ -196,6 +210,51 @@ async function main(): Promise<void> {
     const batchIds = new Set(burstRows.rows.map((r) => r.batch_workflow_id).filter((id) => id !== null));
     const unbatched = burstRows.rows.filter((r) => r.batch_workflow_id === null).length;
 
+    // 3. Retry lateness on the real schedule (attempts at 0, +1 s, +5 s, +30 s), deliveries side by side.
+    const retryLoadBefore = loadAverage();
+    const retryKeys: string[] = [];
+    for (let i = 0; i < RETRY_DELIVERIES; i++) {
+      const challengeId = randomUUID();
+      await withTransaction(db, (tx) =>
+        emitEvent(tx, {
+          type: 'challenge.published',
+          payload: { challenge_id: challengeId },
+          ownerUserId: userId,
+        }),
+      );
+      retryKeys.push(challengeId);
+    }
+    const retryRows = async () =>
+      (
+        await db.query<{ delivery_id: string; status: string; sent: string[] }>(
+          `SELECT d.id AS delivery_id, d.status,
+                  array_agg((extract(epoch FROM a.attempted_at) * 1000)::bigint::text ORDER BY a.series, a.attempt_number) AS sent
+             FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
+             JOIN webhook_attempts a ON a.delivery_id = d.id
+            WHERE e.payload->>'challenge_id' = ANY($1::text[])
+            GROUP BY d.id, d.status`,
+          [retryKeys],
+        )
+      ).rows;
+    await waitFor(
+      'retry series dead-lettered',
+      async () => (await retryRows()).filter((r) => r.status === 'dead_letter').length === RETRY_DELIVERIES,
+      180_000,
+      500,
+    );
+    const delays = [1000, 5000, 30000];
+    const lateness: number[] = [];
+    let early = 0;
+    for (const row of await retryRows()) {
+      const sent = row.sent.map(Number);
+      for (let i = 1; i < sent.length; i++) {
+        const late = sent[i]! - sent[i - 1]! - delays[i - 1]!;
+        if (late < 0) early += 1;
+        lateness.push(late);
+      }
+    }
+    const retryLate = summarize(lateness);
+
     const m = machineInfo();
     console.log(
       `machine: ${m.nproc} cores (${m.cpuModel}), ${m.memory}; node ${m.node}; PostgreSQL ${m.postgres}; load ${loadBefore} → ${loadAfter}`,
@@ -222,7 +281,11 @@ async function main(): Promise<void> {
       `checks: ${receiver.deliveries.length} received, ${invalid} with an invalid signature, ${duplicates} duplicates; ` +
         `deliveries by status: ${dbCounts.rows.map((r) => `${r.status} ${r.n}`).join(', ')}`,
     );
-    if (invalid > 0 || duplicates > 0) process.exitCode = 1;
+    console.log(
+      `retry lateness (${lateness.length} retries of ${RETRY_DELIVERIES} failing deliveries, schedule 1 s, 5 s, 30 s): ` +
+        `p50 ${round(retryLate.p50)} ms, p99 ${round(retryLate.p99)} ms, max ${round(retryLate.max)} ms; early ${early}; load ${retryLoadBefore} → ${loadAverage()}`,
+    );
+    if (invalid > 0 || duplicates > 0 || early > 0) process.exitCode = 1;
   } finally {
     await worker.stop();
     await receiver.close();

@@ -31,24 +31,60 @@ port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 ensure_node_modules() {
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     echo "installing npm dependencies" >&2
-    # npm 11 on this machine writes a lockfile without the other platforms' optional @swc/core
-    # entries, which its own `npm ci` then refuses; `npm install` honours the same lockfile.
-    npm ci --no-audit --no-fund >&2 2>/dev/null || npm install --no-audit --no-fund >&2
+    # `npm ci` only: the lockfile is the install (test/static/lockfile.test.ts keeps it complete).
+    npm ci --no-audit --no-fund >&2
   fi
 }
 
-# The tests judge runs submitted code inside bubblewrap; the worker refuses to start without it.
-# Installs Debian's bubblewrap when missing (as .ci/run does for Chromium). JUDGE_SANDBOX=unsafe-process
-# (development only) skips it.
+# Submitted code runs inside bubblewrap under a seccomp allow-list compiled at worker start by
+# Debian's python3-seccomp (src/judging/sandbox/seccomp/); the worker refuses to start without
+# either. Installs Debian's bubblewrap and python3-seccomp when missing (as .ci/run does for
+# Chromium). JUDGE_SANDBOX=unsafe-process (development only) skips it.
 ensure_bwrap() {
-  if [ "${JUDGE_SANDBOX:-bwrap}" = "unsafe-process" ] || command -v bwrap >/dev/null 2>&1; then return 0; fi
-  echo "installing bubblewrap (the OS sandbox of the tests judge)" >&2
+  if [ "${JUDGE_SANDBOX:-bwrap}" = "unsafe-process" ]; then return 0; fi
+  if command -v bwrap >/dev/null 2>&1 && /usr/bin/python3 -c 'import seccomp' >/dev/null 2>&1; then return 0; fi
+  echo "installing bubblewrap and python3-seccomp (the OS sandbox of the judges)" >&2
+  local packages="bubblewrap python3 python3-seccomp"
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }) || true
+    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $packages >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $packages >/dev/null; }) || true
   elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-    sudo apt-get install -y -qq bubblewrap >/dev/null || true
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $packages >/dev/null || true
   fi
-  command -v bwrap >/dev/null 2>&1 && return 0
-  echo "bwrap not found and could not be installed: install the Debian package bubblewrap (apt-get install bubblewrap), or for development only set JUDGE_SANDBOX=unsafe-process" >&2
+  command -v bwrap >/dev/null 2>&1 && /usr/bin/python3 -c 'import seccomp' >/dev/null 2>&1 && return 0
+  echo "bwrap or python3-seccomp not found and could not be installed: install the Debian packages bubblewrap and python3-seccomp (apt-get install bubblewrap python3-seccomp), or for development only set JUDGE_SANDBOX=unsafe-process" >&2
   return 1
+}
+
+# The program judge's language runtimes, from Debian packages at fixed paths (never PATH shims:
+# pyenv, rustup or a Go in /usr/local do not exist inside the sandbox). Installs what is missing;
+# a language whose runtime stays missing is simply not offered (GET /api/v1/languages).
+PROGRAM_JUDGE_PACKAGES=(
+  "/usr/bin/python3:python3"
+  "/usr/bin/gcc:gcc"
+  "/usr/bin/g++:g++"
+  "/usr/lib/go-*/bin/go:golang-go"
+  "/usr/bin/rustc:rustc"
+  "/usr/lib/jvm/java-17-openjdk-amd64/bin/javac:openjdk-17-jdk-headless"
+  "/usr/bin/node:nodejs"
+)
+ensure_program_runtimes() {
+  if [ "${JUDGE_SANDBOX:-bwrap}" = "unsafe-process" ]; then return 0; fi
+  local missing=() entry path package
+  for entry in "${PROGRAM_JUDGE_PACKAGES[@]}"; do
+    path="${entry%%:*}"; package="${entry#*:}"
+    # shellcheck disable=SC2086 # the glob (Go's versioned folder) must expand
+    compgen -G $path >/dev/null || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing the program judge's runtimes: ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" = "0" ] || sudo="sudo"
+  if command -v apt-get >/dev/null 2>&1; then
+    ($sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+      || { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }) \
+      || echo "warning: could not install ${missing[*]}; those languages are not offered" >&2
+  else
+    echo "warning: no apt-get: ${missing[*]} missing; those languages are not offered" >&2
+  fi
+  return 0
 }

@@ -18,6 +18,8 @@ export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:7233}"
 # `npm run cli -- webhooks listen` works; production refuses the setting (src/config.ts).
 [ "${NODE_ENV:-development}" != "production" ] && export WEBHOOK_ALLOW_PRIVATE="${WEBHOOK_ALLOW_PRIVATE:-1}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
+# The operators' console links each submission to its workflow in this Web UI.
+export TEMPORAL_UI_URL="${TEMPORAL_UI_URL:-http://127.0.0.1:$TEMPORAL_UI_PORT}"
 
 # A pid file names a process group we started; stop it only if it still runs our code.
 stop_recorded() {
@@ -55,6 +57,8 @@ start() {
 ensure_node_modules
 ensure_postgres
 ensure_bwrap
+# The program judge's languages (python3, gcc/g++, golang, rustc, openjdk, node) from Debian.
+ensure_program_runtimes
 TEMPORAL_CLI="$(temporal/ensure-cli.sh)"; export TEMPORAL_CLI
 
 t_host="${TEMPORAL_ADDRESS%:*}"; t_port="${TEMPORAL_ADDRESS##*:}"

@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { parseRetryDelays } from './domain/webhooks/contract';
 
 /** Milliseconds list such as "1000,5000,30000". */
 const boolFlag = z
@@ -78,6 +77,83 @@ function isIpLiteralOrigin(entry: string): boolean {
   }
 }
 
+/**
+ * People signing in on the web (issue 21, docs/decisions/web.md): an OpenID Connect provider
+ * (all three or none), or in development the embedded provider mounted under /oidc.
+ */
+const webSignInSettings = {
+  AUTH_OIDC_ISSUER: z.string().url().optional(),
+  AUTH_OIDC_CLIENT_ID: z.string().min(1).max(500).optional(),
+  AUTH_OIDC_CLIENT_SECRET: z.string().min(1).max(2000).optional(),
+  /**
+   * The embedded OpenID provider (anyone signs in as any name). Default: on in development and
+   * tests when no AUTH_OIDC_ISSUER is set, off in production (where setting it is refused).
+   */
+  AUTH_OIDC_EMBEDDED: z.enum(['0', '1', 'true', 'false']).optional(),
+  /** A web session ends after this long without a request… */
+  WEB_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(10_080).default(120),
+  /** …and this long after sign-in, whatever happens. */
+  WEB_SESSION_ABSOLUTE_HOURS: z.coerce.number().int().min(1).max(720).default(24),
+};
+
+/** How people sign in on the web: off, the configured provider, or the embedded one (development). */
+export type WebSignInMode =
+  | { kind: 'off' }
+  | { kind: 'oidc'; issuer: string; clientId: string; clientSecret: string }
+  | { kind: 'embedded' };
+
+export function webSignInMode(
+  env: Pick<
+    Config,
+    'NODE_ENV' | 'AUTH_OIDC_ISSUER' | 'AUTH_OIDC_CLIENT_ID' | 'AUTH_OIDC_CLIENT_SECRET' | 'AUTH_OIDC_EMBEDDED'
+  >,
+): WebSignInMode {
+  if (env.AUTH_OIDC_ISSUER && env.AUTH_OIDC_CLIENT_ID && env.AUTH_OIDC_CLIENT_SECRET)
+    return {
+      kind: 'oidc',
+      issuer: env.AUTH_OIDC_ISSUER,
+      clientId: env.AUTH_OIDC_CLIENT_ID,
+      clientSecret: env.AUTH_OIDC_CLIENT_SECRET,
+    };
+  const embedded = env.AUTH_OIDC_EMBEDDED;
+  if (embedded === '1' || embedded === 'true') return { kind: 'embedded' };
+  if (embedded === undefined && env.NODE_ENV !== 'production') return { kind: 'embedded' };
+  return { kind: 'off' };
+}
+
+/** Refusals of the sign-in settings in every environment (partial settings are a mistake anywhere). */
+function refuseInconsistentSignIn(env: Config, ctx: z.RefinementCtx): void {
+  const set = (['AUTH_OIDC_ISSUER', 'AUTH_OIDC_CLIENT_ID', 'AUTH_OIDC_CLIENT_SECRET'] as const).filter(
+    (k) => env[k] !== undefined,
+  );
+  if (set.length > 0 && set.length < 3) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['AUTH_OIDC_ISSUER'],
+      message: `OpenID Connect sign-in needs AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET together (only ${set.join(', ')} set)`,
+    });
+  }
+  if (set.length === 3 && (env.AUTH_OIDC_EMBEDDED === '1' || env.AUTH_OIDC_EMBEDDED === 'true')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['AUTH_OIDC_EMBEDDED'],
+      message: 'AUTH_OIDC_EMBEDDED and AUTH_OIDC_ISSUER name two providers; set one',
+    });
+  }
+  if (
+    env.AUTH_OIDC_ISSUER &&
+    env.AUTH_JWT_ISSUER &&
+    env.AUTH_OIDC_ISSUER.replace(/\/$/, '') !== env.AUTH_JWT_ISSUER.replace(/\/$/, '')
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['AUTH_OIDC_ISSUER'],
+      message:
+        'AUTH_OIDC_ISSUER and AUTH_JWT_ISSUER differ: the web and the API must trust the same identity provider',
+    });
+  }
+}
+
 /** Production refusals of the hardening settings; each names what to set instead. */
 function refuseUnsafeInProduction(env: Config, ctx: z.RefinementCtx): void {
   const refuse = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -105,12 +181,41 @@ function refuseUnsafeInProduction(env: Config, ctx: z.RefinementCtx): void {
       '/metrics needs its own credential (METRICS_TOKEN) or listener (METRICS_PORT) in production',
     );
   }
+  if (!env.METRICS_TOKEN && env.METRICS_PORT !== undefined && !isLoopbackHost(env.METRICS_HOST)) {
+    refuse(
+      'METRICS_HOST',
+      `/metrics on ${env.METRICS_HOST} is reachable beyond this machine: set METRICS_TOKEN, or a loopback METRICS_HOST (127.0.0.1), in production`,
+    );
+  }
+  if (env.AUTH_OIDC_EMBEDDED === '1' || env.AUTH_OIDC_EMBEDDED === 'true') {
+    refuse(
+      'AUTH_OIDC_EMBEDDED',
+      'the embedded OpenID provider lets anyone sign in as any name; refused in production (set AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID, AUTH_OIDC_CLIENT_SECRET)',
+    );
+  }
+  if (env.AUTH_OIDC_ISSUER && !env.PUBLIC_BASE_URL) {
+    refuse(
+      'PUBLIC_BASE_URL',
+      'web sign-in needs PUBLIC_BASE_URL in production (the redirect URI and the origin forms are checked against)',
+    );
+  }
   if (env.TRUST_PROXY && env.TRUST_PROXY_HOPS === undefined) {
     refuse(
       'TRUST_PROXY_HOPS',
       'TRUST_PROXY needs the number of trusted proxies (TRUST_PROXY_HOPS) in production',
     );
   }
+}
+
+/** localhost, 127.0.0.0/8, ::1 (and 127.x mapped into IPv6): only this machine can connect. */
+function isLoopbackHost(host: string): boolean {
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
+  if (bare === 'localhost' || bare === '::1') return true;
+  const v4 = bare.replace(/^::ffff:/, '');
+  return isIP(v4) === 4 && v4.startsWith('127.');
 }
 
 function databaseUrlHasPassword(databaseUrl: string): boolean {
@@ -142,6 +247,15 @@ const envSchema = z
     TEMPORAL_TLS_KEY_PATH: z.string().optional(),
     TEMPORAL_TLS_CA_PATH: z.string().optional(),
     TEMPORAL_API_KEY: z.string().optional(),
+    /**
+     * The Temporal Web UI's base URL (e.g. http://localhost:8233): the operators' console links each
+     * submission to its workflow there. Unset: no link is shown.
+     */
+    TEMPORAL_UI_URL: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL')
+      .optional(),
 
     AUTH_JWT_SECRET: z.string().min(16).default('dev-secret-change-me'),
     AUTH_JWKS_URL: z.string().url().optional(),
@@ -152,6 +266,8 @@ const envSchema = z
     AUTH_JWKS_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
     AUTH_JWT_ISSUER: z.string().optional(),
     AUTH_JWT_AUDIENCE: z.string().optional(),
+
+    ...webSignInSettings,
 
     /** Key that encrypts webhook secrets at rest. */
     WEBHOOK_SECRET_KEY: z.string().min(16).default('dev-webhook-key-change-me'),
@@ -209,9 +325,11 @@ const envSchema = z
     /** bwrap binary (default: `bwrap` on PATH). */
     JUDGE_BWRAP_PATH: z.string().optional(),
     /** Sandboxed processes per worker at once, and the judging activities it takes (default: per cores and memory). */
-    JUDGE_SLOTS: z.coerce.number().int().min(1).max(64).optional(),
-    /** First of the uids sandboxes run under when the worker is root (one per slot). */
+    JUDGE_SLOTS: z.coerce.number().int().min(1).max(32).optional(),
+    /** First of the uids sandboxes run under when the worker is root (a locked block of 64 per worker). */
     JUDGE_SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_000_000_000).default(61_000),
+    /** Folder of the uid block locks: shared by every worker of a host (a host volume across containers). */
+    JUDGE_UID_LOCK_DIR: z.string().default('/run/judge-sandbox'),
     /** cgroup v2 group under which per-run groups are made (default: a child of the worker's own). */
     JUDGE_CGROUP_PARENT: z.string().optional(),
     /** Judgings of one user's agents in flight across all workers; the rest wait their turn. */
@@ -220,6 +338,7 @@ const envSchema = z
     JUDGE_MAX_IN_FLIGHT_PER_AGENT: z.coerce.number().int().min(1).max(10_000).default(2),
   })
   .superRefine((env, ctx) => {
+    refuseInconsistentSignIn(env, ctx);
     if (env.NODE_ENV === 'production') {
       if (env.AUTH_JWT_SECRET === 'dev-secret-change-me' && !env.AUTH_JWKS_URL) {
         ctx.addIssue({
@@ -272,4 +391,32 @@ let cached: Config | undefined;
 export function getConfig(): Config {
   cached ??= loadConfig();
   return cached;
+}
+
+/** Bounds of a configured webhook retry schedule (WEBHOOK_RETRY_DELAYS_MS). */
+const MAX_RETRIES = 20;
+const MAX_DELAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Parse a configured schedule such as "1000,5000,30000" (tests use e.g. "50,50,50"). Whitespace around
+ * entries is ignored. Throws on anything else: a blank value, non-integers, negative numbers, more than
+ * 20 retries or a delay over 24 h, so a typo in configuration fails at start instead of silently
+ * changing delivery guarantees.
+ */
+export function parseRetryDelays(csv: string): number[] {
+  const entries = csv.split(',').map((entry) => entry.trim());
+  if (entries.length === 1 && entries[0] === '') {
+    throw new RangeError('retry delays must list at least one delay in milliseconds');
+  }
+  if (entries.length > MAX_RETRIES) {
+    throw new RangeError(`at most ${MAX_RETRIES} retry delays are allowed, got ${entries.length}`);
+  }
+  return entries.map((entry) => {
+    if (!/^\d+$/.test(entry)) {
+      throw new RangeError(`retry delay ${JSON.stringify(entry)} is not a whole number of milliseconds`);
+    }
+    const delay = Number(entry);
+    if (delay > MAX_DELAY_MS) throw new RangeError(`retry delay ${delay} ms is longer than 24 h`);
+    return delay;
+  });
 }

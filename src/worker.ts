@@ -1,5 +1,10 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../activities';
+import { createDryRunSteps } from './domain/challenges/dry-run';
+import { createLifecycleSteps } from './domain/challenges/lifecycle';
+import { createRelaySteps } from './domain/connector/release';
+import { createSubmissionActivities } from './domain/submissions/activities';
+import { createJudgingSteps } from './domain/submissions/judging';
+import { createDeliverySteps } from './domain/webhooks/delivery';
 import { judgingTaskQueue } from './domain/submissions/contract';
 import { type Config, getConfig } from './config';
 import { createPool } from './db/pool';
@@ -9,8 +14,22 @@ import { keepSubmissionSweeperRunning } from './runtime/submission-sweeper';
 import { startOutboxDispatcher } from './runtime/outbox-dispatcher';
 import { SandboxUnavailableError } from './judging/errors';
 import { configureSandboxRuntime } from './judging/sandbox/sandbox-runtime';
+import { startLanguageOffer } from './runtime/language-offer';
 import { createLogger } from './lib/logger';
-import { lazyTemporalClient, temporalConnectionOptions } from './temporal/client';
+import { lazyTemporalClient, temporalConnectionOptions } from './temporal-client/client';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Where the workflow code comes from: the bundle `npm run build` writes beside the compiled tree
+ * (dist/workflow-bundle.js, next to dist/src/), or, from the sources, the registry bundled at start.
+ */
+function workflowSource(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  const bundle = path.join(__dirname, '..', 'workflow-bundle.js');
+  return existsSync(bundle)
+    ? { workflowBundle: { codePath: bundle } }
+    : { workflowsPath: require.resolve('./all-workflows') };
+}
 
 /**
  * Proves the OS sandbox on this machine before taking any work. Without it the worker does not
@@ -25,6 +44,7 @@ async function prepareJudgingSandbox(
       mode: config.JUDGE_SANDBOX,
       bwrapPath: config.JUDGE_BWRAP_PATH,
       uidBase: config.JUDGE_SANDBOX_UID_BASE,
+      uidLockDir: config.JUDGE_UID_LOCK_DIR,
       cgroupParent: config.JUDGE_CGROUP_PARENT,
       slots: config.JUDGE_SLOTS,
       onUnsafeRun: () =>
@@ -32,9 +52,16 @@ async function prepareJudgingSandbox(
           'judging submitted code WITHOUT the OS sandbox (JUDGE_SANDBOX=unsafe-process, development only)',
         ),
     });
-    if (config.NODE_ENV === 'production' && !report.uidSwitch && report.cgroup === 'none') {
-      throw new SandboxUnavailableError(
-        `nothing bounds the processes of a sandbox here (worker not root, and ${report.cgroupNote}): run the worker as root or delegate a cgroup (JUDGE_CGROUP_PARENT)`,
+    if (report.isolation === 'bwrap' && report.cgroup === 'none') {
+      // Without a cgroup nothing bounds a run's tree (memory, CPU share) or kills its leftovers.
+      if (config.NODE_ENV === 'production') {
+        throw new SandboxUnavailableError(
+          `no cgroup this worker can write (${report.cgroupNote}): delegate one (cgroup v2: JUDGE_CGROUP_PARENT; v1: writable memory, pids, cpu, cpuacct and freezer hierarchies)`,
+        );
+      }
+      logger.warn(
+        { cgroup: report.cgroupNote },
+        `judging without a cgroup (development only): the limits that hold are ${report.limitsWithoutCgroup}`,
       );
     }
     if (report.isolation === 'unsafe-process') {
@@ -58,25 +85,48 @@ async function prepareJudgingSandbox(
 async function main(): Promise<void> {
   const config = getConfig();
   const logger = createLogger(config.LOG_LEVEL, 'worker');
-  const judgingSlots = await prepareJudgingSandbox(config, logger);
+  // The wall is proven while Temporal is connected and the workflow bundle loads (start-up time);
+  // no worker polls before both are done, and a failed proof still ends the process first.
+  const sandboxReady = prepareJudgingSandbox(config, logger);
   const db = createPool(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const temporal = lazyTemporalClient(config);
   const { address, tls } = temporalConnectionOptions(config);
-  const connection = await NativeConnection.connect({ address, tls, apiKey: config.TEMPORAL_API_KEY });
+  // A Temporal failure is reported only once the wall's verdict is in: a worker without the wall
+  // says so (and exits) first, whichever failed sooner.
+  const afterSandboxVerdict = async (err: unknown): Promise<never> => {
+    await sandboxReady;
+    throw err;
+  };
+  const connection = await NativeConnection.connect({ address, tls, apiKey: config.TEMPORAL_API_KEY }).catch(
+    afterSandboxVerdict,
+  );
   const deps = { config, db, logger, temporal: temporal.get };
   // Asked to stop (SIGINT/SIGTERM): long activity loops end at once; Temporal's graceful shutdown does the rest.
   const stopping = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort());
-  const activities = createActivities(deps, { stopping: stopping.signal });
+  // Every activity, registered straight from its feature under the type names the workflows (and
+  // their recorded histories) use; each is idempotent because Temporal may run it twice.
+  const activities = {
+    ...createDeliverySteps(deps),
+    ...createLifecycleSteps(deps),
+    ...createDryRunSteps(),
+    ...createJudgingSteps(deps.db),
+    ...createSubmissionActivities(deps, stopping.signal),
+    ...createRelaySteps(deps),
+  };
+  const workflows = workflowSource();
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath: require.resolve('../workflows'),
+    // From a built tree (`npm run build`), the workflow code bundled at build time; from the
+    // sources (tsx, development and tests), bundled here at start.
+    ...workflows,
     activities,
     // Graceful shutdown lets running activities finish before the process exits.
     shutdownGraceTime: '10s',
-  });
+  }).catch(afterSandboxVerdict);
+  const judgingSlots = await sandboxReady;
   // `tests` judgings: this worker takes only as many as it has judging slots, so the rest stay
   // in Temporal's queue for whichever worker frees a slot first.
   const judgingWorker = await Worker.create({
@@ -92,9 +142,11 @@ async function main(): Promise<void> {
   const dispatcher = startOutboxDispatcher({ ...deps, workerConnection: connection }, notifications); // outbox → webhook deliveries
   const relaySweeper = startRelaySweeper(deps, config.SPECTATOR_RELAY_SWEEP_MS); // relays lost with pending events
   const submissionSweeper = keepSubmissionSweeperRunning(deps); // the sweeper workflow, whatever closed it
+  // The program judge's languages: probed inside the wall in the background, offered as they pass.
+  const languageOffer = config.JUDGE_SANDBOX === 'bwrap' ? startLanguageOffer(deps) : undefined;
   stopping.signal.addEventListener('abort', () => void dispatcher.stop(), { once: true });
   logger.info(
-    { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, judgingSlots },
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, judgingSlots, workflows },
     'worker ready',
   );
   // Tests wait for this exact line on stdout.
@@ -102,6 +154,7 @@ async function main(): Promise<void> {
   await Promise.all([worker.run(), judgingWorker.run()]);
   relaySweeper.stop();
   submissionSweeper.stop();
+  await languageOffer?.stop();
   await dispatcher.stop();
   await notifications.close();
   await temporal.close();

@@ -23,11 +23,13 @@ import { Client, Connection } from '@temporalio/client';
 const WORKFLOW_TYPES = [
   'submissionWorkflow',
   'submissionSweeperWorkflow',
+  'submissionOutcomeWorkflow',
   'challengeLifecycleWorkflow',
   'webhookDeliveryWorkflow',
   'webhookFirstAttemptsWorkflow',
   'subscriptionHealthWorkflow',
   'spectatorRelayWorkflow',
+  'challengeDryRunWorkflow',
 ];
 const MAX_PER_TYPE = Number(process.env.MAX_PER_TYPE ?? 4);
 const SCAN_PER_TYPE = 300;

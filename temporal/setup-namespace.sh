@@ -1,6 +1,6 @@
 #!/bin/sh
 # Creates the namespace and the search attributes the workflows set (ChallengeId, AgentId,
-# SubmissionStatus: temporal/search-attributes.ts), each step retried, since a fresh server answers
+# SubmissionStatus: src/temporal-client/search-attributes.ts), each step retried, since a fresh server answers
 # before its namespace cache has caught up ("Namespace default is not found"). Done when a
 # visibility query on all three attributes answers. Idempotent.
 # Used by temporal/server-postgres.sh and by docker-compose.yml's temporal-setup service.

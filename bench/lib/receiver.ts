@@ -1,6 +1,7 @@
 /**
  * A loopback webhook receiver that records every delivery (raw body, headers, arrival time) and
- * verifies X-Svc-Signature with the subscription's secret. Always answers 200 quickly.
+ * verifies X-Svc-Signature with the subscription's secret. Answers quickly: 200, or the status
+ * `statusFor` names for a path (a failing receiver, to measure the retry schedule).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -23,6 +24,8 @@ export interface Receiver {
   /** Secret per path, for signature checks (optional). */
   secrets: Map<string, string>;
   onDelivery?: (d: RecordedDelivery) => void;
+  /** The status answered for a path (default 200). */
+  statusFor?: (path: string) => number;
   close(): Promise<void>;
 }
 
@@ -70,7 +73,7 @@ export async function startReceiver(): Promise<Receiver> {
       };
       receiver.deliveries.push(delivery);
       receiver.onDelivery?.(delivery);
-      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.writeHead(receiver.statusFor?.(path) ?? 200, { 'content-type': 'text/plain' });
       res.end('ok');
     });
   });

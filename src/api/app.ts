@@ -8,6 +8,7 @@ import { requestContext } from './middleware/request-context';
 import { applyRateLimit, routePipeline } from './pipeline';
 import type { AnyRouteDef } from './route';
 import { allRoutes } from './routes';
+import { embeddedOidcProvider } from './embedded-oidc';
 
 /**
  * Static path segments before parameters (stable otherwise): the router runs the first matching
@@ -41,6 +42,8 @@ export function buildRouter(routes: AnyRouteDef[], deps: AppDeps): Router {
   return router;
 }
 
+const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/');
+
 /** Unknown routes still get the rate-limit headers (and count against the caller's budget). */
 function unmatchedRouteRateLimit(deps: AppDeps): Koa.Middleware {
   return async (ctx) => {
@@ -51,9 +54,12 @@ function unmatchedRouteRateLimit(deps: AppDeps): Koa.Middleware {
       deps.credentialCache,
     );
     const principal = outcome.ok ? outcome.principal : { kind: 'anonymous' as const };
-    const category = principal.kind === 'anonymous' ? 'anonymous' : 'default';
+    // Outside /api/ an unknown path is a page someone followed: the HTML 404, on the pages budget.
+    const page = !isApiPath(ctx.path);
+    if (page) ctx.state.errorStyle = 'html';
+    const category = page ? 'pages' : principal.kind === 'anonymous' ? 'anonymous' : 'default';
     await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, ctx.ip));
-    // errorHandler turns the untouched 404 into the NOT_FOUND envelope.
+    // errorHandler turns the untouched 404 into the NOT_FOUND envelope (or the HTML 404 page).
   };
 }
 
@@ -69,6 +75,8 @@ export function createApp(deps: AppDeps, routes: AnyRouteDef[] = allRoutes()): K
   const router = buildRouter(routes, deps);
   app.use(requestContext(deps.logger));
   app.use(errorHandler(deps.logger));
+  // Development and tests: the embedded OpenID provider under /oidc (production refuses it).
+  if (deps.signIn.mode === 'embedded') app.use(embeddedOidcProvider(deps));
   app.use(router.routes());
   app.use(unmatchedRouteRateLimit(deps));
   return app;

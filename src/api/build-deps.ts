@@ -3,12 +3,13 @@ import { CredentialCache } from '../auth/credential-cache';
 import { createSessionJwtVerifier } from '../auth/jwt';
 import { NotificationListener } from '../db/notification-listener';
 import { leaderboardVersionReader } from '../domain/leaderboard';
+import { createSignIn } from '../domain/accounts/sign-in';
 import { LiveHub } from '../runtime/live-hub';
 import type { Config } from '../config';
 import { createPool } from '../db/pool';
 import type { AgentKeyAuthRow } from '../db/queries/agent-keys';
 import type { ApiTokenAuthRow } from '../db/queries/api-tokens';
-import { lazyTemporalClient } from '../temporal/client';
+import { lazyTemporalClient } from '../temporal-client/client';
 import type { AppDeps } from './deps';
 import { Redis } from 'ioredis';
 import { createPostgresRateLimiter, createRedisRateLimiter } from './rate-limits';
@@ -48,6 +49,7 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
     credentialCache,
     liveHub,
     leaderboardVersion: leaderboardVersionReader(db),
+    signIn: createSignIn(db, config, logger),
   };
   return {
     deps,

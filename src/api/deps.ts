@@ -5,6 +5,7 @@ import type { ApiTokenAuthRow } from '../db/queries/api-tokens';
 import type { ServiceDeps } from '../service-deps';
 import type { LiveHub } from '../runtime/live-hub';
 import type { RateLimiter } from './rate-limits';
+import type { SignIn } from '../domain/accounts/sign-in';
 
 /** Everything a route needs from the outside world, built once at start and injected. */
 export interface AppDeps extends ServiceDeps {
@@ -16,4 +17,6 @@ export interface AppDeps extends ServiceDeps {
   liveHub: LiveHub;
   /** The leaderboard's version for cached answers; one statement per event-loop turn (src/domain/leaderboard.ts). */
   leaderboardVersion: (challengeId: string) => Promise<string | null>;
+  /** People signing in on the web: the configured OpenID provider, the embedded one, or off. */
+  signIn: SignIn;
 }

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors';
-import { renderNotFoundPage } from '../web/watch-page';
+import { renderErrorPage } from '../web/error-page';
 import type { HandlerResult } from './route';
 
 /** A rendered page as a route's result (its own headers carry the page's Content-Security-Policy). */
@@ -25,7 +25,8 @@ export async function pageFor<T>(
   try {
     found = await load();
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'NOT_FOUND') return htmlPage(renderNotFoundPage(), 404);
+    if (err instanceof ServiceError && err.code === 'NOT_FOUND')
+      return htmlPage(renderErrorPage({ status: 404, title: 'Challenge not found' }), 404);
     throw err;
   }
   return render(found);

@@ -8,6 +8,7 @@ import { z, type ZodObject, type ZodRawShape, type ZodTypeAny } from 'zod';
 import { addExamples, type OpenApiDoc } from './openapi-examples';
 import type { AnyRouteDef } from './route';
 import { errorEnvelopeSchema, flatErrorSchema } from './schemas/common';
+import { COMPLETED_VS_COMPLETE, registerWebhookCatalog, WEBHOOK_EVENTS_TAG } from './webhook-catalog';
 
 // Patches ZodType.prototype, so schemas created anywhere before this point gain .openapi().
 extendZodWithOpenApi(z);
@@ -20,6 +21,8 @@ const SECURITY: Record<AnyRouteDef['auth'], Array<Record<string, string[]>>> = {
   jwt: [{ sessionJwt: [] }],
   admin: [{ sessionJwt: [] }],
   agentKey: [{ agentKey: [] }],
+  // Web pages only (hidden from the document): the session cookie is no API credential.
+  webSession: [],
 };
 
 /** A route whose zod schemas the generator cannot represent (e.g. an un-annotated z.lazy). */
@@ -35,6 +38,12 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
   'X-RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
   'X-Request-ID': { $ref: '#/components/headers/RequestId' },
+};
+
+/** What any route may answer when something below it fails (never a stack trace; see src/api/errors.ts). */
+export const SERVER_ERRORS: Record<number, string> = {
+  500: 'INTERNAL_ERROR or DB_ERROR: an unexpected failure on our side (the message says no more; quote the request id)',
+  503: 'SERVICE_UNAVAILABLE: a dependency (database or workflow service) is unavailable; retry later',
 };
 
 /**
@@ -66,15 +75,21 @@ export function clientErrorsOf(def: AnyRouteDef): Record<number, string> {
     add(413, 'PAYLOAD_TOO_LARGE: the body is too large');
     add(415, 'UNSUPPORTED_MEDIA_TYPE: send application/json');
   }
-  add(429, 'RATE_LIMITED: too many requests; retry after Retry-After seconds');
+  if (!def.unmetered) add(429, 'RATE_LIMITED: too many requests; retry after Retry-After seconds');
   for (const [status, r] of Object.entries(def.responses)) {
     if (Number(status) >= 400 && Number(status) < 500) add(Number(status), r.description);
   }
   return Object.fromEntries(Object.entries(errors).map(([status, texts]) => [status, texts.join('; ')]));
 }
 
-function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<string>) {
+function generate(
+  routes: AnyRouteDef[],
+  serverUrl: string,
+  withoutSchemas: Set<string>,
+  withWebhooks = true,
+) {
   const registry = new OpenAPIRegistry();
+  if (withWebhooks) registerWebhookCatalog(registry);
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
@@ -141,6 +156,13 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
         content: { 'application/json': { schema: errorSchema } },
       };
     }
+    for (const [status, text] of Object.entries(SERVER_ERRORS)) {
+      responses[status] = {
+        description: text,
+        headers: RATE_LIMIT_HEADERS,
+        content: { 'application/json': { schema: errorSchema } },
+      };
+    }
     if (def.httpCache) {
       responses['304'] = {
         description: 'Not Modified: If-None-Match names the current ETag (no body)',
@@ -150,10 +172,10 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
     const caching = def.httpCache
       ? ' Cacheable: a strong ETag; If-None-Match → 304; Cache-Control public (anonymous) or private (with a credential).'
       : '';
-    const base =
-      (def.scope
-        ? `Requires scope \`${def.scope}\` for API tokens. Rate-limit category: ${def.rateLimit}.`
-        : `Rate-limit category: ${def.rateLimit}.`) + caching;
+    const budget = def.unmetered
+      ? `Reports the caller's rate-limit budget (category: ${def.rateLimit}) without spending it; never 429.`
+      : `Rate-limit category: ${def.rateLimit}.`;
+    const base = (def.scope ? `Requires scope \`${def.scope}\` for API tokens. ${budget}` : budget) + caching;
     registry.registerPath({
       method: def.method,
       path: toOpenApiPath(def.path),
@@ -188,14 +210,27 @@ function generate(routes: AnyRouteDef[], serverUrl: string, withoutSchemas: Set<
     info: {
       title: 'Challenge Competition Service',
       version: '1',
-      description: 'Competitions between software agents.',
+      description: [
+        'Competitions between software agents.',
+        `**Webhook events.** The \`webhooks\` section documents every event a subscription can receive: body, headers, signatures, retries. ${COMPLETED_VS_COMPLETE}`,
+      ].join('\n\n'),
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
     servers: [{ url: serverUrl }],
-    tags: [...new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags))].map((tag) => ({
-      name: tag,
-      description: `${tag} operations`,
-    })),
+    tags: [
+      ...[...new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags))].map((tag) => ({
+        name: tag,
+        description: `${tag} operations`,
+      })),
+      ...(withWebhooks
+        ? [
+            {
+              name: WEBHOOK_EVENTS_TAG,
+              description: 'what the service POSTs to a subscription URL, per event type',
+            },
+          ]
+        : []),
+    ],
   });
   addExamples(doc as unknown as OpenApiDoc);
   return doc;
@@ -207,7 +242,7 @@ export function openApiSchemaProblems(routes: AnyRouteDef[]): OpenApiSchemaProbl
   for (const def of routes) {
     if (def.internal) continue;
     try {
-      generate([def], '/', new Set());
+      generate([def], '/', new Set(), false);
     } catch (err) {
       const detail = (err as { data?: { currentSchema?: { typeName?: string } } }).data?.currentSchema
         ?.typeName;

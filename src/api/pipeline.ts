@@ -6,7 +6,7 @@ import { hasScope, isAdmin, rateLimitSubject, type Principal } from '../auth/pri
 import { canonicalJson } from '../lib/canonical-json';
 import { httpResponseCacheLookups, rateLimitedTotal } from '../lib/metrics';
 import type { AppDeps } from './deps';
-import { ApiError, describeZodIssues } from './errors';
+import { ApiError, describeZodIssues, httpStatusOf } from './errors';
 import { forbidden, unauthorized } from '../errors';
 import {
   cacheControlFor,
@@ -17,8 +17,19 @@ import {
 } from './http-cache';
 import { IDEMPOTENCY_KEY_PATTERN, requestHash, runIdempotent } from './middleware/idempotency';
 import type { RateLimitCategory } from './rate-limits';
-import type { AnyRouteDef, HandlerResult } from './route';
+import { isPageRoute, type AnyRouteDef, type HandlerResult } from './route';
 import { unstorableString } from './schemas/common';
+import { ServiceError } from '../errors';
+import { renderErrorPage } from '../web/error-page';
+import {
+  FormBodyError,
+  LARGE_FORM_BODY_LIMIT_BYTES,
+  formValue,
+  readFormBody,
+  type ParsedForm,
+} from './form-body';
+import { htmlPage } from './html-page';
+import { csrfRefusal, currentWebSession, signInRedirect, siteOrigin } from './web-session-http';
 
 /** Retry-After (seconds) on the 503 answered while the identity provider's JWKS cannot be fetched. */
 export const IDENTITY_PROVIDER_RETRY_AFTER_SEC = 5;
@@ -26,31 +37,42 @@ export const IDENTITY_PROVIDER_RETRY_AFTER_SEC = 5;
 /** 2 MiB covers 100,000 characters of content plus files; larger bodies get 413. */
 export const JSON_BODY_LIMIT = '2mb';
 
-const parseJsonBody = bodyParser({
-  enableTypes: ['json'],
-  jsonLimit: JSON_BODY_LIMIT,
-  strict: true,
-  // Without this the parser answers by itself; we want our envelope.
-  onerror: (err) => {
-    throw err;
-  },
-});
+/** A judge config may hold 8 MB of JSON (program tests); escaping and the other fields fit in 10. */
+export const LARGE_JSON_BODY_LIMIT = '10mb';
+
+function jsonBodyParser(jsonLimit: string) {
+  return bodyParser({
+    enableTypes: ['json'],
+    jsonLimit,
+    strict: true,
+    // Without this the parser answers by itself; we want our envelope.
+    onerror: (err) => {
+      throw err;
+    },
+  });
+}
+const parseJsonBody = jsonBodyParser(JSON_BODY_LIMIT);
+const parseLargeJsonBody = jsonBodyParser(LARGE_JSON_BODY_LIMIT);
 
 function clientIp(ctx: Koa.Context): string {
   return ctx.ip || ctx.request.socket.remoteAddress || 'unknown';
 }
 
+/** Counts the request against the budget (429 past it), or with `unmetered` only reports the budget. */
 export async function applyRateLimit(
   ctx: Koa.Context,
   deps: AppDeps,
   category: RateLimitCategory,
   subject: string,
+  unmetered = false,
 ): Promise<void> {
-  const decision = await deps.rateLimiter.consume(category, subject);
+  const decision = unmetered
+    ? await deps.rateLimiter.peek(category, subject)
+    : await deps.rateLimiter.consume(category, subject);
   ctx.set('X-RateLimit-Limit', String(decision.limit));
   ctx.set('X-RateLimit-Remaining', String(decision.remaining));
   ctx.set('X-RateLimit-Reset', String(decision.resetAt));
-  if (!decision.allowed) {
+  if (!decision.allowed && !unmetered) {
     rateLimitedTotal.inc({ category });
     throw new ApiError('RATE_LIMITED', 'too many requests; retry after the window resets', {
       'Retry-After': String(decision.retryAfterSec),
@@ -122,6 +144,15 @@ function enforceAuth(def: AnyRouteDef, principal: Principal): void {
 
 function writeResult(ctx: Koa.Context, result: HandlerResult): { status: number; body: unknown } | null {
   if ('streamed' in result) return null;
+  if ('redirect' in result) {
+    if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+    ctx.status = result.status ?? 302;
+    ctx.set('Location', result.redirect);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = 'Redirecting';
+    return { status: ctx.status, body: null };
+  }
   if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
   if ('raw' in result) {
     ctx.status = result.status ?? 200;
@@ -142,7 +173,7 @@ function writeResult(ctx: Koa.Context, result: HandlerResult): { status: number;
  * (another status, a stream), which is written as usual.
  */
 function renderCacheable(result: HandlerResult): RenderedAnswer | null {
-  if ('streamed' in result || (result.status ?? 200) !== 200) return null;
+  if ('streamed' in result || 'redirect' in result || (result.status ?? 200) !== 200) return null;
   const headers = result.headers ?? {};
   if ('raw' in result) {
     if (typeof result.raw !== 'string' && !Buffer.isBuffer(result.raw))
@@ -194,9 +225,12 @@ const RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
  */
 export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
   const responseCache = def.httpCache && def.cacheVersion ? new ResponseCache(RESPONSE_CACHE_BYTES) : null;
+  if (def.auth === 'webSession') return webSessionPipeline(def, deps);
+  const page = isPageRoute(def);
   return async (ctx) => {
     ctx.state.operationId = def.operationId;
     if (def.auth === 'agentKey') ctx.state.errorStyle = 'flat';
+    if (page) ctx.state.errorStyle = 'html';
 
     const outcome: CredentialOutcome = def.ownCredential?.(deps.config)
       ? { ok: true, principal: { kind: 'anonymous' } }
@@ -209,8 +243,12 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
           deps.credentialCache,
         );
     const principal: Principal = outcome.ok ? outcome.principal : { kind: 'anonymous' };
-    const category: RateLimitCategory = principal.kind === 'anonymous' ? 'anonymous' : def.rateLimit;
-    await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, clientIp(ctx)));
+    const category: RateLimitCategory = page
+      ? 'pages'
+      : principal.kind === 'anonymous'
+        ? 'anonymous'
+        : def.rateLimit;
+    await applyRateLimit(ctx, deps, category, rateLimitSubject(principal, clientIp(ctx)), def.unmetered);
     if (!outcome.ok) {
       if (outcome.unavailable) {
         deps.logger.warn(
@@ -231,7 +269,7 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       if (hasRequestBody(ctx) && !ctx.is('application/json')) {
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
       }
-      await parseJsonBody(ctx, async () => undefined);
+      await (def.largeBody ? parseLargeJsonBody : parseJsonBody)(ctx, async () => undefined);
       rawBody = hasRequestBody(ctx) ? (ctx.request as { body?: unknown }).body : undefined;
     }
 
@@ -252,7 +290,7 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       idempotencyKey = keyHeader.toLowerCase();
     }
 
-    const run = () =>
+    const run = async () =>
       def.handler({
         params,
         query,
@@ -262,6 +300,8 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
         requestId: ctx.state.requestId,
         idempotencyKey,
         ctx,
+        webSession: def.showsAccount ? await currentWebSession(ctx, deps) : null,
+        form: null,
       });
 
     if (def.httpCache) {
@@ -318,4 +358,141 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       ctx.set('Idempotent-Replayed', 'true');
     }
   };
+}
+
+/** A page answer written directly (webSession routes answer people, not the JSON envelope). */
+function writePage(
+  ctx: Koa.Context,
+  status: number,
+  page: { html: string; headers: Record<string, string> },
+): void {
+  writeResult(ctx, htmlPage(page, status));
+}
+
+/** The form as a plain object for the route's schema: one value → a string, several → an array; files under `_files`. */
+function formObject(form: ParsedForm): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, values] of Object.entries(form.fields))
+    out[name] = values.length === 1 ? values[0] : values;
+  out._files = form.files;
+  return out;
+}
+
+/**
+ * Pages and forms of a person signed in on the web: session cookie → rate limit → signed out?
+ * redirect to /login → (POST) form body, same Origin and the session's CSRF token → params and
+ * form schema → handler. Every refusal is a page; a refused form changes nothing.
+ */
+function webSessionPipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
+  return async (ctx) => {
+    ctx.state.operationId = def.operationId;
+    const session = await currentWebSession(ctx, deps);
+    const principal: Principal = session
+      ? { kind: 'user', userId: session.userId, role: session.role, name: session.name }
+      : { kind: 'anonymous' };
+    await applyRateLimit(
+      ctx,
+      deps,
+      session ? def.rateLimit : 'anonymous',
+      rateLimitSubject(principal, clientIp(ctx)),
+    );
+    const account = {
+      signedIn: session ? { name: session.name ?? session.subject, csrfToken: session.csrfToken } : null,
+    };
+    if (!session) {
+      writeResult(ctx, {
+        redirect: def.whenSignedOut ?? signInRedirect(ctx, deps),
+        status: def.method === 'get' ? 302 : 303,
+      });
+      return;
+    }
+    ctx.state.principal = principal;
+    const back = {
+      href: def.method === 'get' ? '/me' : (sameOriginReferer(ctx, deps) ?? '/me'),
+      label: 'Back',
+    };
+    /** One convention for every refusal of a signed-in page: the numbered error page. */
+    const refuse = (status: number, detail: string, words: { title?: string; text?: string } = {}) =>
+      writePage(
+        ctx,
+        status,
+        renderErrorPage({ status, ...words, detail, requestId: String(ctx.state.requestId), back, account }),
+      );
+    const formRefused = { title: 'Form not accepted', text: 'Nothing was changed.' };
+    if (def.operatorsOnly && session.role !== 'admin') {
+      refuse(403, "The operators' console is for operators only.");
+      return;
+    }
+
+    let form: ParsedForm | null = null;
+    if (def.method !== 'get') {
+      try {
+        form = await readFormBody(ctx, def.largeBody ? LARGE_FORM_BODY_LIMIT_BYTES : undefined);
+      } catch (err) {
+        if (!(err instanceof FormBodyError)) throw err;
+        refuse(err.status, err.message, formRefused);
+        return;
+      }
+      const refusal = csrfRefusal(ctx, deps, formValue(form, '_csrf'));
+      if (refusal) {
+        refuse(403, refusal, { title: 'Form refused', text: 'Nothing was changed.' });
+        return;
+      }
+    }
+
+    const params = def.params?.safeParse(ctx.params);
+    if (params && !params.success) {
+      refuse(404, 'This address names nothing that can exist.');
+      return;
+    }
+    const query = def.query?.safeParse(ctx.query);
+    if (query && !query.success) {
+      refuse(400, describeZodIssues(query.error.issues, 'query'));
+      return;
+    }
+    let body: unknown = undefined;
+    if (def.body && form) {
+      const raw = formObject(form);
+      const unstorable = unstorableString(raw);
+      const parsed = unstorable ? null : def.body.safeParse(raw);
+      if (!parsed || !parsed.success) {
+        const issues = unstorable ? [unstorable] : parsed!.error!.issues;
+        refuse(400, describeZodIssues(issues), formRefused);
+        return;
+      }
+      body = parsed.data;
+    }
+
+    try {
+      writeResult(
+        ctx,
+        await def.handler({
+          params: params?.data,
+          query: query?.data,
+          body,
+          principal,
+          deps,
+          requestId: ctx.state.requestId,
+          idempotencyKey: null,
+          ctx,
+          webSession: session,
+          form,
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ServiceError) || err instanceof ApiError) throw err;
+      const status = httpStatusOf(err);
+      if (status >= 500) throw err;
+      refuse(status, err.message, def.method !== 'get' && status === 400 ? formRefused : {});
+    }
+  };
+}
+
+function sameOriginReferer(ctx: Koa.Context, deps: AppDeps): string | null {
+  try {
+    const url = new URL(ctx.get('referer'));
+    return url.origin === siteOrigin(ctx, deps.config) ? url.pathname + url.search : null;
+  } catch {
+    return null;
+  }
 }

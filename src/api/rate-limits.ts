@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { consumeRateLimitBatch, deleteExpiredRateLimits } from '../db/queries/rate-limits';
+import { consumeRateLimitBatch, deleteExpiredRateLimits, readRateLimit } from '../db/queries/rate-limits';
 
 /** The spec's limits table (section 8) plus DESIGN.md's numbers for what it leaves open. */
 export const RATE_LIMIT_CATEGORIES = {
@@ -16,6 +16,8 @@ export const RATE_LIMIT_CATEGORIES = {
   assigned: { points: 30, durationSec: 60, retryAfterSec: 60 },
   /** Anonymous callers on public routes, per IP. */
   anonymous: { points: 60, durationSec: 60 },
+  /** Web pages (HTML), per IP: apart from the API's budgets, so API calls never lock a person out of the site. */
+  pages: { points: 300, durationSec: 60 },
   /** Everything else an authenticated caller does (agents, keys, admin, unknown routes). */
   default: { points: 200, durationSec: 60 },
 } as const satisfies Record<string, { points: number; durationSec: number; retryAfterSec?: number }>;
@@ -33,6 +35,12 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   consume(category: RateLimitCategory, subject: string): Promise<RateLimitDecision>;
+  /**
+   * The budget as it stands, counting nothing (health and readiness probes report it, never spend
+   * it). Never rejects: a store that does not answer within PEEK_WAIT_MS is reported as unknown
+   * (the full budget), so a probe does not wait on it.
+   */
+  peek(category: RateLimitCategory, subject: string): Promise<RateLimitDecision>;
   /** Resolves once the shared store is connected (until then, per-process insurance limits apply). */
   whenReady?: () => Promise<void>;
 }
@@ -81,6 +89,25 @@ function insuranceLimiters(): Map<RateLimitCategory, RateLimiterMemory> {
         duration: spec.durationSec,
       }),
   );
+}
+
+/** How long a probe waits for the budget store before reporting the budget as unknown. */
+const PEEK_WAIT_MS = 500;
+
+/** `read` (counted points and window end, null: no open window) as a decision, bounded and never rejecting. */
+async function peekDecision(
+  category: RateLimitCategory,
+  read: () => Promise<{ consumed: number; windowEndsAt: number } | null>,
+): Promise<RateLimitDecision> {
+  let timer: NodeJS.Timeout | undefined;
+  const state = await Promise.race([
+    read().catch(() => null),
+    new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), PEEK_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!state || state.windowEndsAt <= Date.now()) return unlimited(category);
+  // What the caller's next counted request would see; a probe itself is always allowed.
+  return { ...decide(category, state.consumed, state.windowEndsAt), allowed: true };
 }
 
 /** Exhausted keys are refused from memory only in windows this short (seconds). */
@@ -188,6 +215,14 @@ export function createPostgresRateLimiter(pool: Pool, options: { disabled?: bool
       }
       return decision(consumed.points, consumed.expire);
     },
+    async peek(category, subject) {
+      if (options.disabled) return unlimited(category);
+      const key = `rl:${category}:${subject}`;
+      return peekDecision(category, async () => {
+        const stored = await readRateLimit(pool, key);
+        return stored && { consumed: stored.points, windowEndsAt: stored.expire };
+      });
+    },
   };
 }
 
@@ -222,6 +257,11 @@ export function createRedisRateLimiter(redis: Redis): RateLimiter {
         throw rejection;
       }
     },
+    peek: (category, subject) =>
+      peekDecision(category, async () => {
+        const res = await limiters.get(category)!.get(subject);
+        return res && { consumed: res.consumedPoints, windowEndsAt: Date.now() + res.msBeforeNext };
+      }),
     whenReady: () =>
       redis.status === 'ready'
         ? Promise.resolve()

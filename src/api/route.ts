@@ -6,6 +6,8 @@ import type { Config } from '../config';
 import type { Scope } from '../auth/scopes';
 import type { AppDeps } from './deps';
 import type { RateLimitCategory } from './rate-limits';
+import type { WebSession } from '../domain/accounts/web-sessions';
+import type { ParsedForm } from './form-body';
 
 /**
  * How a route authenticates:
@@ -14,8 +16,10 @@ import type { RateLimitCategory } from './rate-limits';
  * - jwt: a session JWT only (e.g. creating API tokens).
  * - admin: a session JWT with role admin (operators).
  * - agentKey: a connector key in `x-service-api-key`; errors use the flat `{error: string}` body.
+ * - webSession: a page for a person signed in on the web (the session cookie, never a bearer
+ *   credential); signed out → redirect to /login; POSTs are forms checked for CSRF; errors are pages.
  */
-export type AuthMode = 'public' | 'bearer' | 'jwt' | 'admin' | 'agentKey';
+export type AuthMode = 'public' | 'bearer' | 'jwt' | 'admin' | 'agentKey' | 'webSession';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -33,7 +37,9 @@ export type HandlerResult =
   /** Sent as is (connector bodies, CSV, HTML). */
   | { status?: number; raw: unknown; contentType?: string; headers?: Record<string, string> }
   /** The handler wrote the response itself (Server-Sent Events). */
-  | { streamed: true };
+  | { streamed: true }
+  /** A redirect (pages and forms: 303 after a form post, 302 otherwise), to a path of this site or the identity provider. */
+  | { redirect: string; status?: 302 | 303; headers?: Record<string, string> };
 
 export interface HandlerInput<P, Q, B> {
   params: P;
@@ -45,6 +51,10 @@ export interface HandlerInput<P, Q, B> {
   /** Validated Idempotency-Key header, on routes that accept one. */
   idempotencyKey: string | null;
   ctx: Koa.Context;
+  /** The person signed in on the web (webSession routes, and public pages with `showsAccount`); else null. */
+  webSession: WebSession | null;
+  /** The posted form of a webSession POST, after its CSRF check (files included); else null. */
+  form: ParsedForm | null;
 }
 
 export interface RouteDef<
@@ -62,11 +72,22 @@ export interface RouteDef<
   /** Scope an API token must carry (bearer and public routes). Declared once, here. */
   scope?: Scope;
   rateLimit: RateLimitCategory;
+  /**
+   * Health and readiness probes: the response reports the caller's budget (X-RateLimit-*) but the
+   * request spends none of it and is never refused with 429, so a burst from an address cannot
+   * make its orchestrator's probes fail.
+   */
+  unmetered?: boolean;
   /** Accepts an Idempotency-Key header (replays, 409 on a reused key). */
   idempotent?: boolean;
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Accepts JSON bodies up to LARGE_JSON_BODY_LIMIT instead of JSON_BODY_LIMIT (operator routes
+   * carrying a judge config with program tests); parsed only after authentication.
+   */
+  largeBody?: boolean;
   responses: Record<number, { description: string; schema?: ZodTypeAny; contentType?: string }>;
   /**
    * A public read that HTTP caches may keep: 200s carry a strong ETag over what they show,
@@ -82,6 +103,15 @@ export interface RouteDef<
   cacheVersion?: (input: { params: z.infer<P>; query: z.infer<Q>; deps: AppDeps }) => Promise<string | null>;
   /** Hidden from the OpenAPI document (HTML pages). */
   internal?: boolean;
+  /** A public page that shows who is signed in (the header's account part); reads the session cookie. */
+  showsAccount?: boolean;
+  /**
+   * webSession routes of the operators' console (/admin): a signed-in person who is not an
+   * operator gets the 403 page before anything else is read (form bodies included).
+   */
+  operatorsOnly?: boolean;
+  /** webSession routes: where a signed-out request goes instead of /login (e.g. POST /logout → /). */
+  whenSignedOut?: string;
   /**
    * When this answers true the route checks its own credential (GET /metrics with METRICS_TOKEN):
    * the pipeline does not read Authorization as a user credential, and rate-limits per address.
@@ -105,3 +135,11 @@ export function defineRoute<
 
 /** Standard error responses, so every route documents the envelope the same way. */
 export const uuidParam = z.object({ id: z.string().uuid() });
+
+/**
+ * A route that answers an HTML page: its errors are HTML pages too (src/web/error-page.ts), and it
+ * spends the `pages` rate-limit budget, apart from the API's (DESIGN.md "People signing in").
+ */
+export function isPageRoute(def: { responses: Record<number, { contentType?: string }> }): boolean {
+  return def.responses[200]?.contentType === 'text/html';
+}

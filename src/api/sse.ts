@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { Gauge } from 'prom-client';
-import { metricsRegistry, spectatorStreamsEvicted } from '../lib/metrics';
+import { spectatorStreamsEvicted, spectatorStreamsOpen } from '../lib/metrics';
 import {
   FEED_PAGE,
   serialiseFrame,
@@ -34,15 +33,6 @@ export const openSseStreams = (): number => openStreams;
 /** Streams dropped for not reading (since the process started). */
 export const evictedSseStreams = (): number => evictedStreams;
 export const MAX_SSE_STREAMS_PER_PROCESS = 6_000;
-
-new Gauge({
-  name: 'spectator_streams_open',
-  help: 'Open spectator (SSE) streams in this process',
-  registers: [metricsRegistry],
-  collect() {
-    this.set(openStreams);
-  },
-});
 
 const openStreamsByClient = new Map<string, number>();
 /**
@@ -90,6 +80,7 @@ export async function runSseStream(options: SseStreamOptions): Promise<void> {
   });
 
   openStreams += 1;
+  spectatorStreamsOpen.set(openStreams);
   let closed = false;
   const closedSignal = new Promise<void>((resolve) => {
     const onClose = () => {
@@ -201,6 +192,7 @@ export async function runSseStream(options: SseStreamOptions): Promise<void> {
     closed = true;
     leave();
     openStreams -= 1;
+    spectatorStreamsOpen.set(openStreams);
     if (!res.writableEnded && !res.destroyed) res.end();
   }
 }

@@ -24,6 +24,17 @@ export function isAdmin(p: Principal): boolean {
   return p.kind === 'user' && p.role === 'admin';
 }
 
+/** True when the caller acts for the agent that owns the resource (API token of that agent, or its owner's JWT). */
+export function ownsAgentResource(
+  principal: Principal,
+  resource: { agent_id: string; owner_user_id: string },
+): boolean {
+  if (principal.kind === 'apiToken' || principal.kind === 'agentKey')
+    return principal.agentId === resource.agent_id;
+  if (principal.kind === 'user') return principal.userId === resource.owner_user_id;
+  return false;
+}
+
 export function hasScope(p: Principal, scope: Scope): boolean {
   if (p.kind === 'user') return true;
   if (p.kind === 'apiToken') return p.scopes.includes(scope);

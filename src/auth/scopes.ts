@@ -1,16 +1,6 @@
 import { z } from 'zod';
+import { SCOPES, type Scope } from './scope-list';
 
-/** The complete set of scopes accepted on token creation (spec section 5). */
-export const SCOPES = [
-  'challenge:read',
-  'challenge:enter',
-  'submission:create',
-  'submission:read',
-  'result:read',
-  'leaderboard:read',
-  'agent:write',
-  'webhook:manage',
-] as const;
+export { SCOPES, type Scope };
 
 export const scopeSchema = z.enum(SCOPES);
-export type Scope = z.infer<typeof scopeSchema>;

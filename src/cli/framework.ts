@@ -18,8 +18,7 @@
  * `run` returns an exit code (default 0) or throws CliError (1 = refused/failed, 2 = usage).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { mintSessionJwt } from '../auth/jwt';
-import { loadConfig, type Config } from '../config';
+import type { Config } from '../config';
 import { suggest } from '../lib/suggest';
 
 export { suggest };
@@ -51,6 +50,13 @@ export interface CliContext {
    * from AUTH_JWT_SECRET for the operator `cli|operator` (15 min; refused in production).
    */
   adminJwt(): Promise<string>;
+  /**
+   * A participant's credential: --token or CCS_TOKEN (an API token made on the web), else an
+   * explicit --jwt / API_JWT. Never a minted one: a participant acts as themself.
+   */
+  token(): string;
+  /** Whether --token or CCS_TOKEN was given. */
+  readonly hasToken: boolean;
   /** Calls the API: the parsed body of a 2xx answer; anything else throws CliError (exit 1). */
   api<T = unknown>(method: string, path: string, body?: unknown, options?: ApiCallOptions): Promise<T>;
   /** stdout (results) and stderr (messages). */
@@ -87,7 +93,7 @@ export class CliError extends Error {
 export const usageError = (message: string) => new CliError(message, 2);
 
 /**
- * Takes the global options (--base-url, --jwt, --json, -h/--help) out of argv wherever they stand (before or after the command's
+ * Takes the global options (--base-url, --jwt, --token, --json, -h/--help) out of argv wherever they stand (before or after the command's
  * name), so `--base-url X challenges list` and `challenges list --base-url X` mean the same.
  * Stops at `--`.
  */
@@ -108,7 +114,7 @@ export function extractGlobals(argv: string[]): { rest: string[]; globals: Recor
       globals.json = true;
       continue;
     }
-    const m = /^--(base-url|jwt)(?:=(.*))?$/s.exec(arg);
+    const m = /^--(base-url|jwt|token)(?:=(.*))?$/s.exec(arg);
     if (!m) {
       rest.push(arg);
       continue;
@@ -183,6 +189,8 @@ export async function mintDevJwt(
   }
   if (!EXPIRES_PATTERN.test(expiresIn))
     throw usageError(`--expires must look like 30m, 12h or 7d (got "${expiresIn}")`);
+  // Loaded here, not at start-up: most commands never mint (jose is the CLI's heaviest import).
+  const { mintSessionJwt } = await import('../auth/jwt');
   return mintSessionJwt(
     config.AUTH_JWT_SECRET,
     { sub: claims.sub, name: claims.name, role: claims.role ?? 'user' },
@@ -269,6 +277,7 @@ export function helpText(commands: CliCommand[]): string {
     '  --base-url <url>   API address (default: API_BASE_URL, PUBLIC_BASE_URL or http://HOST:PORT)',
     '  --jwt <jwt>        session JWT for API calls (default: API_JWT, else a dev admin JWT minted from AUTH_JWT_SECRET,',
     '                     only for an API on this machine)',
+    '  --token <token>    API token for the participant commands (default: CCS_TOKEN; make one on the web)',
     '  --json             print results as JSON',
     "  -h, --help         show a command's usage",
   ].join('\n');
@@ -361,7 +370,9 @@ export async function runCli(
   const getConfig = (): Config => {
     if (!config) {
       try {
-        config = loadConfig(env);
+        // Loaded on first use: commands that only call the API never pay for the config schema.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        config = (require('../config') as typeof import('../config')).loadConfig(env);
       } catch (e) {
         throw new CliError((e as Error).message);
       }
@@ -377,6 +388,8 @@ export async function runCli(
     const args = parseCommandArgs(command, found.rest);
     if (globals.json) args.values.json = true;
     const explicitJwt = (typeof globals.jwt === 'string' && globals.jwt) || env.API_JWT || undefined;
+    const participantToken =
+      (typeof globals.token === 'string' && globals.token) || env.CCS_TOKEN || undefined;
     let minted: Promise<string> | undefined;
     const baseUrlFlag = typeof globals['base-url'] === 'string' ? globals['base-url'] : undefined;
     let baseUrl: string | undefined;
@@ -407,6 +420,15 @@ export async function runCli(
           '15m',
         );
         return minted;
+      },
+      hasToken: participantToken !== undefined,
+      token() {
+        const credential = participantToken ?? explicitJwt;
+        if (!credential)
+          throw new CliError(
+            'this command needs an API token: pass --token or set CCS_TOKEN (make one on the web under /me)',
+          );
+        return credential;
       },
       async api(method, path, body, callOptions = {}) {
         const auth = callOptions.auth === undefined ? await ctx.adminJwt() : callOptions.auth;
@@ -440,8 +462,8 @@ export async function runCli(
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (e instanceof CliError) {
-      err(`error: ${e.message}`);
-      if (e.exitCode === 2) err(`usage: ${command.usage}`);
+      // One line: what was wrong and where the usage is, not the whole synopsis.
+      err(`error: ${e.message}${e.exitCode === 2 ? ` (usage: help ${command.name})` : ''}`);
       return e.exitCode;
     }
     err(`error: ${(e as Error).message}`);

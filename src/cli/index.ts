@@ -1,5 +1,6 @@
 /**
- * Operator CLI: `npm run -s cli -- <command> [options]` (`help` lists the commands).
+ * The CLI, for operators and participants: `npm run -s cli -- <command> [options]` (`help` lists
+ * the commands); compiled (`npm run build`): `node dist/src/cli/index.js <command>`.
  *
  * Each area contributes a module under src/cli/commands/ exporting `commands: CliCommand[]`
  * (see src/cli/framework.ts); registering it is one line in COMMAND_MODULES below.
@@ -10,6 +11,7 @@ export const COMMAND_MODULES: CliModuleLoader[] = [
   () => import('./commands/auth'),
   () => import('./commands/webhooks'),
   () => import('./commands/submissions'),
+  () => import('./commands/participant'),
   // challenges.ts is one function over the whole group, adapted to a single `challenges` command.
   () =>
     import('./commands/challenges').then((m) => ({

@@ -231,7 +231,7 @@ export async function seedDemoData(db: Pool, options: SeedOptions = {}): Promise
     // Publish what this seed created and never published (also finishes an interrupted earlier run).
     if (!row || row.status !== 'draft' || row.published_at || row.quarantined_at) continue;
     if (deps) {
-      await publishChallenge(deps, demo.id);
+      await publishChallenge(deps, { userId: adminUser.id }, demo.id);
     } else {
       await updateChallenge(db, demo.id, { status: 'active', published_at: new Date() });
     }
@@ -245,7 +245,7 @@ async function main(): Promise<void> {
   const { loadConfig } = await import('../config');
   const { migrate } = await import('../db/migrate');
   const { createPool } = await import('../db/pool');
-  const { lazyTemporalClient } = await import('../temporal/client');
+  const { lazyTemporalClient } = await import('../temporal-client/client');
   const config = loadConfig();
   if (config.NODE_ENV === 'production')
     throw new Error('refusing to seed demo data with NODE_ENV=production');

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { decodeCursor as decodeKeysetCursor, encodeCursor as encodeKeysetCursor } from '../lib/keyset-cursor';
 import { notFound, validationError } from '../errors';
 import type { Pagination } from '../lib/pagination';
 import type { Principal } from '../auth/principal';
@@ -11,7 +12,7 @@ import {
 } from '../db/queries/leaderboard';
 import { findLeaderboardVersions } from '../db/queries/leaderboard-versions';
 import { batchPerTurn } from '../lib/turn-batch';
-import { canSeeChallenge } from './challenges/rules';
+import { canSeeChallenge } from './challenges/policy';
 
 export const LEADERBOARD_DEFAULT_LIMIT = 50;
 export const LEADERBOARD_MAX_LIMIT = 100;
@@ -54,33 +55,28 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SCORE = /^\d{1,3}(\.\d{1,2})?$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** Opaque cursor: base64url of the last row's sort key `[score, reached_at ISO, agent_id]`. */
+/** Opaque cursor (the one codec, src/lib/keyset-cursor.ts): the last row's sort key `[score, reached_at ISO, agent_id]`. */
 export function encodeCursor(key: LeaderboardSortKey): string {
-  return Buffer.from(JSON.stringify([key.score, key.reachedAt.toISOString(), key.agentId])).toString(
-    'base64url',
-  );
+  return encodeKeysetCursor([key.score, key.reachedAt.toISOString(), key.agentId]);
 }
 
 /** Decodes a cursor from a previous page; anything else is 400 VALIDATION_ERROR. */
 export function decodeCursor(cursor: string): LeaderboardSortKey {
-  const invalid = () =>
-    validationError('query.cursor: invalid cursor (use next_cursor from the previous page)');
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw invalid();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid();
-  const [score, reachedAt, agentId] = parsed as unknown[];
-  if (typeof score !== 'string' || !SCORE.test(score) || Number(score) > 100) throw invalid();
-  // Exactly what encodeCursor writes (toISOString of a stored time): other strings Date.parse accepts
-  // can lie outside PostgreSQL's timestamp range.
-  if (typeof reachedAt !== 'string' || !ISO_UTC.test(reachedAt) || Number.isNaN(Date.parse(reachedAt)))
-    throw invalid();
-  if (typeof agentId !== 'string' || !UUID.test(agentId)) throw invalid();
-  return { score, reachedAt: new Date(reachedAt), agentId };
+  return decodeKeysetCursor(
+    cursor,
+    (parts) => {
+      if (parts.length !== 3) return null;
+      const [score, reachedAt, agentId] = parts;
+      if (typeof score !== 'string' || !SCORE.test(score) || Number(score) > 100) return null;
+      // Exactly what encodeCursor writes (toISOString of a stored time): other strings Date.parse
+      // accepts can lie outside PostgreSQL's timestamp range.
+      if (typeof reachedAt !== 'string' || !ISO_UTC.test(reachedAt) || Number.isNaN(Date.parse(reachedAt)))
+        return null;
+      if (typeof agentId !== 'string' || !UUID.test(agentId)) return null;
+      return { score, reachedAt: new Date(reachedAt), agentId };
+    },
+    () => validationError('query.cursor: invalid cursor (use next_cursor from the previous page)'),
+  );
 }
 
 function sortKeyOf(row: LeaderboardRow): LeaderboardSortKey {

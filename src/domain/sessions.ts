@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { ServiceError, notFound } from '../errors';
 import { canonicalJson } from '../lib/canonical-json';
 import { iso } from '../lib/time';
-import { isAdmin, type Principal } from '../auth/principal';
+import type { Principal } from '../auth/principal';
 import { withTransaction, type Queryable } from '../db/pool';
 import { findChallengeById, type ChallengeRow } from '../db/queries/challenges';
 import { upsertEntry } from '../db/queries/entries';
@@ -19,17 +19,7 @@ import { markEntryActive } from '../db/queries/entries';
 import { emitEvent } from '../events/outbox';
 import { enterability } from './challenges/rules';
 import { resolveActingAgent } from './identity';
-
-/** True when the caller acts for the agent that owns the resource (API token of that agent, or its owner's JWT). */
-export function ownsAgentResource(
-  principal: Principal,
-  resource: { agent_id: string; owner_user_id: string },
-): boolean {
-  if (principal.kind === 'apiToken' || principal.kind === 'agentKey')
-    return principal.agentId === resource.agent_id;
-  if (principal.kind === 'user') return principal.userId === resource.owner_user_id;
-  return false;
-}
+import { isOwnerOrOperator } from './submissions/policy';
 
 /** Why an open session must be closed now (expired, or its challenge stopped being active), or null. */
 export function lapseReason(
@@ -148,7 +138,7 @@ export async function loadSessionFor(
   sessionId: string,
 ): Promise<{ session: SessionRow; challenge: ChallengeRow | null }> {
   const session = await findSessionById(db, sessionId);
-  if (!session || !(ownsAgentResource(principal, session) || isAdmin(principal))) throw notFound('session');
+  if (!session || !isOwnerOrOperator(principal, session)) throw notFound('session');
   const challenge = await findChallengeById(db, session.challenge_id);
   return { session: await closeIfLapsed(db, session, challenge), challenge };
 }

@@ -58,10 +58,31 @@ function competitorDetails(
   const visible: Record<string, unknown> = {};
   if (typeof details.entry === 'string' || details.entry === null) visible.entry = details.entry;
   if (typeof details.compile_error === 'string') visible.compile_error = details.compile_error;
+  // program judge: the owner's language, compiler output and the reason of a judged 0.
+  for (const key of ['language', 'compile_output', 'reason'] as const) {
+    if (typeof details[key] === 'string' || details[key] === null) visible[key] = details[key];
+  }
   if (Array.isArray(details.tests)) {
-    visible.tests = details.tests.filter((test) => isRecord(test) && test.hidden === false);
+    visible.tests = details.tests.flatMap((test) => {
+      if (!isRecord(test)) return [];
+      if (test.hidden === false) return [test];
+      // Like a contest judge, a program test's name and verdict, never its data or output.
+      if (typeof test.verdict === 'string') return [hiddenProgramTest(test)];
+      return [];
+    });
   }
   return Object.keys(visible).length > 0 ? visible : undefined;
+}
+
+/** What an owner sees of a hidden program test (an allowlist: nothing of its input or output). */
+function hiddenProgramTest(test: Record<string, unknown>): Record<string, unknown> {
+  return {
+    name: test.name,
+    hidden: true,
+    verdict: test.verdict,
+    time_ms: test.time_ms,
+    memory_kb: test.memory_kb,
+  };
 }
 
 /** Projects a judge outcome for one audience; snake_case, JSON-ready. */

@@ -6,6 +6,7 @@ import {
   findNestedQuantifier,
   regexSyntaxError,
 } from './regex-safety';
+import { LANGUAGE_IDS } from './program/languages';
 
 /** Bounds of a judge config (admin input, stored per challenge). */
 export const JUDGE_CONFIG_LIMITS = {
@@ -26,6 +27,17 @@ export const JUDGE_CONFIG_LIMITS = {
   minHttpTimeoutMs: 100,
   maxHttpTimeoutMs: 120_000,
   maxHeaders: 50,
+  defaultProgramTimeLimitMs: 2_000,
+  minProgramTimeLimitMs: 50,
+  maxProgramTimeLimitMs: 10_000,
+  defaultProgramMemoryMb: 256,
+  minProgramMemoryMb: 32,
+  maxProgramMemoryMb: 1024,
+  defaultFloatTolerance: 1e-6,
+  /** Each test's stdin and expected_stdout (characters of the JSON string; ASCII-sized bytes). */
+  maxProgramTestDataChars: 1024 * 1024,
+  /** A whole judge config, as JSON. */
+  maxJudgeConfigJsonChars: 8 * 1024 * 1024,
 } as const;
 
 // Needed here because this module's schemas are built at import, before the API module extends zod.
@@ -302,13 +314,71 @@ export const httpJudgeConfigSchema = z
   })
   .strict();
 
+// ---- program -----------------------------------------------------------------------------------
+
+const programTestSchema = z
+  .object({
+    name: nameSchema,
+    hidden: z.boolean().default(false),
+    weight: weightSchema,
+    stdin: z.string().max(JUDGE_CONFIG_LIMITS.maxProgramTestDataChars).default(''),
+    expected_stdout: z.string().max(JUDGE_CONFIG_LIMITS.maxProgramTestDataChars),
+  })
+  .strict();
+
+export const programJudgeConfigSchema = z
+  .object({
+    kind: z.literal('program'),
+    /** Languages a submission may use; default: all of them. */
+    languages: z
+      .array(z.enum(LANGUAGE_IDS))
+      .min(1)
+      .max(LANGUAGE_IDS.length)
+      .refine((ids) => new Set(ids).size === ids.length, 'duplicate language')
+      .optional(),
+    /** CPU time per test. */
+    time_limit_ms: z
+      .number()
+      .int()
+      .min(JUDGE_CONFIG_LIMITS.minProgramTimeLimitMs)
+      .max(JUDGE_CONFIG_LIMITS.maxProgramTimeLimitMs)
+      .default(JUDGE_CONFIG_LIMITS.defaultProgramTimeLimitMs),
+    memory_mb: z
+      .number()
+      .int()
+      .min(JUDGE_CONFIG_LIMITS.minProgramMemoryMb)
+      .max(JUDGE_CONFIG_LIMITS.maxProgramMemoryMb)
+      .default(JUDGE_CONFIG_LIMITS.defaultProgramMemoryMb),
+    compare: z.enum(['lines', 'exact', 'tokens', 'float']).default('lines'),
+    float_tolerance: z
+      .number()
+      .finite()
+      .nonnegative()
+      .max(1e6)
+      .default(JUDGE_CONFIG_LIMITS.defaultFloatTolerance),
+    tests: z.array(programTestSchema).min(1).max(JUDGE_CONFIG_LIMITS.maxTests).superRefine(uniqueNames),
+  })
+  .strict();
+
 // ---- the union ---------------------------------------------------------------------------------
 
-export const judgeConfigSchema = z.discriminatedUnion('kind', [
-  rubricJudgeConfigSchema,
-  testsJudgeConfigSchema,
-  httpJudgeConfigSchema,
-]);
+export const judgeConfigSchema = z
+  .discriminatedUnion('kind', [
+    rubricJudgeConfigSchema,
+    testsJudgeConfigSchema,
+    httpJudgeConfigSchema,
+    programJudgeConfigSchema,
+  ])
+  .superRefine((config, ctx) => {
+    // Only a program judge's tests can get near the bound; measuring the others costs a stringify.
+    if (config.kind !== 'program') return;
+    if (JSON.stringify(config).length > JUDGE_CONFIG_LIMITS.maxJudgeConfigJsonChars) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `a judge config must stay under ${JUDGE_CONFIG_LIMITS.maxJudgeConfigJsonChars} characters of JSON`,
+      });
+    }
+  });
 
 /** A parsed judge config (defaults applied). */
 export type JudgeConfig = z.infer<typeof judgeConfigSchema>;
@@ -320,3 +390,5 @@ export type RubricCheck = z.infer<typeof rubricCheckSchema>;
 export type TestsJudgeConfig = z.infer<typeof testsJudgeConfigSchema>;
 export type TestCaseConfig = TestsJudgeConfig['tests'][number];
 export type HttpJudgeConfig = z.infer<typeof httpJudgeConfigSchema>;
+export type ProgramJudgeConfig = z.infer<typeof programJudgeConfigSchema>;
+export type ProgramTestConfig = ProgramJudgeConfig['tests'][number];

@@ -1,6 +1,7 @@
 import { type JudgeConfig, type JudgeConfigInput, judgeConfigSchema } from './config';
 import { InvalidJudgeConfigError } from './errors';
 import { runHttpJudge } from './http-judge';
+import { runProgramJudge } from './program-judge';
 import { runRubricJudge } from './rubric-judge';
 import { runTestsJudge } from './tests-judge';
 import type { JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './types';
@@ -11,7 +12,8 @@ import type { JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './type
  * submission:
  *  - InvalidJudgeConfigError (not retryable): the config does not pass judgeConfigSchema;
  *  - GraderUnavailableError (retryable) / GraderRejectedError (not retryable): `http` judge;
- *  - SandboxUnavailableError (retryable): `tests` judge could not start a sandbox process;
+ *  - SandboxUnavailableError (retryable): `tests` or `program` judge could not start a sandbox
+ *    process (or this worker lacks the program's language runtime);
  *  - the reason of options.signal when judging is cancelled.
  */
 export async function runJudge(
@@ -45,5 +47,7 @@ export async function runJudge(
       return runTestsJudge(judgeConfig, normalizedSubmission, options);
     case 'http':
       return runHttpJudge(judgeConfig, normalizedSubmission, options);
+    case 'program':
+      return runProgramJudge(judgeConfig, normalizedSubmission, options);
   }
 }

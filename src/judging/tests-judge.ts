@@ -1,7 +1,7 @@
-import os from 'node:os';
 import type { TestCaseConfig, TestsJudgeConfig } from './config';
 import { weightedScore } from './scoring';
 import { encodedEqualsJson, previewEncoded, previewJson } from './sandbox/encoded-value';
+import { judgedZero } from './judged-zero';
 import { type PreparedSubmission, prepareSubmission } from './sandbox/prepare-submission';
 import { type SandboxModule, type SandboxResult, runCallsInSandbox } from './sandbox/run-in-sandbox';
 import { sandboxRuntime } from './sandbox/sandbox-runtime';
@@ -25,9 +25,12 @@ interface TestVerdict {
   run?: SandboxResult;
 }
 
-function defaultConcurrency(): number {
-  return Math.max(1, Math.min(4, os.availableParallelism() - 1));
-}
+/**
+ * A judging occupies one sandbox slot at a time: the fair-share caps (judgings in flight per
+ * agent and per owner, admission.ts) are then caps in slots, and a worker that takes as many
+ * judgings as it has slots never queues a judging's tests behind another's.
+ */
+const DEFAULT_TEST_CONCURRENCY = 1;
 
 export function verdictFor(
   result: SandboxResult,
@@ -64,7 +67,7 @@ export function verdictFor(
 }
 
 /** Runs `worker` over the items with at most `limit` in flight; the first rejection aborts the rest. */
-async function runPool<T, R>(
+export async function runPool<T, R>(
   items: readonly T[],
   limit: number,
   signal: AbortSignal | undefined,
@@ -73,6 +76,8 @@ async function runPool<T, R>(
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
+  // Aborted while the sandbox runtime was being set up: the listener above will never fire.
+  if (signal?.aborted) onAbort();
   const results: R[] = new Array(items.length);
   let next = 0;
   const lane = async () => {
@@ -177,12 +182,12 @@ export async function runTestsJudge(
 ): Promise<JudgeOutcome> {
   const prepared: PreparedSubmission = prepareSubmission(submission, config.entry);
   if (prepared.kind === 'unrunnable') {
+    // The submission's fault (no entry file, no code it could run): a judged 0, not a failure of ours.
     const verdicts = config.tests.map(() => ({ passed: false, feedback: `not run: ${prepared.reason}` }));
-    return buildOutcome(config, verdicts, {
-      resultState: 'failed',
-      summary: `Could not run the submission: ${prepared.reason}`,
-      entry: null,
-    });
+    return judgedZero(
+      prepared.reason,
+      buildOutcome(config, verdicts, { resultState: 'scored', entry: null }),
+    );
   }
   if (prepared.kind === 'compile_error') {
     const verdicts = config.tests.map(() => ({
@@ -200,7 +205,7 @@ export async function runTestsJudge(
   const modules: readonly SandboxModule[] = prepared.modules;
   const { launcher, onUnsafeRun } = await sandboxRuntime();
   if (launcher.isolation === 'unsafe-process') onUnsafeRun?.();
-  const concurrency = options.testConcurrency ?? defaultConcurrency();
+  const concurrency = options.testConcurrency ?? DEFAULT_TEST_CONCURRENCY;
   const verdicts: TestVerdict[] = new Array(config.tests.length);
   let completed = 0;
   await runPool(batchesOf(config.tests, concurrency), concurrency, options.signal, async (batch, signal) => {

@@ -35,6 +35,6 @@ export interface JudgeRunOptions {
   signal?: AbortSignal;
   /** Called after each finished test case of a `tests` judge (useful for activity heartbeats). */
   onProgress?: (progress: { completed: number; total: number }) => void;
-  /** Sandboxes run at the same time by the `tests` judge. Defaults to cores - 1 (1..4). */
+  /** Sandboxes run at the same time by the `tests` judge. Defaults to 1: a judging is one slot (fair-share caps count slots). */
   testConcurrency?: number;
 }

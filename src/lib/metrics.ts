@@ -1,6 +1,6 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** One registry per process; /metrics serves it. */
+/** One registry per process; /metrics serves it. Every metric of the service is declared in this file. */
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
 
@@ -35,5 +35,51 @@ export const httpResponseCacheLookups = new Counter({
   name: 'http_response_cache_lookups_total',
   help: 'Versioned response cache of cacheable reads: answers served from this process (hit) or rendered (miss)',
   labelNames: ['route', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Open spectator (SSE) streams in this process; src/api/sse.ts keeps it current. */
+export const spectatorStreamsOpen = new Gauge({
+  name: 'spectator_streams_open',
+  help: 'Open spectator (SSE) streams in this process',
+  registers: [metricsRegistry],
+});
+
+export const webhookAttemptsTotal = new Counter({
+  name: 'webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const webhookAttemptLatency = new Histogram({
+  name: 'webhook_attempt_latency_seconds',
+  help: 'Receiver response time per attempt',
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export const webhookEventsDispatched = new Counter({
+  name: 'webhook_outbox_events_dispatched_total',
+  help: 'Outbox events fanned out to webhook deliveries',
+  registers: [metricsRegistry],
+});
+
+export const webhookDeliveriesCreated = new Counter({
+  name: 'webhook_deliveries_created_total',
+  help: 'Webhook deliveries created by the fan-out',
+  registers: [metricsRegistry],
+});
+
+export const webhookInvalidEvents = new Counter({
+  name: 'webhook_outbox_invalid_events_total',
+  help: 'Outbox events whose payload could not be turned into a delivery body (emitter bug)',
+  registers: [metricsRegistry],
+});
+
+export const webhookDispatchLag = new Histogram({
+  name: 'webhook_outbox_dispatch_lag_seconds',
+  help: 'Time from an event being written to its deliveries being created',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   registers: [metricsRegistry],
 });

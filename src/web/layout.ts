@@ -40,17 +40,23 @@ export function pageCsp(nonce: string, options: { formAction?: boolean } = {}): 
     "connect-src 'self'",
     "img-src 'self' data:",
     "base-uri 'none'",
-    options.formAction ? "form-action 'self'" : "form-action 'none'",
+    // Pages post forms to this origin (the header's "Sign out" is on every page of a signed-in person).
+    options.formAction === false ? "form-action 'none'" : "form-action 'self'",
     "frame-ancestors 'none'",
     "require-trusted-types-for 'script'",
   ].join('; ');
 }
 
-export function pageHeaders(nonce: string, options: { formAction?: boolean } = {}): Record<string, string> {
+export function pageHeaders(
+  nonce: string,
+  options: { formAction?: boolean; referrer?: 'no-referrer' | 'same-origin' } = {},
+): Record<string, string> {
   return {
     'Content-Security-Policy': pageCsp(nonce, options),
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    // same-origin: a form post carries this page's Origin (no-referrer would send `Origin: null`,
+    // which the CSRF check refuses); other sites still get no Referer.
+    'Referrer-Policy': options.referrer ?? 'same-origin',
     'X-Frame-Options': 'DENY',
     'Cache-Control': 'no-store',
   };
@@ -96,10 +102,23 @@ export const BASE_STYLE = `
 * { box-sizing: border-box; }
 body { margin:0; background:var(--bg); color:var(--text); font:15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 a { color:var(--accent); }
-a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline:2px solid var(--accent); outline-offset:2px; }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, .table-wrap:focus-visible { outline:2px solid var(--accent); outline-offset:2px; }
 .site { display:flex; gap:20px; align-items:center; padding:12px 24px; border-bottom:1px solid var(--line); flex-wrap:wrap; }
 .site .brand { font-weight:700; color:var(--text); text-decoration:none; }
-.site nav { display:flex; gap:16px; }
+.site nav { display:flex; gap:16px; flex-wrap:wrap; }
+.site .signout, .site .signin { margin-left:auto; display:flex; gap:10px; align-items:center; }
+.shown-once { border:1px solid var(--ok); border-left:3px solid var(--ok); padding:8px 12px; border-radius:6px; background:var(--panel); overflow-wrap:anywhere; }
+.stack { display:flex; flex-direction:column; gap:12px; max-width:560px; }
+.row { display:flex; flex-wrap:wrap; gap:8px; align-items:flex-end; }
+textarea { font:13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; color:var(--text); background:var(--code); border:1px solid var(--line); border-radius:6px; padding:6px 10px; width:100%; }
+.table-wrap { overflow-x:auto; position:relative; }
+.steps { display:flex; flex-wrap:wrap; gap:8px; list-style:none; padding:0; }
+.steps li { border:1px solid var(--line); border-radius:999px; padding:2px 10px; color:var(--muted); }
+.steps li[aria-current] { border-color:var(--accent); color:var(--text); }
+fieldset { border:1px solid var(--line); border-radius:6px; min-width:0; }
+.shown-once pre { white-space:pre-wrap; word-break:break-all; }
+input, select, textarea { max-width:100%; }
+label.check { flex-direction:row; color:var(--text); }
 main { max-width:1100px; margin:0 auto; padding:20px 24px 48px; }
 h1 { margin:4px 0 8px; font-size:26px; }
 h2 { margin:28px 0 10px; font-size:18px; }
@@ -132,26 +151,88 @@ pre { background:var(--code); border:1px solid var(--line); border-radius:6px; p
 .grid2 { display:grid; grid-template-columns:minmax(0, 1fr) minmax(0, 1fr); gap:24px; }
 @media (max-width: 860px) { .grid2 { grid-template-columns:1fr; } }
 .notice { border:1px solid var(--line); border-left:3px solid var(--warn); padding:8px 12px; border-radius:6px; background:var(--panel); }
+h3 { margin:16px 0 6px; font-size:15px; }
+/* At 390 px nothing may push the page sideways: wide tables scroll in their own box, long words wrap. */
+main { overflow-wrap:anywhere; }
+input, select { max-width:100%; min-width:0; }
+form.filters label { max-width:100%; }
+.table-wrap { overflow-x:auto; max-width:100%; }
+ul.inline { list-style:none; padding:0; margin:0; display:flex; flex-wrap:wrap; gap:4px 10px; }
+ul.next { display:flex; flex-wrap:wrap; gap:8px 20px; padding:0; list-style:none; }
+@media (max-width: 600px) { main { padding:14px 12px 40px; } .site { padding:10px 12px; gap:10px; } }
 .sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 `;
 
-export function siteHeader(): string {
-  return `<header class="site"><a class="brand" href="/">Challenges</a><nav aria-label="Site"><a href="/">Challenges</a><a href="/me">My submissions</a><a href="/api/v1/docs">API reference</a></nav></header>`;
+/** Who is signed in, as the site header shows it (undefined on pages that do not look). */
+export interface HeaderAccount {
+  /** null: signed out (the header offers "Sign in"). */
+  signedIn: {
+    name: string;
+    csrfToken: string;
+    /** An operator: the header links the console. */ operator?: boolean;
+  } | null;
+  /** Where "Sign in" returns to. */
+  returnTo?: string;
 }
 
-export function pageShell(input: { title: string; nonce: string; body: string; script?: string }): string {
+/** The header's account part for a page, from the web session (null: signed out). */
+export function headerAccount(
+  session: { name: string | null; subject: string; csrfToken: string; role?: string } | null,
+  returnTo?: string,
+): HeaderAccount {
+  return {
+    signedIn: session
+      ? {
+          name: session.name ?? session.subject,
+          csrfToken: session.csrfToken,
+          operator: session.role === 'admin',
+        }
+      : null,
+    returnTo,
+  };
+}
+
+export function siteHeader(account?: HeaderAccount): string {
+  let accountPart = '';
+  if (account?.signedIn) {
+    accountPart = `<form class="signout" method="post" action="/logout"><input type="hidden" name="_csrf" value="${escapeHtml(account.signedIn.csrfToken)}"><span class="muted small">Signed in as ${escapeHtml(account.signedIn.name)}</span> <button type="submit" class="secondary">Sign out</button></form>`;
+  } else if (account) {
+    const back =
+      account.returnTo && account.returnTo !== '/'
+        ? `?return_to=${encodeURIComponent(account.returnTo)}`
+        : '';
+    accountPart = `<a class="signin" href="/login${back}">Sign in</a>`;
+  }
+  const mine = account?.signedIn
+    ? '<a href="/me/agents">My agents</a><a href="/me/tokens">API tokens</a><a href="/me/webhooks">Webhooks</a><a href="/me">My submissions</a>'
+    : '<a href="/me">My submissions</a>';
+  const consoleLink = account?.signedIn?.operator ? '<a href="/admin">Console</a>' : '';
+  return `<header class="site"><a class="brand" href="/">Challenges</a><nav aria-label="Site"><a href="/">Challenges</a>${mine}${consoleLink}<a href="/api/v1/docs">API reference</a></nav>${accountPart}</header>`;
+}
+
+export function pageShell(input: {
+  title: string;
+  nonce: string;
+  body: string;
+  script?: string;
+  /** Extra CSS of the page (after the shared style, under the same nonce). */
+  style?: string;
+  account?: HeaderAccount;
+  /** Pages with forms that post send their origin (no-referrer would make it `null`, refused). */
+  referrer?: 'no-referrer' | 'same-origin';
+}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="${input.referrer ?? 'same-origin'}">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(input.title)}</title>
-<style nonce="${input.nonce}">${BASE_STYLE}</style>
+<style nonce="${input.nonce}">${BASE_STYLE}${input.style ?? ''}</style>
 </head>
 <body>
-${siteHeader()}
+${siteHeader(input.account)}
 <main id="main">
 ${input.body}
 </main>

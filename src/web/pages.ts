@@ -1,5 +1,7 @@
-import type { ChallengeRow } from '../db/queries/challenges';
+import type { ChallengeRow, ChallengeSummaryRow } from '../db/queries/challenges';
 import type { LeaderboardEntry } from '../domain/leaderboard';
+import { judgePublicView, type JudgePublic } from '../judging';
+import { FORMAT_SCORE_JS, formatScore } from '../lib/score';
 import {
   escapeHtml as h,
   jsonForScriptBlock,
@@ -8,6 +10,7 @@ import {
   newNonce,
   pageHeaders,
   pageShell,
+  type HeaderAccount,
   type RenderedPage,
 } from './layout';
 
@@ -45,11 +48,12 @@ export interface HomeFilters {
 }
 
 export function renderHomePage(input: {
-  rows: ChallengeRow[];
+  rows: ChallengeSummaryRow[];
   total: number;
   limit: number;
   filters: HomeFilters;
   now?: Date;
+  account?: HeaderAccount;
 }): RenderedPage {
   const nonce = newNonce();
   const now = input.now ?? new Date();
@@ -87,45 +91,95 @@ export function renderHomePage(input: {
 ${input.rows.length ? `<ul class="cards" id="challenges">${cards}</ul>` : '<p class="notice" id="challenges">No challenges match these filters.</p>'}
 <nav class="pager" aria-label="Pages">${filters.page > 1 ? `<a href="${h(query(filters.page - 1))}" rel="prev">← Newer</a>` : ''}${filters.page < pages ? `<a href="${h(query(filters.page + 1))}" rel="next">Older →</a>` : ''}</nav>`;
   return {
-    html: pageShell({ title: 'Challenges', nonce, body }),
+    html: pageShell({ title: 'Challenges', nonce, body, account: input.account }),
     headers: pageHeaders(nonce, { formAction: true }),
   };
 }
 
 // ---- /challenges/{id} ----------------------------------------------------------------------------
 
-/** What a competitor may know about the judge: its kind and the visible criteria or tests. */
-function judgeRules(judge: Record<string, unknown>): string {
-  const kind = String(judge.kind ?? 'unknown');
-  if (kind === 'rubric') {
-    const criteria =
-      (judge.criteria as { name: string; weight?: number; hidden?: boolean; description?: string }[]) ?? [];
-    const visible = criteria.filter((c) => !c.hidden);
-    const hidden = criteria.length - visible.length;
-    return `<p>Judged by a <strong>rubric</strong>: each criterion is met or not, the score is the weighted share met.</p>
-<table><caption class="sr-only">Visible criteria</caption><thead><tr><th scope="col">Criterion</th><th scope="col" class="num">Weight</th></tr></thead><tbody>
-${visible.map((c) => `<tr><td>${h(c.name)}${c.description ? `<div class="muted small">${h(c.description)}</div>` : ''}</td><td class="num">${c.weight ?? 1}</td></tr>`).join('')}
-</tbody></table>${hidden ? `<p class="muted small">${hidden} hidden ${hidden === 1 ? 'criterion also counts' : 'criteria also count'}.</p>` : ''}`;
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** What a competitor may know about the judge: its public view (src/judging/public-view.ts). */
+function judgeRules(judge: JudgePublic): string {
+  const hiddenTests = judge.hidden_test_count
+    ? `<p class="muted small">${plural(judge.hidden_test_count, 'hidden test also counts', 'hidden tests also count')}.</p>`
+    : '';
+  const cut = '<span class="muted small"> (cut at 4 KB)</span>';
+  switch (judge.kind) {
+    case 'rubric':
+      return `<p>Judged by a <strong>rubric</strong>: each criterion is met or not, the score is the weighted share met.</p>
+<div class="table-wrap" tabindex="0" role="region" aria-label="Visible criteria"><table><caption class="sr-only">Visible criteria</caption><thead><tr><th scope="col">Criterion</th><th scope="col" class="num">Weight</th></tr></thead><tbody>
+${judge.criteria.map((c) => `<tr><td>${h(c.name)}${c.description ? `<div class="muted small">${h(c.description)}</div>` : ''}</td><td class="num">${c.weight}</td></tr>`).join('')}
+</tbody></table></div>${judge.hidden_criteria_count ? `<p class="muted small">${plural(judge.hidden_criteria_count, 'hidden criterion also counts', 'hidden criteria also count')}.</p>` : ''}`;
+    case 'tests': {
+      const limits = judge.limits!;
+      return `<p>Judged by <strong>tests</strong>: each test calls a function your code exports, in a sandbox (${limits.time_limit_ms} ms, ${limits.memory_mb} MB per test).</p>
+<div class="table-wrap" tabindex="0" role="region" aria-label="Visible tests"><table id="visible-tests"><caption class="sr-only">Visible tests</caption><thead><tr><th scope="col">Test</th><th scope="col">Call</th><th scope="col">Expected</th></tr></thead><tbody>
+${judge.tests
+  .map((t) =>
+    'export' in t
+      ? `<tr><td>${h(t.name)}</td><td>${t.args === null ? cut : `<code>${h(`${t.export}(${t.args.map((a) => JSON.stringify(a)).join(', ')})`)}</code>`}</td><td>${t.truncated && t.expected === null ? cut : `<code>${h(JSON.stringify(t.expected))}</code>`}</td></tr>`
+      : '',
+  )
+  .join('')}
+</tbody></table></div>${hiddenTests}`;
+    }
+    case 'program': {
+      const limits = judge.limits!;
+      return `<p>Judged by <strong>running your program</strong> on each test's input and comparing its output (${h(limits.compare ?? 'lines')}); ${limits.time_limit_ms} ms CPU and ${limits.memory_mb} MB per test.</p>
+<div class="table-wrap" tabindex="0" role="region" aria-label="Visible tests"><table id="visible-tests"><caption class="sr-only">Visible tests</caption><thead><tr><th scope="col">Test</th><th scope="col">Input</th><th scope="col">Expected output</th></tr></thead><tbody>
+${judge.tests
+  .map((t) =>
+    'stdin' in t
+      ? `<tr><td>${h(t.name)}${t.truncated ? cut : ''}</td><td><pre>${h(t.stdin ?? '')}</pre></td><td><pre>${h(t.expected_stdout ?? '')}</pre></td></tr>`
+      : '',
+  )
+  .join('')}
+</tbody></table></div>${hiddenTests}`;
+    }
+    case 'http':
+      return '<p>Judged by an external grading service.</p>';
+    default:
+      return `<p>Judge: ${h(judge.kind)}</p>`;
   }
-  if (kind === 'tests') {
-    const tests =
-      (judge.tests as {
-        name: string;
-        export: string;
-        args?: unknown[];
-        expected: unknown;
-        hidden?: boolean;
-        weight?: number;
-      }[]) ?? [];
-    const visible = tests.filter((t) => !t.hidden);
-    const hidden = tests.length - visible.length;
-    return `<p>Judged by <strong>tests</strong>: each test calls a function your code exports${judge.entry ? ` from <code>${h(String(judge.entry))}</code>` : ''}, in a sandbox (${Number(judge.timeout_ms_per_test ?? 2000)} ms, ${Number(judge.memory_mb ?? 64)} MB per test).</p>
-<table><caption class="sr-only">Visible tests</caption><thead><tr><th scope="col">Test</th><th scope="col">Call</th><th scope="col">Expected</th></tr></thead><tbody>
-${visible.map((t) => `<tr><td>${h(t.name)}</td><td><code>${h(`${t.export}(${(t.args ?? []).map((a) => JSON.stringify(a)).join(', ')})`)}</code></td><td><code>${h(JSON.stringify(t.expected))}</code></td></tr>`).join('')}
-</tbody></table>${hidden ? `<p class="muted small">${hidden} hidden ${hidden === 1 ? 'test also counts' : 'tests also count'}.</p>` : ''}`;
-  }
-  if (kind === 'http') return '<p>Judged by an external grading service.</p>';
-  return `<p>Judge: ${h(kind)}</p>`;
+}
+
+/** "How to take part": the CLI and API lines for this challenge, and what a submission may be. */
+function takePart(c: ChallengeRow, judge: JudgePublic, baseUrl: string): string {
+  const id = c.id;
+  const api = baseUrl.replace(/\/+$/, '');
+  const example =
+    judge.kind === 'program' ? 'main.py' : judge.kind === 'tests' ? 'solution.ts' : 'answer.txt';
+  const cli = [
+    '# an API token for your agent (made on the web), then:',
+    'export CCS_TOKEN=svc_sk_...',
+    `npm run -s cli -- --base-url ${api} sessions open ${id}`,
+    `npm run -s cli -- --base-url ${api} submit ${id} --file ${example} --wait`,
+  ].join('\n');
+  const body =
+    judge.languages === null
+      ? '{"content": "your answer"}'
+      : `{"content": "", "files": [{"path": "${example}", "content": "..."}]}`;
+  const curl = [
+    `curl -s ${api}/api/v1/challenges/${id}   # judge_public: languages, limits, visible tests`,
+    `curl -s -X POST ${api}/api/v1/challenges/${id}/sessions -H "Authorization: Bearer $CCS_TOKEN"`,
+    `curl -s -X POST ${api}/api/v1/sessions/$SESSION_ID/submissions -H "Authorization: Bearer $CCS_TOKEN" \\`,
+    `  -H 'content-type: application/json' -d '${body}'`,
+  ].join('\n');
+  const languages =
+    judge.languages === null
+      ? '<dd>any text: the answer is judged as written</dd>'
+      : `<dd><ul class="inline" id="languages">${judge.languages.map((l) => `<li><code>${h(l)}</code></li>`).join('')}</ul></dd>`;
+  return `<section aria-labelledby="take-part">
+<h2 id="take-part">How to take part</h2>
+<dl class="rules"><dt>Challenge id</dt><dd><code id="challenge-id">${h(id)}</code></dd><dt>Submit in</dt>${languages}</dl>
+<h3>With the CLI</h3>
+<pre id="take-part-cli">${h(cli)}</pre>
+<h3>With the API</h3>
+<pre id="take-part-api">${h(curl)}</pre>
+<p class="small">Reference: <a href="/api/v1/docs">the API</a>. Connectors: an agent key polls <code>GET /api/v1/challenges/assigned</code> for this entry.</p>
+</section>`;
 }
 
 export function leaderboardTable(entries: LeaderboardEntry[]): string {
@@ -135,7 +189,7 @@ export function leaderboardTable(entries: LeaderboardEntry[]): string {
 ${entries
   .map(
     (e, i) =>
-      `<tr data-agent-id="${h(e.agent_id)}"><td class="num"${display[i].tied ? ' title="tied"' : ''}>${display[i].rank}</td><td>${h(display[i].label)}</td><td class="num">${e.best_score.toFixed(2)}</td><td class="num">${e.submission_count}</td></tr>`,
+      `<tr data-agent-id="${h(e.agent_id)}"><td class="num"${display[i].tied ? ' title="tied"' : ''}>${display[i].rank}</td><td>${h(display[i].label)}</td><td class="num">${formatScore(e.best_score)}</td><td class="num">${e.submission_count}</td></tr>`,
   )
   .join('\n')}
 </tbody></table>`;
@@ -145,15 +199,19 @@ export function renderChallengePage(input: {
   challenge: ChallengeRow;
   entries: LeaderboardEntry[];
   hasMore: boolean;
+  /** Where the API answers, for the "How to take part" lines. */
+  baseUrl: string;
   now?: Date;
+  account?: HeaderAccount;
 }): RenderedPage {
   const nonce = newNonce();
   const c = input.challenge;
+  const judge = judgePublicView(c.judge);
   const phase = phaseOf(c, input.now ?? new Date());
   const body = `<p class="muted small"><a href="/">← All challenges</a></p>
 <h1>${h(c.title)}</h1>
 <p class="facts"><span class="badge b-${h(phase)}">${h(phase)}</span><span>${h(c.category)}</span><span>${h(c.format)}</span><span>${c.entry_count} ${c.entry_count === 1 ? 'entry' : 'entries'}</span></p>
-<p><a href="/challenges/${h(c.id)}/watch">Watch agents live</a> · <a href="/api/v1/leaderboards/${h(c.id)}/export.csv">Leaderboard as CSV</a></p>
+<p><a href="/me/challenges/${h(c.id)}">Take part: enter an agent, submit from the browser</a> · <a href="/challenges/${h(c.id)}/watch">Watch agents live</a> · <a href="/api/v1/leaderboards/${h(c.id)}/export.csv">Leaderboard as CSV</a></p>
 <div class="grid2">
 <section aria-labelledby="about">
 <h2 id="about">About</h2>
@@ -165,7 +223,8 @@ export function renderChallengePage(input: {
   <dt>Submissions</dt><dd>${c.max_submissions_per_session} per session${c.max_submissions_per_day ? `, ${c.max_submissions_per_day} per day` : ''}</dd>
   <dt>Weight class</dt><dd>${h(c.weight_class_id)}</dd>
 </dl>
-${judgeRules(c.judge)}
+${judgeRules(judge)}
+${takePart(c, judge, input.baseUrl)}
 </section>
 <section aria-labelledby="lb-title">
 <h2 id="lb-title">Leaderboard</h2>
@@ -176,7 +235,7 @@ ${input.hasMore ? `<p class="small"><a href="/api/v1/leaderboards/${h(c.id)}/exp
 </div>
 <script type="application/json" id="page-config">${jsonForScriptBlock({ challengeId: c.id, limit: 50 })}</script>`;
   return {
-    html: pageShell({ title: c.title, nonce, body, script: CHALLENGE_SCRIPT }),
+    html: pageShell({ title: c.title, nonce, body, script: CHALLENGE_SCRIPT, account: input.account }),
     headers: pageHeaders(nonce),
   };
 }
@@ -189,6 +248,7 @@ const CHALLENGE_SCRIPT = `
 (function () {
   'use strict';
   ${LEADERBOARD_DISPLAY_JS}
+  ${FORMAT_SCORE_JS}
   var config = JSON.parse(document.getElementById('page-config').textContent);
   var box = document.getElementById('leaderboard');
   var etag = null;
@@ -214,7 +274,7 @@ const CHALLENGE_SCRIPT = `
       var tr = el('tr'); tr.setAttribute('data-agent-id', r.agent_id);
       var rank = el('td', 'num', display[i].rank);
       if (display[i].tied) rank.title = 'tied';
-      tr.append(rank, el('td', '', display[i].label), el('td', 'num', Number(r.best_score).toFixed(2)), el('td', 'num', r.submission_count));
+      tr.append(rank, el('td', '', display[i].label), el('td', 'num', formatScore(r.best_score)), el('td', 'num', r.submission_count));
       tbody.append(tr);
     });
     table.append(thead, tbody);
@@ -234,139 +294,5 @@ const CHALLENGE_SCRIPT = `
   }
   setInterval(refresh, 10000);
   refresh();
-})();
-`;
-
-// ---- /me ----------------------------------------------------------------------------------------
-
-export function renderMePage(): RenderedPage {
-  const nonce = newNonce();
-  const body = `<h1>My submissions</h1>
-<p class="muted">Paste an API token with the <code>submission:read</code> scope to see your agent's submissions, newest first. The token stays in this browser tab (sessionStorage) and is sent only to this site's API.</p>
-<noscript><p class="notice">This page reads your submissions with your token from the browser, so it needs JavaScript. Without it: <code>curl -H "Authorization: Bearer $TOKEN" /api/v1/submissions</code></p></noscript>
-<form id="token-form" class="filters" aria-label="API token">
-  <label for="token">API token<input id="token" name="token" type="password" autocomplete="off" spellcheck="false" size="48" placeholder="svc_sk_live_…" required></label>
-  <button type="submit">Show my submissions</button>
-  <button type="button" class="secondary" id="forget">Forget token</button>
-</form>
-<p id="status" class="muted" role="status" aria-live="polite">No token yet.</p>
-<div id="history"></div>
-<p><button type="button" class="secondary" id="more" hidden>Older submissions</button></p>
-<section id="breakdown" aria-live="polite" hidden><h2 id="breakdown-title">Breakdown</h2><div id="breakdown-body"></div></section>`;
-  return {
-    html: pageShell({ title: 'My submissions', nonce, body, script: ME_SCRIPT }),
-    headers: pageHeaders(nonce),
-  };
-}
-
-const ME_SCRIPT = `
-(function () {
-  'use strict';
-  var KEY = 'challenge-service.token';
-  var form = document.getElementById('token-form');
-  var input = document.getElementById('token');
-  var statusEl = document.getElementById('status');
-  var historyEl = document.getElementById('history');
-  var moreBtn = document.getElementById('more');
-  var breakdownEl = document.getElementById('breakdown');
-  var breakdownTitle = document.getElementById('breakdown-title');
-  var breakdownBody = document.getElementById('breakdown-body');
-  var cursor = null;
-  var tbody = null;
-  function el(tag, className, text) {
-    var n = document.createElement(tag);
-    if (className) n.className = className;
-    if (text !== undefined && text !== null) n.textContent = String(text);
-    return n;
-  }
-  function token() { return sessionStorage.getItem(KEY); }
-  function api(path) {
-    return fetch(path, { headers: { accept: 'application/json', authorization: 'Bearer ' + token() }, cache: 'no-store' })
-      .then(function (res) {
-        return res.json().then(function (body) {
-          if (!res.ok) throw new Error((body && body.error && (body.error.message || body.error)) || ('HTTP ' + res.status));
-          return body;
-        });
-      });
-  }
-  function table() {
-    var t = el('table'); t.id = 'history-table';
-    t.append(el('caption', 'sr-only', 'Submissions'));
-    var head = el('tr');
-    [['Submitted', ''], ['Challenge', ''], ['Agent', ''], ['Status', ''], ['Score', 'num'], ['Details', '']].forEach(function (c) {
-      var th = el('th', c[1], c[0]); th.setAttribute('scope', 'col'); head.append(th);
-    });
-    var thead = el('thead'); thead.append(head);
-    tbody = el('tbody');
-    t.append(thead, tbody);
-    historyEl.textContent = '';
-    historyEl.append(t);
-  }
-  function row(s) {
-    var tr = el('tr'); tr.setAttribute('data-submission-id', s.id);
-    var when = el('td'); var time = el('time', '', new Date(s.submitted_at).toLocaleString()); time.setAttribute('datetime', s.submitted_at); when.append(time);
-    var challenge = el('td'); var link = el('a', '', s.challenge_title); link.href = '/challenges/' + encodeURIComponent(s.challenge_id); challenge.append(link);
-    var status = el('td'); status.append(el('span', 'badge b-sub-' + s.submission_status, s.submission_status));
-    var score = el('td', 'num', s.result ? Number(s.result.final_score).toFixed(2) : '–');
-    var details = el('td');
-    if (s.links && s.links.breakdown) {
-      var btn = el('button', 'secondary', 'Breakdown');
-      btn.type = 'button';
-      btn.setAttribute('aria-label', 'Breakdown of the submission to ' + s.challenge_title + ' at ' + time.textContent);
-      btn.addEventListener('click', function () { showBreakdown(s); });
-      details.append(btn);
-    } else details.append(el('span', 'muted', s.failure_reason || 'not judged yet'));
-    tr.append(when, challenge, el('td', '', s.agent_name), status, score, details);
-    tbody.append(tr);
-  }
-  function showBreakdown(s) {
-    breakdownEl.hidden = false;
-    breakdownTitle.textContent = 'Breakdown: ' + s.challenge_title;
-    breakdownBody.textContent = 'Loading…';
-    api(s.links.breakdown).then(function (body) {
-      var b = body.data;
-      breakdownBody.textContent = '';
-      breakdownBody.append(el('p', '', 'Score ' + Number(b.final_score).toFixed(2) + ' (' + b.result_state + ')' + (b.summary ? ': ' + b.summary : '')));
-      var list = el('ul');
-      (b.criteria || []).forEach(function (c) {
-        var li = el('li', '', (c.passed ? 'pass' : 'fail') + ' · ' + c.name + (c.feedback ? ': ' + c.feedback : ''));
-        list.append(li);
-      });
-      breakdownBody.append(list);
-      breakdownTitle.focus && breakdownTitle.setAttribute('tabindex', '-1');
-    }).catch(function (e) { breakdownBody.textContent = 'Could not load the breakdown: ' + e.message; });
-  }
-  function load(first) {
-    var path = '/api/v1/submissions?limit=20' + (cursor && !first ? '&cursor=' + encodeURIComponent(cursor) : '');
-    statusEl.textContent = 'Loading…';
-    api(path).then(function (body) {
-      if (first) table();
-      body.data.forEach(row);
-      cursor = body.pagination && body.pagination.next_cursor;
-      moreBtn.hidden = !cursor;
-      var n = tbody.children.length;
-      statusEl.textContent = n === 0 ? 'No submissions yet.' : n + (n === 1 ? ' submission' : ' submissions') + (cursor ? ' (more below)' : '');
-    }).catch(function (e) {
-      statusEl.textContent = 'Could not load your submissions: ' + e.message;
-    });
-  }
-  form.addEventListener('submit', function (ev) {
-    ev.preventDefault();
-    var value = input.value.trim();
-    if (!value) return;
-    sessionStorage.setItem(KEY, value);
-    input.value = '';
-    cursor = null;
-    load(true);
-  });
-  document.getElementById('forget').addEventListener('click', function () {
-    sessionStorage.removeItem(KEY);
-    historyEl.textContent = '';
-    breakdownEl.hidden = true;
-    moreBtn.hidden = true;
-    statusEl.textContent = 'Token forgotten.';
-  });
-  moreBtn.addEventListener('click', function () { load(false); });
-  if (token()) load(true);
 })();
 `;

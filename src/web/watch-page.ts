@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { FORMAT_SCORE_JS } from '../lib/score';
 import { escapeHtml, jsonForScriptBlock, LEADERBOARD_DISPLAY_JS, pageCsp, pageHeaders } from './layout';
 
 export { escapeHtml };
@@ -50,6 +51,7 @@ export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
+<nav class="crumbs" aria-label="Site"><a href="/">All challenges</a><a href="/challenges/${escapeHtml(input.challengeId)}">Rules and leaderboard</a><a href="/api/v1/docs">API reference</a></nav>
 <header class="top">
   <div>
     <div class="kicker">Live challenge</div>
@@ -82,19 +84,6 @@ export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
   };
 }
 
-/** A small HTML 404 for people following a stale link. */
-export function renderNotFoundPage(): RenderedWatchPage {
-  const nonce = randomBytes(16).toString('base64');
-  return {
-    html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Challenge not found</title><style nonce="${nonce}">${STYLE}</style></head><body><main class="notfound"><h1>Challenge not found</h1><p class="muted">There is no challenge to watch at this address.</p></main></body></html>`,
-    headers: {
-      'Content-Security-Policy': watchPageCsp(nonce),
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'no-store',
-    },
-  };
-}
-
 const STYLE = `
 :root { color-scheme: dark; --bg:#0f1216; --panel:#171b21; --line:#262c35; --text:#e6e9ee; --muted:#8b95a3;
   --accent:#6cb6ff; --ok:#3fb950; --bad:#f85149; --warn:#d29922; --code:#0b0d10; }
@@ -113,7 +102,10 @@ h3 { margin:0; font-size:15px; }
 .conn[data-state="error"]::before { color:var(--bad); }
 main { display:grid; grid-template-columns:minmax(0,1fr) 320px; gap:20px; padding:20px 24px; }
 @media (max-width: 900px) { main { grid-template-columns:1fr; } }
-#agents { display:grid; grid-template-columns:repeat(auto-fill, minmax(380px, 1fr)); gap:16px; align-content:start; }
+.crumbs { display:flex; flex-wrap:wrap; gap:6px 18px; padding:10px 24px 0; font-size:13px; }
+a { color:var(--accent); }
+@media (max-width: 600px) { .crumbs { padding:10px 12px 0; } .top { padding:12px; } main { padding:14px 12px; } }
+#agents { display:grid; grid-template-columns:repeat(auto-fill, minmax(min(380px, 100%), 1fr)); gap:16px; align-content:start; }
 .empty, .muted { color:var(--muted); }
 .small { font-size:12px; }
 .agent { background:var(--panel); border:1px solid var(--line); border-radius:10px; padding:14px; display:flex; flex-direction:column; gap:10px; min-width:0; }
@@ -150,7 +142,6 @@ aside { background:var(--panel); border:1px solid var(--line); border-radius:10p
 table { width:100%; border-collapse:collapse; }
 th, td { text-align:left; padding:6px 4px; border-bottom:1px solid var(--line); font-size:13px; }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
-.notfound { display:block; padding:48px; }
 `;
 
 /**
@@ -161,6 +152,7 @@ const SCRIPT = `
 (function () {
   'use strict';
   ${LEADERBOARD_DISPLAY_JS}
+  ${FORMAT_SCORE_JS}
   var config = JSON.parse(document.getElementById('watch-config').textContent);
   var agentsEl = document.getElementById('agents');
   var emptyEl = document.getElementById('empty');
@@ -200,7 +192,8 @@ const SCRIPT = `
     var prog = el('div', 'progress');
     var bar = document.createElement('progress');
     bar.max = 100; bar.value = 0;
-    var stage = el('span', 'stage', '');
+    bar.setAttribute('aria-label', 'Progress of ' + (item.agent_name || item.agent_id));
+    var stage = el('span', 'stage', '0%');
     prog.append(bar, stage);
     var list = el('ol', 'events');
     root.append(head, prog, list);
@@ -256,20 +249,26 @@ const SCRIPT = `
     return body;
   }
 
+  // The bar and its label show one number: the same clamped, rounded percentage.
+  function setProgress(card, percent, stage) {
+    var pct = Math.round(Math.max(0, Math.min(100, percent)));
+    var label = [pct + '%', stage].filter(Boolean).join(' · ');
+    card.bar.value = pct;
+    card.bar.setAttribute('aria-valuetext', label);
+    card.stage.textContent = label;
+  }
+
   function render(item) {
     var key = item.feed_seq !== null && item.feed_seq !== undefined ? 'f' + item.feed_seq : 'i' + item.id;
     if (seen[key]) return;
     seen[key] = true;
     var ev = item.event || {};
     var card = cardFor(item);
-    if (ev.type === 'progress' && typeof ev.percent === 'number') {
-      card.bar.value = Math.max(0, Math.min(100, ev.percent));
-      card.stage.textContent = [Math.round(ev.percent) + '%', ev.stage].filter(Boolean).join(' · ');
-    }
+    if (ev.type === 'progress' && typeof ev.percent === 'number') setProgress(card, ev.percent, ev.stage);
     if (ev.type === 'submitted' || ev.type === 'timed_out') {
       card.state.textContent = LABELS[ev.type];
       card.state.className = 'badge state s-' + ev.type;
-      if (ev.type === 'submitted') { card.bar.value = 100; }
+      if (ev.type === 'submitted') setProgress(card, 100, 'submitted');
     }
     var li = el('li', 'event t-' + String(ev.type).replace(/[^a-z_]/g, ''));
     li.setAttribute('data-seq', String(item.seq_num));
@@ -299,13 +298,14 @@ const SCRIPT = `
     var table = el('table');
     var head = el('tr');
     head.append(el('th', 'num', '#'), el('th', '', 'Agent'), el('th', 'num', 'Best'), el('th', 'num', 'Subs'));
+    Array.prototype.forEach.call(head.children, function (th) { th.setAttribute('scope', 'col'); });
     var thead = el('thead'); thead.append(head);
     var tbody = el('tbody');
     var display = leaderboardDisplay(rows);
     rows.forEach(function (r, i) {
       var tr = el('tr');
       tr.setAttribute('data-agent-id', r.agent_id);
-      var score = typeof r.best_score === 'number' ? r.best_score.toFixed(1) : (r.best_score == null ? '–' : String(r.best_score));
+      var score = formatScore(r.best_score);
       var rank = el('td', 'num', display[i].rank);
       if (display[i].tied) rank.title = 'tied';
       tr.append(rank, el('td', '', display[i].label), el('td', 'num', score), el('td', 'num', r.submission_count != null ? r.submission_count : ''));

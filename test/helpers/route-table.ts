@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { Pool } from 'pg';
 import { buildRouter } from '../../src/api/app';
 import type { AppDeps } from '../../src/api/deps';
-import type { AnyRouteDef, AuthMode } from '../../src/api/route';
+import { isPageRoute, type AnyRouteDef, type AuthMode } from '../../src/api/route';
 import { allRoutes } from '../../src/api/routes';
 import { newAdmin, newAgent, newAgentKey, type TestAgent, type TestUser } from './factories';
 import type { TestServer } from './server';
@@ -53,6 +53,9 @@ export function credentialKindsFor(auth: AuthMode): CredentialKind[] {
       return ['adminJwt'];
     case 'agentKey':
       return ['agentKey'];
+    case 'webSession':
+      // The session cookie, which no bearer credential stands in for (test/integration/web-sign-in.test.ts).
+      return [];
   }
 }
 
@@ -212,7 +215,7 @@ const STACK_TRACE = /\bat [\w.<>]+ \(|node_modules|\.ts:\d+:\d+/;
  * Never a 5xx; X-Request-ID and X-API-Version on every answer; errors in the route's envelope
  * (flat `{error: string}` on agentKey routes) with a documented 4xx code; no stack traces.
  */
-export function responseProblems(def: AnyRouteDef | undefined, res: RawResponse): string[] {
+export function responseProblems(def: AnyRouteDef | undefined, res: RawResponse, path?: string): string[] {
   const problems: string[] = [];
   const requestId = res.headers['x-request-id'];
   if (res.status >= 500) problems.push(`status ${res.status} (a 5xx)`);
@@ -224,6 +227,14 @@ export function responseProblems(def: AnyRouteDef | undefined, res: RawResponse)
   const type = String(res.headers['content-type'] ?? '');
   // HTML pages (the spectator watch page) answer their own 404 page.
   if (def?.internal && res.status === 404 && type.startsWith('text/html')) return problems;
+  // Pages, the sign-in steps and the signed-in people's forms (every route outside /api/) answer
+  // their errors as HTML pages with a way home (DESIGN.md "People signing in"), never the envelope.
+  const outsideApi = def ? !def.path.startsWith('/api/') : path !== undefined && !path.startsWith('/api/');
+  if ((def && (isPageRoute(def) || def.auth === 'webSession')) || outsideApi) {
+    if (!type.startsWith('text/html')) problems.push(`page error with content-type ${JSON.stringify(type)}`);
+    else if (!res.text.includes('href="/"')) problems.push('page error without a link home');
+    return problems;
+  }
   if (!type.includes('application/json')) problems.push(`error with content-type ${JSON.stringify(type)}`);
   const body = res.json as Record<string, unknown> | undefined;
   if (def?.auth === 'agentKey') {
@@ -292,7 +303,26 @@ export class DbWatch {
   /** Differences attributed to other suites (only possible when suites share the database). */
   foreignChanges = 0;
 
-  constructor(private readonly db: Pool) {}
+  /**
+   * @param since the oldest transaction id whose rows can matter (`DbWatch.currentXid` before the
+   * suite made its fixtures): rows written earlier mention no id the suite can watch, so they are
+   * skipped by a cheap `xmin` test instead of being hashed at every check. Without it, every row.
+   */
+  constructor(
+    private readonly db: Pool,
+    private readonly since?: string,
+  ) {}
+
+  /**
+   * The oldest transaction still running now: every row written from here on, by an insert or an
+   * update, carries an `xmin` at least this (32-bit; a test database never wraps around).
+   */
+  static async currentXid(db: Pool): Promise<string> {
+    const res = await db.query<{ xid: string }>(
+      'SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 4294967296)::text AS xid',
+    );
+    return res.rows[0].xid;
+  }
 
   /** Adds ids to watch (uuids found in the given strings). Take a new baseline afterwards. */
   watch(...texts: unknown[]): void {
@@ -311,6 +341,10 @@ export class DbWatch {
       .map((t) => t.table_name)
       .filter((t) => !FINGERPRINT_EXCLUDED_TABLES.includes(t))
       .map((t) => {
+        const filters = [
+          ...(this.since ? [`t.xmin::text::bigint >= ${BigInt(this.since)}`] : []),
+          ...(FINGERPRINT_ROW_FILTERS[t] ? [`(${FINGERPRINT_ROW_FILTERS[t]})`] : []),
+        ];
         const excluded = (FINGERPRINT_EXCLUDED_COLUMNS[t] ?? []).map((c) => `'${c}'`).join(', ');
         const row = excluded ? `(to_jsonb(t) - ARRAY[${excluded}]::text[])::text` : 'to_jsonb(t)::text';
         return `SELECT '${t}' AS name, count(*)::int AS rows,
@@ -318,7 +352,7 @@ export class DbWatch {
                        coalesce(md5(string_agg(h, '' ORDER BY h) FILTER (WHERE mine)), '') AS mine
                   FROM (SELECT md5(x) AS h,
                                ARRAY(SELECT (regexp_matches(x, '${UUID_RE}', 'g'))[1]) && $1::text[] AS mine
-                          FROM (SELECT ${row} AS x FROM "${t}" t${FINGERPRINT_ROW_FILTERS[t] ? ` WHERE ${FINGERPRINT_ROW_FILTERS[t]}` : ''}) r) s`;
+                          FROM (SELECT ${row} AS x FROM "${t}" t${filters.length ? ` WHERE ${filters.join(' AND ')}` : ''}) r) s`;
       })
       .join('\nUNION ALL\n');
   }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { createApp } from '../../src/api/app';
 import { buildDeps } from '../../src/api/build-deps';
 import { answerClientErrorsInEnvelope } from '../../src/api/client-error';
@@ -53,6 +53,17 @@ export interface TestServerOptions {
   routes?: AnyRouteDef[];
   /** A logger of the test's own (e.g. writing to an in-memory stream). */
   logger?: Logger;
+  /** A fixed port (from freeLoopbackPort) when the config must name the server's own URL. */
+  port?: number;
+}
+
+/** A loopback port free right now, for a server whose config must know its URL before it listens. */
+export async function freeLoopbackPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 let ipCounter = 0;
@@ -69,7 +80,7 @@ export async function startTestServer(
   const config = loadConfig({ ...process.env, ...overrides });
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'api-test');
   const { deps, close } = buildDeps(config, logger);
-  const server: Server = createApp(deps, options.routes).listen(0, '127.0.0.1');
+  const server: Server = createApp(deps, options.routes).listen(options.port ?? 0, '127.0.0.1');
   answerClientErrorsInEnvelope(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

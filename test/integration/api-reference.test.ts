@@ -5,15 +5,14 @@
  * node_modules rendering it in Chromium with nothing fetched from another host.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import { allRoutes } from '../../src/api/routes';
+import { launchChromium } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 const ROOT = path.resolve(__dirname, '../..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -56,9 +55,11 @@ test('every operation: named request/response schemas, examples, rate-limit head
       if (!media.schema?.$ref?.startsWith('#/components/schemas/'))
         problems.push(`${label} ${status}: schema is not named`);
       if (media.example === undefined) problems.push(`${label} ${status}: no example`);
-      if (/^4/.test(status) && !/#\/components\/schemas\/(Error|ConnectorError)$/.test(media.schema.$ref))
+      if (/^[45]/.test(status) && !/#\/components\/schemas\/(Error|ConnectorError)$/.test(media.schema.$ref))
         problems.push(`${label} ${status}: not the error envelope`);
     }
+    for (const status of ['500', '503'])
+      if (!statuses.includes(status)) problems.push(`${label}: no ${status}`);
     if (statuses.includes('429') && !op.responses['429'].headers['Retry-After'])
       problems.push(`${label}: 429 without Retry-After`);
   }
@@ -157,18 +158,7 @@ export const wrong: SubmitBody = { content: 42 };
 }, 180_000);
 
 test('/api/v1/docs renders the document with Swagger UI served from node_modules, offline', async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}`);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
@@ -196,7 +186,18 @@ test('/api/v1/docs renders the document with Swagger UI served from node_modules
     expect(
       await page.locator('.opblock-summary-path', { hasText: '/api/v1/submissions' }).count(),
     ).toBeGreaterThan(0);
+    // The webhook event catalog renders as its own section, one entry per event type.
+    const webhooks = page.locator('.webhooks');
+    expect(await webhooks.locator('h2').innerText()).toBe('Webhooks');
+    expect(await webhooks.locator('.opblock').count()).toBe(12);
+    await webhooks.locator('.opblock-summary', { hasText: 'submission.completed' }).first().click();
+    await page.waitForSelector('.webhooks .opblock.is-open .parameters');
+    const opened = await webhooks.locator('.opblock.is-open').innerText();
+    expect(opened).toContain('X-Svc-Signature');
+    expect(opened).toContain('webhook-signature');
+    expect(opened).toMatch(/REST API names the same state\s+complete/);
     mkdirSync(ARTIFACTS, { recursive: true });
+    await webhooks.screenshot({ path: path.join(ARTIFACTS, 'api-reference-webhooks.png') });
     await page.screenshot({ path: path.join(ARTIFACTS, 'api-reference.png') });
     expect(problems).toEqual([]);
     expect((await server.request('GET', '/api/v1/docs/assets/nope.js')).status).toBe(404);

@@ -71,7 +71,88 @@ describe('public listing and reading', () => {
 
     const one = await server.request('GET', `/api/v1/challenges/${active.id}`);
     expect(one.status).toBe(200);
-    expect(one.body.data).toEqual(item);
+    const { judge_public: judgePublic, ...fields } = one.body.data;
+    expect(fields).toEqual(item);
+    expect(judgePublic).toMatchObject({ kind: 'rubric', languages: null, tests: [] });
+  });
+
+  test('get: judge_public shows visible tests and criteria to everyone, never hidden tests or check values', async () => {
+    const big = 'x'.repeat(5000);
+    const testsChallenge = await createActive(
+      server,
+      {
+        judge: {
+          kind: 'tests',
+          timeout_ms_per_test: 500,
+          tests: [
+            { name: 'adds', export: 'add', args: [1, 2], expected: 3, weight: 2 },
+            { name: 'large', export: 'echo', args: [big], expected: big },
+            {
+              name: 'secret-case',
+              hidden: true,
+              export: 'add',
+              args: [40, 2],
+              expected: 'SECRET-EXPECTED-42',
+            },
+          ],
+        },
+      },
+      admin,
+    );
+    const rubricChallenge = await createActive(
+      server,
+      {
+        judge: {
+          kind: 'rubric',
+          criteria: [
+            {
+              name: 'greets',
+              description: 'says hello',
+              check: { type: 'contains', value: 'CHECK-VALUE-hello' },
+            },
+            { name: 'secret-criterion', hidden: true, check: { type: 'length', max: 10 } },
+          ],
+        },
+      },
+      admin,
+    );
+    const user = await newUser(server);
+    const agent = await newAgent(server);
+    for (const auth of [undefined, user.jwt, agent.token]) {
+      const tests = await server.request('GET', `/api/v1/challenges/${testsChallenge.id}`, { auth });
+      expect(tests.status).toBe(200);
+      expect(tests.body.data.judge).toBeUndefined();
+      expect(tests.body.data.judge_public).toEqual({
+        kind: 'tests',
+        languages: ['javascript', 'typescript'],
+        limits: { time_limit_ms: 500, memory_mb: 64 },
+        tests: [
+          { name: 'adds', weight: 2, export: 'add', args: [1, 2], expected: 3, truncated: false },
+          { name: 'large', weight: 1, export: 'echo', args: null, expected: null, truncated: true },
+        ],
+        hidden_test_count: 1,
+        criteria: [],
+        hidden_criteria_count: 0,
+      });
+      // The hidden test's data never reaches a competitor, in any field.
+      expect(tests.text).not.toContain('secret-case');
+      expect(tests.text).not.toContain('SECRET-EXPECTED-42');
+      expect(tests.text).not.toContain(big);
+
+      const rubric = await server.request('GET', `/api/v1/challenges/${rubricChallenge.id}`, { auth });
+      expect(rubric.body.data.judge_public).toMatchObject({
+        kind: 'rubric',
+        criteria: [{ name: 'greets', weight: 1, description: 'says hello', check: 'contains' }],
+        hidden_criteria_count: 1,
+      });
+      expect(rubric.text).not.toContain('CHECK-VALUE-hello');
+      expect(rubric.text).not.toContain('secret-criterion');
+    }
+    // Operators still read the whole judge on the admin route.
+    const full = await server.request('GET', `/api/v1/admin/challenges/${testsChallenge.id}`, {
+      auth: admin.jwt,
+    });
+    expect(JSON.stringify(full.body.data.judge)).toContain('SECRET-EXPECTED-42');
   });
 
   test('filters: status, category, weight_class, format combine', async () => {

@@ -1,6 +1,6 @@
 import pino from 'pino';
-import { createChallengeActivities } from '../../activities/challenges';
-import { ChallengeIdKey } from '../../temporal/search-attributes';
+import { createLifecycleSteps } from '../../src/domain/challenges/lifecycle';
+import { ChallengeIdKey } from '../../src/temporal-client/search-attributes';
 import {
   CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN,
   CHALLENGE_LIFECYCLE_STATE_QUERY,
@@ -175,7 +175,7 @@ describe('challenge-lifecycle workflow', () => {
   });
 
   test('activities are idempotent: started and ended are emitted once, and only for active challenges', async () => {
-    const acts = createChallengeActivities({ db: server.deps.db, logger: pino({ level: 'silent' }) });
+    const acts = createLifecycleSteps({ db: server.deps.db, logger: pino({ level: 'silent' }) });
     const draft = await createDraft(server, { starts_at: null, ends_at: null }, admin);
     expect(await acts.challengeStartReached({ challengeId: draft.id, expectedStartsAt: null })).toMatchObject(
       { status: 'draft', emitted: false },

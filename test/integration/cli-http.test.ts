@@ -52,7 +52,7 @@ describe('submissions list', () => {
     const lines = run.out.trim().split('\n');
     expect(lines[0].split(/\s+/)).toEqual(['SUBMITTED', 'ID', 'STATUS', 'SCORE', 'AGENT', 'CHALLENGE']);
     expect(lines.slice(1).map((l) => l.split(/\s+/)[1])).toEqual([ids[1], ids[0]]);
-    expect(lines[2]).toMatch(/complete\s+100\s+cli-bot\s+CLI history$/);
+    expect(lines[2]).toMatch(/complete\s+100\.00\s+cli-bot\s+CLI history$/); // the one score format
   });
 
   it('--json prints the API page; --limit pages with the cursor named on stderr', async () => {
@@ -73,6 +73,36 @@ describe('submissions list', () => {
       agent.user.jwt,
     ]);
     expect(JSON.parse(second.out).data.map((s: { id: string }) => s.id)).toEqual([ids[0]]);
+  });
+
+  it("with the operator's JWT (the default) --challenge-id lists every owner's submissions", async () => {
+    const other = await newAgent(server, { name: 'cli-rival' });
+    const challenge = await newChallenge(server, { title: 'CLI operators' });
+    const mine = await submit(server, agent.token, await sessionFor(server, agent, challenge), {
+      content: 'The answer is 42',
+    });
+    const theirs = await submit(server, other.token, await sessionFor(server, other, challenge), {
+      content: 'The answer is 41',
+    });
+    const run = await cli(['submissions', 'list', '--challenge-id', challenge, '--json']);
+    expect(run.code).toBe(0);
+    expect(
+      JSON.parse(run.out).data.map((s: { id: string; agent_name: string }) => [s.id, s.agent_name]),
+    ).toEqual([
+      [theirs.body.data.id, 'cli-rival'],
+      [mine.body.data.id, 'cli-bot'],
+    ]);
+    // A user's JWT still lists only that user's agents.
+    const own = await cli([
+      'submissions',
+      'list',
+      '--challenge-id',
+      challenge,
+      '--json',
+      '--jwt',
+      other.user.jwt,
+    ]);
+    expect(JSON.parse(own.out).data.map((s: { id: string }) => s.id)).toEqual([theirs.body.data.id]);
   });
 
   it('an API error goes to stderr with exit 1 and nothing on stdout', async () => {

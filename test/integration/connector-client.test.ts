@@ -209,7 +209,8 @@ describe('ConnectorRunner against the API', () => {
     const controller = new AbortController();
     const seen: string[] = [];
     const runner = new ConnectorRunner({
-      client: new ConnectorClient({ baseUrl: server.baseUrl, agentKey: agent.key }),
+      // A request timeout past the test's own: if the run ends, the abort ended it.
+      client: new ConnectorClient({ baseUrl: server.baseUrl, agentKey: agent.key, timeoutMs: 600_000 }),
       heartbeatIntervalMs: 200,
       pollIntervalMs: 100,
       signal: controller.signal,
@@ -232,12 +233,9 @@ describe('ConnectorRunner against the API', () => {
     ]);
     expect(await entryStatus(server, challengeId, agent.agentId)).toBe('submitted');
 
-    const stopAt = Date.now();
     controller.abort();
+    // Ends: only the abort can end it (the client's request timeout is past the test's).
     await running;
-    // Ended by the abort, not by a request running into the client's 10 s timeout (a bound with room
-    // for a busy machine; 1 s was a bet on its speed).
-    expect(Date.now() - stopAt).toBeLessThan(5_000);
     const beats = runner.stats.heartbeats;
     await new Promise((r) => setTimeout(r, 400));
     expect(runner.stats.heartbeats).toBe(beats); // no timer survived the stop
@@ -500,7 +498,8 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
       // Heartbeat and poll hang forever: only an abort ends them.
     };
     const runner = new ConnectorRunner({
-      client: new ConnectorClient({ baseUrl: base, agentKey: 'aa_x', agentId, timeoutMs: 60_000 }),
+      // A request timeout past the test's own: the hung requests can only end by stop()'s abort.
+      client: new ConnectorClient({ baseUrl: base, agentKey: 'aa_x', agentId, timeoutMs: 600_000 }),
       heartbeatIntervalMs: 100,
       pollIntervalMs: 100,
     });
@@ -509,11 +508,8 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
     expect(runner.stats.dropped).toBe(1);
     expect(hits.filter((h) => h.path === '/api/v1/events/stream')).toHaveLength(1);
     await eventually(async () => hits.some((h) => h.path === '/api/v1/agents/ping'), 5_000);
-    const before = Date.now();
     await runner.stop();
     await running;
-    // The hung requests were aborted, not left to the client's 60 s timeout (room for a busy machine).
-    expect(Date.now() - before).toBeLessThan(30_000);
     const count = hits.length;
     await new Promise((r) => setTimeout(r, 300));
     expect(hits.length).toBe(count);
@@ -521,6 +517,12 @@ describe('ConnectorRunner failure handling (scripted server)', () => {
     expect(await runner.stream('22222222-2222-4222-8222-222222222222', { type: 'thinking' })).toBeNull();
   });
 });
+
+/**
+ * Each CLI run is a Node process that compiles TypeScript through tsx at start: seconds each on a
+ * loaded machine, so these tests get a deadline sized for that, not for an idle one.
+ */
+const CLI_TEST_TIMEOUT_MS = 300_000;
 
 describe('CLI (npm run connector)', () => {
   function cli(
@@ -550,131 +552,148 @@ describe('CLI (npm run connector)', () => {
     });
   }
 
-  test('ping, assigned and stream print the API answers; bad usage exits 2', async () => {
-    const agent = await newConnectorAgent(server);
-    const challengeId = await insertChallenge(server);
-    await enterViaApi(agent, challengeId);
-    const common = ['--base-url', server.baseUrl, '--key', agent.key];
-    const [ping, assigned, usage] = await Promise.all([
-      cli(['ping', ...common, '--agent-name', 'CLI Carl', '--skill-count', '4']),
-      cli(['assigned', ...common]),
-      cli(['stream', ...common]),
-    ]);
-    expect(ping.code).toBe(0);
-    expect(JSON.parse(ping.stdout)).toEqual({ status: 'ok', agent_id: agent.agentId, is_online: true });
-    expect(JSON.parse(assigned.stdout).challenges[0].challenge.id).toBe(challengeId);
-    expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/--challenge is required/);
-    const stream = await cli([
-      'stream',
-      ...common,
-      '--challenge',
-      challengeId,
-      '--type',
-      'command_run',
-      '--command',
-      'npm test',
-      '--exit-code',
-      '1',
-    ]);
-    expect(stream.code).toBe(0);
-    expect(JSON.parse(stream.stdout)).toEqual({ received: true, seq_num: 1 });
-    const refused = await cli([
-      'stream',
-      ...common,
-      '--challenge',
-      challengeId,
-      '--type',
-      'progress',
-      '--percent',
-      '101',
-    ]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/HTTP 400: body\.event\.percent/);
-    const agentView = await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token });
-    expect(agentView.body.data).toMatchObject({ name: 'CLI Carl', skill_count: 4 });
-  }, 60_000);
+  test(
+    'ping, assigned and stream print the API answers; bad usage exits 2',
+    async () => {
+      const agent = await newConnectorAgent(server);
+      const challengeId = await insertChallenge(server);
+      await enterViaApi(agent, challengeId);
+      const common = ['--base-url', server.baseUrl, '--key', agent.key];
+      const [ping, assigned, usage] = await Promise.all([
+        cli(['ping', ...common, '--agent-name', 'CLI Carl', '--skill-count', '4']),
+        cli(['assigned', ...common]),
+        cli(['stream', ...common]),
+      ]);
+      expect(ping.code).toBe(0);
+      expect(JSON.parse(ping.stdout)).toEqual({ status: 'ok', agent_id: agent.agentId, is_online: true });
+      expect(JSON.parse(assigned.stdout).challenges[0].challenge.id).toBe(challengeId);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toMatch(/--challenge is required/);
+      const stream = await cli([
+        'stream',
+        ...common,
+        '--challenge',
+        challengeId,
+        '--type',
+        'command_run',
+        '--command',
+        'npm test',
+        '--exit-code',
+        '1',
+      ]);
+      expect(stream.code).toBe(0);
+      expect(JSON.parse(stream.stdout)).toEqual({ received: true, seq_num: 1 });
+      const refused = await cli([
+        'stream',
+        ...common,
+        '--challenge',
+        challengeId,
+        '--type',
+        'progress',
+        '--percent',
+        '101',
+      ]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/HTTP 400: body\.event\.percent/);
+      const agentView = await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token });
+      expect(agentView.body.data).toMatchObject({ name: 'CLI Carl', skill_count: 4 });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  test('help, and unknown options or commands rejected with a suggestion (exit 2, stderr)', async () => {
-    const [help, misspelt, unknown] = await Promise.all([
-      cli(['help']),
-      cli(['run', '--evnets', 'x.jsonl']),
-      cli(['pnig']),
-    ]);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('usage: npm run -s connector');
-    expect(misspelt.code).toBe(2);
-    expect(misspelt.stderr).toContain('unknown option --evnets; did you mean --events?');
-    expect(misspelt.stdout).toBe('');
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown command "pnig"; did you mean "ping"?');
-  }, 60_000);
+  test(
+    'help, and unknown options or commands rejected with a suggestion (exit 2, stderr)',
+    async () => {
+      const [help, misspelt, unknown] = await Promise.all([
+        cli(['help']),
+        cli(['run', '--evnets', 'x.jsonl']),
+        cli(['pnig']),
+      ]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('usage: npm run -s connector');
+      expect(misspelt.code).toBe(2);
+      expect(misspelt.stderr).toContain('unknown option --evnets; did you mean --events?');
+      expect(misspelt.stdout).toBe('');
+      expect(misspelt.stderr.trim().split('\n')).toHaveLength(1); // one line, not the whole help
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('unknown command "pnig"; did you mean "ping"?');
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  test('run prints one line per event: streamed with its seq_num, or rejected/skipped with its line number', async () => {
-    const agent = await newConnectorAgent(server);
-    const challengeId = await insertChallenge(server);
-    await enterViaApi(agent, challengeId);
-    const dir = mkdtempSync(path.join(tmpdir(), 'connector-cli-'));
-    const file = path.join(dir, 'events.jsonl');
-    const lines = [
-      '{"type":"started"}',
-      '{not json',
-      '{"type":"progress","percent":101}',
-      '{"type":"bogus"}',
-      '# a comment',
-      '{"type":"thinking","summary":"from the file"}',
-    ];
-    writeFileSync(file, lines.join('\n') + '\n');
-    let interrupted = false;
-    const result = await cli(
-      ['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'],
-      {
-        onStdout: (text, child) => {
-          if (!interrupted && /line 6: streamed/.test(text)) {
-            interrupted = true;
-            child.kill('SIGINT');
-          }
+  test(
+    'run prints one line per event: streamed with its seq_num, or rejected/skipped with its line number',
+    async () => {
+      const agent = await newConnectorAgent(server);
+      const challengeId = await insertChallenge(server);
+      await enterViaApi(agent, challengeId);
+      const dir = mkdtempSync(path.join(tmpdir(), 'connector-cli-'));
+      const file = path.join(dir, 'events.jsonl');
+      const lines = [
+        '{"type":"started"}',
+        '{not json',
+        '{"type":"progress","percent":101}',
+        '{"type":"bogus"}',
+        '# a comment',
+        '{"type":"thinking","summary":"from the file"}',
+      ];
+      writeFileSync(file, lines.join('\n') + '\n');
+      let interrupted = false;
+      const result = await cli(
+        ['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'],
+        {
+          onStdout: (text, child) => {
+            if (!interrupted && /line 6: streamed/.test(text)) {
+              interrupted = true;
+              child.kill('SIGINT');
+            }
+          },
         },
-      },
-    );
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/line 1: streamed started \(seq_num 1\)/);
-    expect(result.stdout).toMatch(/line 6: streamed thinking \(seq_num 2\)/);
-    expect(result.stderr).toMatch(/line 2: not valid JSON; line skipped/);
-    expect(result.stderr).toMatch(/line 3: progress not streamed/);
-    expect(result.stderr).toMatch(/line 4: "type" must be one of/);
-    expect((await storedEvents(agent.agentId)).map((e) => e.type)).toEqual(['started', 'thinking']);
-  }, 60_000);
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/line 1: streamed started \(seq_num 1\)/);
+      expect(result.stdout).toMatch(/line 6: streamed thinking \(seq_num 2\)/);
+      expect(result.stderr).toMatch(/line 2: not valid JSON; line skipped/);
+      expect(result.stderr).toMatch(/line 3: progress not streamed/);
+      expect(result.stderr).toMatch(/line 4: "type" must be one of/);
+      expect((await storedEvents(agent.agentId)).map((e) => e.type)).toEqual(['started', 'thinking']);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  test('run streams a JSONL file and stops cleanly on SIGINT', async () => {
-    const agent = await newConnectorAgent(server);
-    const challengeId = await insertChallenge(server);
-    await enterViaApi(agent, challengeId);
-    const dir = mkdtempSync(path.join(tmpdir(), 'connector-cli-'));
-    const file = path.join(dir, 'events.jsonl');
-    writeFileSync(file, '{"type":"started"}\n{"type":"thinking","summary":"from the file"}\n');
-    let interrupted = false;
-    const result = await cli(
-      ['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'],
-      {
-        onStdout: (text, child) => {
-          if (!interrupted && /assigned: /.test(text)) {
-            interrupted = true;
-            void eventually(async () => (await storedEvents(agent.agentId)).length === 2, 10_000).then(() =>
-              child.kill('SIGINT'),
-            );
-          }
+  test(
+    'run streams a JSONL file and stops cleanly on SIGINT',
+    async () => {
+      const agent = await newConnectorAgent(server);
+      const challengeId = await insertChallenge(server);
+      await enterViaApi(agent, challengeId);
+      const dir = mkdtempSync(path.join(tmpdir(), 'connector-cli-'));
+      const file = path.join(dir, 'events.jsonl');
+      writeFileSync(file, '{"type":"started"}\n{"type":"thinking","summary":"from the file"}\n');
+      let interrupted = false;
+      const result = await cli(
+        ['run', '--base-url', server.baseUrl, '--key', agent.key, '--events', file, '--poll-ms', '200'],
+        {
+          onStdout: (text, child) => {
+            if (!interrupted && /assigned: /.test(text)) {
+              interrupted = true;
+              void eventually(async () => (await storedEvents(agent.agentId)).length === 2, 10_000).then(() =>
+                child.kill('SIGINT'),
+              );
+            }
+          },
         },
-      },
-    );
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/connector running/);
-    expect(result.stdout).toMatch(/SIGINT: stopping/);
-    expect(result.stdout).toMatch(/connector stopped/);
-    expect(result.stdout).toContain(`/challenges/${challengeId}/watch`);
-    expect((await storedEvents(agent.agentId)).map((e) => e.event.summary ?? e.type)).toEqual([
-      'started',
-      'from the file',
-    ]);
-  }, 60_000);
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/connector running/);
+      expect(result.stdout).toMatch(/SIGINT: stopping/);
+      expect(result.stdout).toMatch(/connector stopped/);
+      expect(result.stdout).toContain(`/challenges/${challengeId}/watch`);
+      expect((await storedEvents(agent.agentId)).map((e) => e.event.summary ?? e.type)).toEqual([
+        'started',
+        'from the file',
+      ]);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

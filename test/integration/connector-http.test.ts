@@ -48,6 +48,8 @@ describe('POST /api/v1/agents/ping (heartbeat)', () => {
     const before = await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token });
     expect(before.body.data.is_online).toBe(false);
 
+    // Timestamps have millisecond precision; the database clock is this machine's clock.
+    const pingSentAt = Math.floor(Date.now());
     const res = await server.request('POST', '/api/v1/agents/ping', {
       agentKey: agent.key,
       body: {
@@ -72,7 +74,10 @@ describe('POST /api/v1/agents/ping (heartbeat)', () => {
       version: '1.2.3',
       is_online: true,
     });
-    expect(Date.now() - Date.parse(after.body.data.last_seen_at)).toBeLessThan(10_000);
+    // Seen by this ping: not before it was sent, not after it was read back.
+    const lastSeen = Date.parse(after.body.data.last_seen_at);
+    expect(lastSeen).toBeGreaterThanOrEqual(pingSentAt);
+    expect(lastSeen).toBeLessThanOrEqual(Date.now());
   });
 
   test('an empty body (or none) is a valid heartbeat and keeps the profile', async () => {

@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
 import { SignJWT } from 'jose';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { startMetricsListener } from '../../src/lib/metrics-access';
@@ -150,6 +152,44 @@ describe('/metrics needs its own credential or listener', () => {
       listener.close();
       await server.close();
     }
+  });
+});
+
+describe('production refuses /metrics reachable beyond loopback without METRICS_TOKEN', () => {
+  test('`npm run api` with a token-less metrics listener on 0.0.0.0 exits at start with a one-line reason, listening on nothing', async () => {
+    const metricsPort = 18_100 + Math.floor(Math.random() * 50);
+    const api = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/api/server.ts'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        AUTH_JWT_SECRET: `a-production-secret-${randomUUID()}`,
+        WEBHOOK_SECRET_KEY: `a-production-webhook-key-${randomUUID()}`,
+        DATABASE_URL: 'postgres://svc:s3cret@127.0.0.1:5432/challenges',
+        AUTH_TRUST_ROLE_CLAIM: '0',
+        WEBHOOK_ALLOW_PRIVATE: '0',
+        METRICS_TOKEN: '',
+        METRICS_PORT: String(metricsPort),
+        METRICS_HOST: '0.0.0.0',
+        PORT: String(metricsPort + 50),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    api.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => api.once('exit', resolve));
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /invalid configuration: .*METRICS_HOST: \/metrics on 0\.0\.0\.0 is reachable beyond this machine: set METRICS_TOKEN/,
+    );
+    const connected = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port: metricsPort });
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    expect(connected).toBe(false);
   });
 });
 

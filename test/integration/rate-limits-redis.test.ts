@@ -54,6 +54,22 @@ const redisReachable =
     expect((await submit(b, agent.token)).status).toBe(429);
   });
 
+  test('health and readiness probes answer 200 on a drained anonymous budget and spend none of it', async () => {
+    const ip = {
+      'x-forwarded-for': `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+    };
+    for (let i = 0; i < 60; i++) await a.request('GET', '/api/v1/challenges?limit=1', { headers: ip });
+    expect((await b.request('GET', '/api/v1/challenges?limit=1', { headers: ip })).status).toBe(429);
+    for (const probe of ['/healthz', '/readyz']) {
+      const res = await b.request('GET', probe, { headers: ip });
+      expect({ probe, status: res.status, remaining: res.headers.get('x-ratelimit-remaining') }).toEqual({
+        probe,
+        status: 200,
+        remaining: '0',
+      });
+    }
+  });
+
   test('the limit and countdown headers are the same as with PostgreSQL', async () => {
     const agent = await newAgent(a);
     const first = await a.request('GET', '/api/v1/agents', { auth: agent.token });

@@ -18,6 +18,7 @@ const EXPECTED: Record<RateLimitCategory, { limit: number; windowSec: number }> 
   stream: { limit: 30, windowSec: 60 },
   assigned: { limit: 30, windowSec: 60 },
   anonymous: { limit: 60, windowSec: 60 },
+  pages: { limit: 300, windowSec: 60 },
   default: { limit: 200, windowSec: 60 },
 };
 const CATEGORIES = Object.keys(RATE_LIMIT_CATEGORIES) as RateLimitCategory[];
@@ -195,11 +196,13 @@ describe('rate limit categories', () => {
 });
 
 describe('anonymous callers', () => {
+  const PUBLIC_READ = '/api/v1/challenges';
+
   test('are limited per client IP (60/min), bad credentials included; another IP has its own budget', async () => {
     const ipA = { 'x-forwarded-for': '198.51.100.10' };
     const ipB = { 'x-forwarded-for': '198.51.100.11' };
     for (let i = 0; i < 59; i++) {
-      const res = await server.request('GET', '/healthz', { headers: ipA });
+      const res = await server.request('GET', PUBLIC_READ, { headers: ipA });
       expect(res.status).toBe(200);
       expect(remaining(res)).toBe(59 - i);
     }
@@ -210,15 +213,40 @@ describe('anonymous callers', () => {
     });
     expect(bad.status).toBe(401);
     expect(remaining(bad)).toBe(0);
-    const limited = await server.request('GET', '/healthz', { headers: ipA });
+    const limited = await server.request('GET', PUBLIC_READ, { headers: ipA });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expectRateHeaders(limited, 60, 60);
     expect(Number(header(limited, 'retry-after'))).toBeGreaterThanOrEqual(1);
 
-    const other = await server.request('GET', '/healthz', { headers: ipB });
+    const other = await server.request('GET', PUBLIC_READ, { headers: ipB });
     expect(other.status).toBe(200);
     expect(remaining(other)).toBe(59);
+  });
+
+  test('health and readiness probes answer 200 on a drained budget, report it, and spend none of it', async () => {
+    const drained = { 'x-forwarded-for': '198.51.100.20' };
+    for (let i = 0; i < 60; i++) await server.request('GET', PUBLIC_READ, { headers: drained });
+    expect((await server.request('GET', PUBLIC_READ, { headers: drained })).status).toBe(429);
+    for (const probe of ['/healthz', '/readyz']) {
+      const res = await server.request('GET', probe, { headers: drained });
+      expect({ probe, status: res.status }).toEqual({ probe, status: 200 });
+      expectRateHeaders(res, 60, 60);
+      expect(remaining(res)).toBe(0);
+    }
+
+    // A fresh address probed many times still has its whole budget for counted requests.
+    const probed = { 'x-forwarded-for': '198.51.100.21' };
+    for (let i = 0; i < 70; i++) {
+      const res = await server.request('GET', i % 2 ? '/healthz' : '/readyz', { headers: probed });
+      expect(res.status).toBe(200);
+      expect(remaining(res)).toBe(60);
+    }
+    const counted = await server.request('GET', PUBLIC_READ, { headers: probed });
+    expect(remaining(counted)).toBe(59);
+    const afterCounted = await server.request('GET', '/healthz', { headers: probed });
+    expect(remaining(afterCounted)).toBe(59);
+    expect(header(afterCounted, 'x-ratelimit-reset')).toBe(header(counted, 'x-ratelimit-reset'));
   });
 });
 

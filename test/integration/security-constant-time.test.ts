@@ -11,7 +11,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { constantTimeEqual } from '../../src/auth/secrets';
-import { timingSafeEqualStrings } from '../../src/webhooks/signatures';
+import { timingSafeEqualStrings } from '../../src/webhook-transport/signatures';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SECRET_WORDS = new Set([
@@ -80,6 +80,26 @@ const EQUALITY = new Set([
  * timingSafeEqualStrings or be added here with its reason.
  */
 const ALLOW_LIST: { file: string; text: string; why: string }[] = [
+  {
+    file: 'src/api/openapi-examples.ts',
+    text: "key === 'at'",
+    why: 'a schema field name, choosing an example value for the OpenAPI document',
+  },
+  {
+    file: 'src/judging/program/rules.ts',
+    text: 'token === b[index]',
+    why: "a program's output against a test's expected output, on the worker after the run: the competitor sees only the verdict, never the comparison's time",
+  },
+  {
+    file: 'src/judging/sandbox/sandbox-runtime.ts',
+    text: 'bwrapLauncher?.options !== key',
+    why: "the launcher's options (paths, limits) as a cache key, not a credential",
+  },
+  {
+    file: 'src/judging/sandbox/warm-pool.ts',
+    text: 'entry.key !== key',
+    why: "a warm sandbox's launch key (script, flags, limits), not a credential",
+  },
   {
     file: 'src/api/middleware/idempotency.ts',
     text: 'row.request_hash !== bodyHash',
@@ -243,7 +263,7 @@ describe('secret comparisons in src/** go through constant-time helpers', () => 
   test('credential checks use the constant-time helpers', () => {
     const authenticate = readFileSync(path.join(ROOT, 'src/auth/authenticate.ts'), 'utf8');
     expect(authenticate.match(/constantTimeEqual\(row\.(token|key)_hash, hash\)/g)).toHaveLength(2);
-    const signatures = readFileSync(path.join(ROOT, 'src/webhooks/signatures.ts'), 'utf8');
+    const signatures = readFileSync(path.join(ROOT, 'src/webhook-transport/signatures.ts'), 'utf8');
     expect(signatures).toMatch(/return timingSafeEqualStrings\(signSvcSignature\(/);
   });
 });

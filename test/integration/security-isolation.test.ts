@@ -34,9 +34,12 @@ let b: TestAgent;
 let bKey: string;
 let admin: TestUser;
 const ids: Record<string, string> = {};
+let since: string;
 
 beforeAll(async () => {
   server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
+  // Before any fixture: what the fingerprint has to hash (see DbWatch).
+  since = await DbWatch.currentXid(server.deps.db);
   receiver = await startReceiver();
   a = await newAgent(server, { name: 'victim' });
   a2 = await newAgent(server, { name: 'victim-second', user: a.user });
@@ -344,7 +347,7 @@ describe("another owner's resources", () => {
       await createWebhook(server, b.token, { url: receiver.url, events: ['challenge.retired'] })
     ).id;
     // Every row of both owners' worlds (other suites may share the database: see DbWatch).
-    watch = new DbWatch(server.deps.db);
+    watch = new DbWatch(server.deps.db, since);
     const users = await server.deps.db.query('SELECT id FROM users WHERE subject = ANY($1)', [
       [a.user.subject, b.user.subject, admin.subject],
     ]);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { artifactHash } from '../../src/domain/submissions/rules';
 import { markSubmissionStep } from '../../src/domain/submissions/judging';
 import { advanceSubmissionStatus } from '../../src/db/queries/submissions';
-import { SubmissionStatusKey } from '../../temporal/search-attributes';
+import { SubmissionStatusKey } from '../../src/temporal-client/search-attributes';
 import { eventually, newAdmin, newAgent, type TestAgent } from '../helpers/factories';
 import {
   newChallenge,
@@ -600,8 +600,67 @@ describe('never stuck', () => {
       (e) => e.event_type === 'submission.failed',
     );
     expect(failed).toHaveLength(1);
+    // The Temporal UI's filter finds it too: a marker run under the submission's workflow id.
+    await expectFailedInVisibility(
+      inserted.rows[0].id,
+      'judging did not finish: the workflow no longer exists',
+    );
+  });
+
+  test('a run whose workflow an operator terminated is failed, and SubmissionStatus = "failed" finds it', async () => {
+    // A grader that never answers keeps the run's workflow judging until it is terminated.
+    const hanging = http.createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const agent = await newAgent(server);
+      const challengeId = await newChallenge(server, {
+        judge: {
+          kind: 'http',
+          url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`,
+          timeout_ms: 120_000,
+        },
+      });
+      const res = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+        content: 'x',
+      });
+      expect(res.status).toBe(201);
+      const id = res.body.data.id;
+      await waitForSubmission(server, agent.token, id, ['judging']);
+      const client = await server.deps.temporal();
+      await client.workflow.getHandle(`submission-${id}`).terminate('operator stopped it');
+      // The sweeper looks at runs idle for SUBMISSION_SWEEP_AFTER_MS; make this one old at once.
+      await server.deps.db.query(
+        `UPDATE submissions SET updated_at = now() - interval '1 hour' WHERE id = $1`,
+        [id],
+      );
+      const done = await waitForSubmission(server, agent.token, id, ['failed'], 20_000);
+      expect(done.failure_reason).toBe('judging did not finish: the workflow is terminated');
+      await expectFailedInVisibility(id, 'judging did not finish: the workflow is terminated');
+    } finally {
+      hanging.closeAllConnections();
+      await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    }
   });
 });
+
+async function expectFailedInVisibility(submissionId: string, reason: string) {
+  const client = await server.deps.temporal();
+  const handle = client.workflow.getHandle(`submission-${submissionId}`);
+  const marker = await eventually(async () => {
+    const d = await handle.describe();
+    return d.type === 'submissionOutcomeWorkflow' && d.status.name === 'COMPLETED' ? d : undefined;
+  });
+  expect(marker.typedSearchAttributes.get(SubmissionStatusKey)).toBe('failed');
+  expect(await handle.result()).toEqual({ submissionId, run: 0, status: 'failed', reason });
+  // Visibility is eventually consistent: wait for the list query an operator would type.
+  const query = `WorkflowId = 'submission-${submissionId}' AND SubmissionStatus = 'failed'`;
+  const found = await eventually(async () => {
+    const ids: string[] = [];
+    for await (const w of client.workflow.list({ query })) ids.push(w.workflowId);
+    return ids.length > 0 ? ids : undefined;
+  });
+  expect(found).toEqual([`submission-${submissionId}`]);
+}
 
 describe('rejudge', () => {
   test('a new run supersedes the result, the leaderboard follows, result.finalized is emitted again', async () => {

@@ -5,11 +5,12 @@
  *
  * Needs Debian's Chromium at /usr/bin/chromium (`apt-get update && apt-get install -y chromium`).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { demoScript, judgedEvent } from '../../src/connector-client/demo';
 import { enteredAgent, insertChallenge, liveEvent, postEvent } from '../helpers/connector-factories';
+import { launchChromium } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 // The callbacks passed to page.evaluate/waitForFunction run in the browser (tsconfig has no DOM lib).
@@ -19,7 +20,6 @@ declare const document: {
 };
 declare const window: unknown;
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
 const DELAY = 1500;
 
@@ -27,26 +27,8 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}. The watch-page browser test needs it: ` +
-        'run `apt-get update && apt-get install -y chromium` (Debian package "chromium"), or set CHROMIUM_PATH.',
-    );
-  }
   server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

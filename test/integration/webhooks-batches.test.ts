@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { verify as verifyGithubStyle } from '@octokit/webhooks-methods';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { createWebhookActivities } from '../../activities/webhooks';
+import { createDeliverySteps } from '../../src/domain/webhooks/delivery';
 import { withTransaction } from '../../src/db/pool';
 import { deliveryWorkflowId } from '../../src/domain/webhooks/contract';
 import type { WebhookDeliveryResult, WebhookFirstAttemptsResult } from '../../src/domain/webhooks/contract';
@@ -53,7 +53,7 @@ const deliveryOutcome = async (deliveryId: string) =>
   (await temporal()).workflow.getHandle(deliveryWorkflowId(deliveryId, 0)).result();
 /** The activities as the worker builds them, called here outside any workflow (as a retry would run them). */
 const webhookActivities = () =>
-  createWebhookActivities({
+  createDeliverySteps({
     config: server.config,
     db: server.deps.db,
     logger: server.deps.logger,

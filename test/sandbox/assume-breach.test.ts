@@ -7,9 +7,15 @@ import dgram from 'node:dgram';
 import { readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import { JUDGE_CONFIG_LIMITS } from '../../src/judging/config';
-import { OS_SANDBOX_DEFAULTS, SANDBOX_SCRIPT_PATH } from '../../src/judging/sandbox/os-sandbox';
+import { existsSync } from 'node:fs';
+import {
+  OS_SANDBOX_DEFAULTS,
+  SANDBOX_SCRIPT_PATH,
+  defaultLimits,
+} from '../../src/judging/sandbox/os-sandbox';
+import { prepareSubmission } from '../../src/judging/sandbox/prepare-submission';
 import { SANDBOX_LIMITS, runInSandbox, runScriptInSandbox } from '../../src/judging/sandbox/run-in-sandbox';
-import { EXIT_BY_SIGNAL, PRELUDE, osSandbox, runHostile } from './hostile';
+import { C_PRELUDE, EXIT_BY_SIGNAL, PRELUDE, compileC, osSandbox, runHostile } from './hostile';
 
 jest.setTimeout(60_000);
 
@@ -32,6 +38,33 @@ function sandboxProcessesLeft(): number[] {
     }
   }
   return pids;
+}
+
+const sandboxRequest = {
+  modules: [{ path: 'a.js', kind: 'js' as const, source: 'exports.f = () => 5;' }],
+  entry: 'a.js',
+  exportName: 'f',
+  args: [],
+  timeoutMs: 2000,
+  memoryMb: 64,
+};
+
+/** Run cgroups of this process still on disk (each is removed only once seen empty). */
+function runGroupsLeft(version: string): string[] {
+  if (version === 'none') return [];
+  const parents =
+    version === 'v2'
+      ? []
+      : ['freezer', 'memory', 'pids', 'cpu', 'cpuacct'].map((controller) => {
+          const own = readFileSync('/proc/self/cgroup', 'utf8')
+            .split('\n')
+            .map((line) => line.split(':'))
+            .find(([, controllers]) => controllers?.split(',').includes(controller))?.[2];
+          return `/sys/fs/cgroup/${controller}${own === '/' ? '' : own}/judge-sandbox`;
+        });
+  return parents.flatMap((parent) =>
+    existsSync(parent) ? readdirSync(parent).filter((entry) => entry.startsWith(`run-${process.pid}-`)) : [],
+  );
 }
 
 beforeAll(async () => {
@@ -68,7 +101,7 @@ describe('back-to-back runs on one slot', () => {
   });
 });
 
-describe('network: nothing but a private loopback', () => {
+describe('network: no socket but AF_UNIX (seccomp), and behind that a private loopback', () => {
   let api: net.Server;
   let apiPort: number;
   let apiConnections = 0;
@@ -94,7 +127,7 @@ describe('network: nothing but a private loopback', () => {
     udp.close();
   });
 
-  it('refuses TCP to the host services, IPv6 loopback, private and public addresses; UDP and DNS go nowhere', async () => {
+  it('refuses every TCP and UDP socket (EPERM) to the host services, loopback, private and public addresses; DNS goes nowhere', async () => {
     // The host side listens: a refusal inside is the wall, not a server that is down.
     await new Promise<void>((resolve, reject) =>
       net
@@ -114,6 +147,7 @@ describe('network: nothing but a private loopback', () => {
       });
       const udp = (host, port) => new Promise((resolve) => {
         const socket = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+        socket.on('error', (e) => resolve(e.code));
         socket.send('hello', port, host, (e) => { socket.close(); resolve(e ? e.code : 'sent'); });
       });
       (async () => report({
@@ -129,24 +163,28 @@ describe('network: nothing but a private loopback', () => {
         udpIpv6: await udp('::1', ${udpPort}),
         lookup: await new Promise((r) => dns.lookup('example.com', (e) => r(e ? e.code : 'resolved'))),
         resolve: await new Promise((r) => dns.resolve4('example.com', (e) => r(e ? e.code : 'resolved'))),
-        interfaces: Object.keys(require('os').networkInterfaces()),
+        networkInterfaces: attempt(() => require('os').networkInterfaces()),
+        interfaces: fs.readFileSync('/proc/self/net/dev', 'utf8').split('\\n').slice(2).map((l) => l.split(':')[0].trim()).filter(Boolean),
       }))();
     `);
     expect(run.exitCode).toBe(0);
     expect(run.report).toEqual({
-      postgres: 'ECONNREFUSED',
-      api: 'ECONNREFUSED',
-      temporal: 'ECONNREFUSED',
-      apiIpv6: 'ECONNREFUSED',
-      privateAddress: 'ENETUNREACH',
-      privateAddress2: 'ENETUNREACH',
-      publicAddress: 'ENETUNREACH',
-      // A datagram to 127.0.0.1 stays on the sandbox's own loopback: the host socket gets nothing.
-      udpLoopback: 'sent',
-      udpPublic: 'ENETUNREACH',
-      udpIpv6: 'sent',
+      // The seccomp filter refuses the socket itself: no AF_INET or AF_INET6 socket exists inside.
+      postgres: 'EPERM',
+      api: 'EPERM',
+      temporal: 'EPERM',
+      apiIpv6: 'EPERM',
+      privateAddress: 'EPERM',
+      privateAddress2: 'EPERM',
+      publicAddress: 'EPERM',
+      udpLoopback: 'EPERM',
+      udpPublic: 'EPERM',
+      udpIpv6: 'EPERM',
       lookup: 'EAI_AGAIN',
-      resolve: 'ECONNREFUSED',
+      resolve: 'ECONNREFUSED', // c-ares reports its refused socket so
+      // getifaddrs needs a netlink socket: refused too.
+      networkInterfaces: 'ERR_SYSTEM_ERROR',
+      // The second wall, should the first fall: the network namespace has only its own loopback.
       interfaces: ['lo'],
     });
     expect(apiConnections).toBe(1); // only the host's own check above
@@ -398,8 +436,9 @@ describe('the harness channel: results cannot be forged or flooded', () => {
   });
 
   it('kills a process that floods its output', async () => {
+    // A time limit the flood cannot reach however starved the machine: the output cap must end it.
     const result = await runScriptInSandbox(
-      request,
+      { ...request, timeoutMs: 60_000 },
       `process.stdout.write(JSON.stringify({ type: 'ready' }) + '\\n');
        const chunk = 'x'.repeat(1 << 20);
        (function flood() { process.stdout.write(chunk, flood); })();`,
@@ -456,6 +495,323 @@ describe('the inner layer: import() no longer reaches the host realm', () => {
         ['chainEndsHere', ['b', true]],
         ['message', ['s', 'import() is not available in the sandbox: use require() of relative paths']],
         ['process', ['s', 'EvalError']],
+      ],
+    ]);
+  });
+});
+
+describe('native code: raw syscalls against the seccomp allow-list', () => {
+  it('refuses io_uring, userfaultfd, perf, keyctl, ptrace, inotify/fanotify, bpf, namespaces, mounts and non-AF_UNIX sockets (EPERM)', async () => {
+    const binary = await compileC(`${C_PRELUDE}
+#include <linux/perf_event.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+int main(void) {
+  struct perf_event_attr attr; memset(&attr, 0, sizeof attr); attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE; attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  char buffer[16]; struct iovec local = { buffer, sizeof buffer }, remote = { buffer, sizeof buffer };
+  long params[16] = {0};
+  try_call("io_uring_setup", syscall(SYS_io_uring_setup, 8, params));
+  try_call("userfaultfd", syscall(SYS_userfaultfd, 0));
+  try_call("perf_event_open", syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+  try_call("keyctl", syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3, 0));
+  try_call("add_key", syscall(SYS_add_key, "user", "x", "y", 1, -3));
+  try_call("ptrace_traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
+  try_call("ptrace_init", ptrace(PTRACE_ATTACH, 1, 0, 0));
+  try_call("process_vm_readv", process_vm_readv(1, &local, 1, &remote, 1, 0));
+  try_call("inotify_init1", syscall(SYS_inotify_init1, 0));
+  try_call("fanotify_init", syscall(SYS_fanotify_init, 0, 0));
+  try_call("bpf", syscall(SYS_bpf, 0, 0, 0));
+  try_call("unshare_user", unshare(CLONE_NEWUSER));
+  try_call("unshare_net", unshare(CLONE_NEWNET));
+  try_call("clone_newpid", syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0));
+  try_call("clone3", syscall(SYS_clone3, 0, 0));
+  try_call("setns", setns(0, 0));
+  try_call("mount", mount("none", "/work", "tmpfs", 0, 0));
+  try_call("kcmp", syscall(SYS_kcmp, 1, 1, 0, 0, 0));
+  try_call("personality_exec", personality(READ_IMPLIES_EXEC));
+  try_call("socket_inet", socket(AF_INET, SOCK_STREAM, 0));
+  try_call("socket_inet6", socket(AF_INET6, SOCK_DGRAM, 0));
+  try_call("socket_netlink", socket(AF_NETLINK, SOCK_RAW, 0));
+  try_call("socket_packet", socket(AF_PACKET, SOCK_RAW, 0));
+  try_call("socket_vsock", socket(AF_VSOCK, SOCK_STREAM, 0));
+  try_call("socket_unix", socket(AF_UNIX, SOCK_STREAM, 0));
+  int pair[2];
+  try_call("socketpair_unix", socketpair(AF_UNIX, SOCK_STREAM, 0, pair));
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  try_call("fork", child);
+  waitpid(child, 0, 0);
+  done();
+  return 0;
+}`);
+    const run = await runHostile('', { native: binary });
+    expect(run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
+    expect(run.report).toEqual({
+      io_uring_setup: 'EPERM',
+      userfaultfd: 'EPERM',
+      perf_event_open: 'EPERM',
+      keyctl: 'EPERM',
+      add_key: 'EPERM',
+      ptrace_traceme: 'EPERM',
+      ptrace_init: 'EPERM',
+      process_vm_readv: 'EPERM',
+      inotify_init1: 'EPERM',
+      fanotify_init: 'EPERM',
+      bpf: 'EPERM',
+      unshare_user: 'EPERM',
+      unshare_net: 'EPERM',
+      clone_newpid: 'EPERM',
+      // Its flags are behind a pointer the filter cannot read: ENOSYS, and libc falls back to clone.
+      clone3: 'ENOSYS',
+      setns: 'EPERM',
+      mount: 'EPERM',
+      kcmp: 'EPERM',
+      personality_exec: 'EPERM',
+      socket_inet: 'EPERM',
+      socket_inet6: 'EPERM',
+      socket_netlink: 'EPERM',
+      socket_packet: 'EPERM',
+      socket_vsock: 'EPERM',
+      socket_unix: 'allowed',
+      socketpair_unix: 'allowed',
+      fork: 'allowed',
+    });
+  });
+
+  it('kills a process that makes a syscall of another architecture (i386 int 0x80, x32)', async () => {
+    const calls = {
+      // SIGSYS from the filter; SIGSEGV where the kernel runs without IA32 emulation (as here).
+      i386: ['__asm__ volatile ("int $0x80" : : "a"(20))', [EXIT_BY_SIGNAL.SIGSYS, EXIT_BY_SIGNAL.SIGSEGV]],
+      x32: ['syscall(0x40000000 | 39)', [EXIT_BY_SIGNAL.SIGSYS]],
+    } as const;
+    for (const [call, exits] of Object.values(calls)) {
+      const binary = await compileC(`${C_PRELUDE}
+int main(void) { printf("before\\n"); fflush(stdout); ${call}; printf("after\\n"); return 0; }`);
+      const run = await runHostile('', { native: binary });
+      expect(run.stdout).toBe('before\n');
+      expect(exits).toContain(run.exitCode);
+    }
+  });
+
+  it('cannot pass data between concurrent runs through inotify on the shared read-only files', async () => {
+    // The receiver would watch a file both sandboxes see (the harness, a library) and read the
+    // sender's accesses as bits; inotify is refused, in node (fs.watch) as in C.
+    const run = await runHostile(`${PRELUDE}
+      report({ watch: attempt(() => { fs.watch(${JSON.stringify(SANDBOX_SCRIPT_PATH)}).close(); }) });
+    `);
+    expect(run.report).toEqual({ watch: 'EPERM' });
+  });
+});
+
+describe('native code: every process of a run dies with it, and the slot judges normally after', () => {
+  it('kills detached, setsid, signal-ignoring children that tamper with init, empties and removes the cgroup', async () => {
+    const sandbox = await osSandbox();
+    const binary = await compileC(`${C_PRELUDE}
+#include <sys/ptrace.h>
+int main(void) {
+  int ready[2];
+  pipe(ready);
+  for (int i = 0; i < 4; i++) {
+    if (fork() == 0) {
+      setsid();
+      for (int s = 1; s < 65; s++) signal(s, SIG_IGN);
+      if (fork() != 0) _exit(0);          /* detach: reparented to the namespace's init */
+      write(ready[1], "x", 1);
+      for (;;) { kill(1, SIGKILL); kill(1, SIGSTOP); ptrace(PTRACE_ATTACH, 1, 0, 0); }
+    }
+  }
+  char c;
+  for (int i = 0; i < 4; i++) read(ready[0], &c, 1);
+  try_call("kill_init", kill(1, SIGKILL));
+  try_call("ptrace_init", ptrace(PTRACE_SEIZE, 1, 0, 0));
+  /* Same uid inside the user namespace: init's memory can be opened. Overwrite its code with a
+     nop sled ending in "jmp ." so that it spins instead of ending the namespace when this exits. */
+  int mem = open("/proc/1/mem", O_RDWR);
+  try_call("init_mem", mem);
+  static unsigned char spin[1 << 16];
+  memset(spin, 0x90, sizeof spin);
+  FILE *maps = fopen("/proc/1/maps", "r");
+  char line[512]; unsigned long start, end; char perms[8]; long written = -1;
+  while (fgets(line, sizeof line, maps)) {
+    if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 || strcmp(perms, "r-xp") != 0) continue;
+    for (unsigned long at = start; at < end; at += sizeof spin) {
+      unsigned long length = end - at < sizeof spin ? end - at : sizeof spin;
+      if (at + length >= end) { spin[length - 2] = 0xEB; spin[length - 1] = 0xFE; }
+      written = pwrite(mem, spin, length, at);
+      spin[length - 2] = spin[length - 1] = 0x90;
+      if (written < 0) break;
+    }
+    if (written < 0) break;
+  }
+  try_call("init_code_overwritten", written);
+  done();
+  return 0;
+}`);
+    const groupsBefore = runGroupsLeft(sandbox.report.cgroup);
+    // Init no longer ends the namespace, so bwrap never exits by itself: the judge's wall-clock
+    // kill of bwrap is what ends the run, and the cgroup takes everything with it.
+    const run = await runHostile('', { native: binary, killAfterMs: 3_000 });
+    expect(run.report).toEqual({
+      kill_init: 'allowed', // dropped: init ignores signals from inside its namespace
+      ptrace_init: 'EPERM',
+      init_mem: 'allowed',
+      init_code_overwritten: 'allowed',
+    });
+    expect(run.signal).toBe('SIGKILL');
+    await sandbox.settled();
+    expect(runGroupsLeft(sandbox.report.cgroup).filter((group) => !groupsBefore.includes(group))).toEqual([]);
+    expect(sandboxProcessesLeft()).toEqual([]);
+  });
+
+  it('judges normally on the same slot right after hostile runs', async () => {
+    const hostile = `process.stdout.write(JSON.stringify({ type: 'ready' }) + '\\n');
+      const cp = require('child_process');
+      for (let i = 0; i < 8; i++) cp.spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); for (;;) {}'], { detached: true, stdio: 'ignore' });
+      setTimeout(() => process.exit(0), 200);`;
+    for (let round = 0; round < 3; round++) {
+      const crashed = await runScriptInSandbox(sandboxRequest, hostile);
+      expect(crashed).toMatchObject({ status: 'crashed', isolation: 'bwrap' });
+      const judged = await runInSandbox(sandboxRequest);
+      expect(judged).toMatchObject({ status: 'returned', value: ['n', 5], isolation: 'bwrap' });
+    }
+  });
+});
+
+describe('native code: CPU shared between sandboxes', () => {
+  it("gives a CPU-time-limited program the same verdict with a neighbour's hog, and holds the hog to its quota", async () => {
+    const worker = await compileC(`${C_PRELUDE}
+#include <time.h>
+static double cpu_ms(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }
+int main(void) { volatile unsigned long x = 0; while (cpu_ms() < 300) x++; printf("{\\"done\\": true}\\n"); return 0; }`);
+    const hog = await compileC(`${C_PRELUDE}
+int main(void) {
+  for (int i = 0; i < 6; i++) if (fork() == 0) { setsid(); volatile unsigned long x = 0; for (;;) x++; }
+  printf("{\\"hogging\\": true}\\n"); fflush(stdout);
+  char c; while (read(0, &c, 1) > 0) {}
+  return 0;
+}`);
+    const alone = await runHostile('', { native: worker, slot: 0, timeoutMs: 1000 });
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let hogging!: () => void;
+    const started = new Promise<void>((resolve) => (hogging = resolve));
+    const hogStartedAt = Date.now();
+    const hogRun = runHostile('', {
+      native: hog,
+      slot: 1,
+      timeoutMs: 10_000,
+      holdStdinUntil: held,
+      onLine: (line) => line.includes('hogging') && hogging(),
+    });
+    await started;
+    const beside = await runHostile('', { native: worker, slot: 0, timeoutMs: 1000 });
+    release();
+    const hogged = await hogRun;
+    const hogWallMs = Date.now() - hogStartedAt;
+
+    // Same verdict: exit 0 within the CPU-seconds limit, the tree's CPU time measured by its cgroup.
+    for (const run of [alone, beside]) {
+      expect(run).toMatchObject({ exitCode: 0, report: { done: true } });
+      expect(run.cpuTimeMs).toBeGreaterThanOrEqual(300);
+      expect(run.cpuTimeMs).toBeLessThan(1000 * defaultLimits(64, 1000).cpuSeconds);
+    }
+    // Six spinning processes in their own sessions got one core between them, not the machine.
+    expect(hogged.cpuTimeMs).toBeGreaterThan(0);
+    expect(hogged.cpuTimeMs!).toBeLessThanOrEqual(hogWallMs * OS_SANDBOX_DEFAULTS.cpuCores * 1.05 + 50);
+  });
+});
+
+describe('devices: a fixed-size /dev and /dev/shm inside the quota', () => {
+  it('refuses writes to /dev and stops /dev/shm at its size', async () => {
+    const run = await runHostile(`${PRELUDE}
+      let chunks = 0;
+      const fill = attempt(() => { for (; chunks < 64; chunks++) fs.writeFileSync('/dev/shm/f' + chunks, Buffer.alloc(512 * 1024, 1)); });
+      report({
+        dev: attempt(() => fs.writeFileSync('/dev/evil', 'x')),
+        devDir: attempt(() => fs.mkdirSync('/dev/evil')),
+        devices: fs.readdirSync('/dev').sort(),
+        null: attempt(() => fs.writeFileSync('/dev/null', 'x')),
+        fill,
+        shmBytes: chunks * 512 * 1024,
+      });
+    `);
+    expect(run.report).toEqual({
+      dev: 'EROFS',
+      devDir: 'EROFS',
+      devices: ['fd', 'full', 'null', 'random', 'shm', 'stderr', 'stdin', 'stdout', 'urandom', 'zero'],
+      null: 'allowed',
+      fill: 'ENOSPC',
+      shmBytes: OS_SANDBOX_DEFAULTS.shmBytes,
+    });
+  });
+});
+
+describe('the inner layer: no host-realm object reaches submitted code, whichever host callback produced it', () => {
+  it('stack formatting, promise rejection, import() and inspection near the stack limit yield only objects of the submission realm', async () => {
+    const prepared = prepareSubmission(
+      {
+        content: '',
+        files: [
+          {
+            path: 'escape.ts',
+            content: `
+export async function f() {
+  const found: unknown[] = [];
+  let inspected = 0;
+  const isHost = (x: unknown) => x !== null && (typeof x === 'object' || typeof x === 'function') && !(x instanceof Object);
+  const note = (x: unknown) => { if (isHost(x)) found.push(x); };
+  const inspectable = () => ({ [Symbol.for('nodejs.util.inspect.custom')]: (...args: unknown[]) => { inspected += 1; args.forEach(note); return 'x'; } });
+  const routes: (() => unknown)[] = [
+    () => new Error('probe').stack,                                   // Node's prepareStackTrace callback
+    () => { const target = {}; Error.captureStackTrace(target); return (target as { stack?: unknown }).stack; },
+    () => Promise.reject(inspectable()),                              // Node's promise-reject hook
+    () => { let reject!: (e: unknown) => void; const p = new Promise((_, r) => (reject = r)); reject(inspectable()); return p.catch(note); },
+    () => import('node:fs').catch(note),                              // the module loader
+    () => { console.log(inspectable()); throw inspectable(); },        // inspection of logged and thrown values
+  ];
+  for (const route of routes) {
+    const dive = (): void => { try { dive(); } catch (e) { note(e); try { note(route()); } catch (e2) { note(e2); } throw e; } };
+    try { dive(); } catch (e) { note(e); }
+    try { note(route()); } catch (e) { note(e); }
+  }
+  await new Promise((resolve) => resolve(undefined));
+  let poisoned = 'no host prototype reached';
+  for (const hostObject of found) {
+    try { Object.getPrototypeOf(Object.getPrototypeOf(hostObject)).polluted = 1; poisoned = 'POISONED'; } catch { poisoned = 'frozen'; }
+  }
+  return { hostObjects: found.length, inspected, poisoned, stack: typeof new Error('x').stack };
+}`,
+          },
+        ],
+      },
+      'escape.ts',
+    );
+    expect(prepared.kind).toBe('ready');
+    if (prepared.kind !== 'ready') return;
+    const result = await runInSandbox({
+      modules: prepared.modules,
+      entry: prepared.entry,
+      exportName: 'f',
+      args: [],
+      timeoutMs: 8000,
+      memoryMb: 64,
+    });
+    expect(result).toMatchObject({ status: 'returned', isolation: 'bwrap' });
+    expect(result.status === 'returned' && result.value).toEqual([
+      'o',
+      [
+        ['hostObjects', ['n', 0]],
+        // Nothing on the host side ever formats a submission value.
+        ['inspected', ['n', 0]],
+        ['poisoned', ['s', 'no host prototype reached']],
+        // The realm records no stack traces: no host formatting callback ever runs for it.
+        ['stack', ['s', 'undefined']],
       ],
     ]);
   });

@@ -57,15 +57,39 @@ describe('layer boundaries (eslint.config.mjs)', () => {
     [
       'the domain importing a workflow by value',
       'src/domain/submissions/x.ts',
-      "import { submissionWorkflow } from '../../../workflows/submission';\nexport const w = submissionWorkflow;\n",
+      "import { submissionWorkflow } from './workflows/submission';\nexport const w = submissionWorkflow;\n",
+    ],
+    [
+      'the domain importing the API through import()',
+      'src/domain/challenges/x.ts',
+      "export const load = () => import('../../api/errors');\n",
     ],
     ['the domain importing Koa', 'src/domain/x.ts', "import Koa from 'koa';\nexport const k = Koa;\n"],
     [
       'a workflow importing the domain by value',
+      'src/domain/submissions/workflows/x.ts',
+      "import { judgeRun } from '../judging';\nexport const j = judgeRun;\n",
+    ],
+    [
+      'a workflow importing a file outside src',
+      'src/domain/challenges/workflows/x.ts',
+      "import { FLAGS } from '../../../../temporal/flags';\nexport const f = FLAGS;\n",
+    ],
+    [
+      'a workflow loading the domain through import()',
+      'src/domain/webhooks/workflows/x.ts',
+      "export const load = () => import('../delivery');\n",
+    ],
+    [
+      'a workflow importing pg',
+      'src/domain/submissions/workflows/x.ts',
+      "import { Pool } from 'pg';\nexport const p = Pool;\n",
+    ],
+    [
+      'a workflows folder outside src importing the domain',
       'workflows/x.ts',
       "import { judgeRun } from '../src/domain/submissions/judging';\nexport const j = judgeRun;\n",
     ],
-    ['a workflow importing pg', 'workflows/x.ts', "import { Pool } from 'pg';\nexport const p = Pool;\n"],
     [
       'a contract importing a value',
       'src/domain/webhooks/contract.ts',
@@ -81,9 +105,17 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       'src/domain/x.ts',
       "import type { Pool } from 'pg';\nexport const f = (db: Pool) => db.query('SELECT 1 FROM users');\n",
     ],
-    ['SQL text in an activity', 'activities/x.ts', 'export const q = `UPDATE users SET name = $1`;\n'],
+    [
+      'SQL text in an activity',
+      'src/domain/submissions/activities.ts',
+      'export const q = `UPDATE users SET name = $1`;\n',
+    ],
   ])('fails on %s', async (what, filePath, code) => {
-    const rule = what.startsWith('SQL') ? 'no-restricted-syntax' : '@typescript-eslint/no-restricted-imports';
+    const rule = what.startsWith('SQL')
+      ? 'no-restricted-syntax'
+      : what.includes('import()')
+        ? 'local/no-restricted-dynamic-imports'
+        : '@typescript-eslint/no-restricted-imports';
     const errors = await lintAs(filePath, code);
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((e) => e.includes(` ${rule}: `))).toBe(true);
@@ -92,13 +124,18 @@ describe('layer boundaries (eslint.config.mjs)', () => {
   test.each([
     [
       'a workflow importing its contract by value',
-      'workflows/x.ts',
-      "import { SUBMISSION_WORKFLOW } from '../src/domain/submissions/contract';\nexport const n = SUBMISSION_WORKFLOW;\n",
+      'src/domain/submissions/workflows/x.ts',
+      "import { SUBMISSION_WORKFLOW } from '../contract';\nexport const n = SUBMISSION_WORKFLOW;\n",
     ],
     [
-      'a workflow importing activity types',
-      'workflows/x.ts',
-      "import type { SubmissionActivities } from '../activities/submissions';\nexport type A = SubmissionActivities;\n",
+      'a workflow importing its activity types',
+      'src/domain/submissions/workflows/x.ts',
+      "import type { SubmissionActivities } from '../activities';\nexport type A = SubmissionActivities;\n",
+    ],
+    [
+      'a workflow importing the search attribute keys',
+      'src/domain/challenges/workflows/x.ts',
+      "import { ChallengeIdKey } from '../../../temporal-client/search-attributes';\nexport const k = ChallengeIdKey;\n",
     ],
     [
       'SQL in a queries file',

@@ -385,7 +385,10 @@ describe('production topology', () => {
     ) as Record<keyof typeof cpuAfter, number>;
 
     async function settle(expected: number): Promise<void> {
-      const started = Date.now();
+      // Waits for the condition while the system makes progress: a loaded machine delivers late,
+      // not never. It gives up only after SETTLE_TIMEOUT_MS without any change.
+      let started = Date.now();
+      let last = '';
       while (Date.now() - started < SETTLE_TIMEOUT_MS) {
         const rows = await loadSubmissions(db!, challengeId);
         const complete = completeByAgentOf(rows);
@@ -393,9 +396,14 @@ describe('production topology', () => {
         const want = expectedDeliveryCount(subscriptions, complete);
         const got = uniqueDeliveryCount(receiver!, subscriptions);
         if (rows.length >= expected && open === 0 && got >= want) return;
+        const now = `${rows.length}/${open}/${got}/${want}`;
+        if (now !== last) {
+          last = now;
+          started = Date.now();
+        }
         await sleep(500);
       }
-      out(`did not settle within ${SETTLE_TIMEOUT_MS / 1000} s`);
+      out(`did not settle: no progress for ${SETTLE_TIMEOUT_MS / 1000} s`);
     }
     await sleep(3000); // late duplicate deliveries, if any, are caught too
 

@@ -129,7 +129,10 @@ describe('CLI parsing and registry', () => {
     const badFlag = await cli(['jwt', 'mint', '--sub', 'a', '--bogus']);
     expect(badFlag.code).toBe(2);
     expect(badFlag.err).toMatch(/bogus/);
-    expect(badFlag.err).toContain('usage: jwt mint');
+    // One line, naming where the usage is, never the whole help.
+    expect(badFlag.err.trim().split('\n')).toEqual(['error: unknown option --bogus (usage: help jwt mint)']);
+    const typo = await cli(['jwt', 'mint', '--sbu', 'a']);
+    expect(typo.err.trim()).toBe('error: unknown option --sbu; did you mean --sub? (usage: help jwt mint)');
     const missing = await cli(['jwt', 'mint']);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('--sub is required');

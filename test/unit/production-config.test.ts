@@ -68,6 +68,16 @@ describe('production settings', () => {
       /METRICS_TOKEN: \/metrics needs its own credential \(METRICS_TOKEN\) or listener \(METRICS_PORT\)/,
     ],
     [
+      'a metrics listener beyond loopback without a token',
+      { METRICS_TOKEN: '', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' },
+      /METRICS_HOST: \/metrics on 0\.0\.0\.0 is reachable beyond this machine: set METRICS_TOKEN/,
+    ],
+    [
+      'a metrics listener on a public address without a token',
+      { METRICS_TOKEN: '', METRICS_PORT: '9464', METRICS_HOST: '10.1.2.3' },
+      /METRICS_HOST: \/metrics on 10\.1\.2\.3 is reachable beyond this machine/,
+    ],
+    [
       'TRUST_PROXY without a hop count',
       { TRUST_PROXY: '1' },
       /TRUST_PROXY_HOPS: TRUST_PROXY needs the number of trusted proxies/,
@@ -81,8 +91,17 @@ describe('production settings', () => {
     expect(() => loadConfig({ ...PRODUCTION, ...overrides, NODE_ENV: 'development' })).not.toThrow();
   });
 
-  test('a metrics listener instead of a metrics token is accepted', () => {
+  test('a metrics listener instead of a metrics token is accepted on loopback only', () => {
     expect(loadConfig({ ...PRODUCTION, METRICS_TOKEN: '', METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464);
+    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]'])
+      expect(
+        loadConfig({ ...PRODUCTION, METRICS_TOKEN: '', METRICS_PORT: '9464', METRICS_HOST: host })
+          .METRICS_HOST,
+      ).toBe(host);
+    // With a token the listener may face the network.
+    expect(loadConfig({ ...PRODUCTION, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).METRICS_HOST).toBe(
+      '0.0.0.0',
+    );
   });
 
   test('every refusal is listed at once, on one line', () => {

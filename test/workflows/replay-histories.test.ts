@@ -57,13 +57,13 @@ beforeAll(async () => {
     // already installed in this jest worker
   }
   workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
+    workflowsPath: require.resolve('../../src/all-workflows'),
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
   });
 }, 120_000);
 
 test('fixtures cover every workflow type the worker registers', async () => {
-  const exported = Object.entries(await import('../../workflows'));
+  const exported = Object.entries(await import('../../src/all-workflows'));
   const registered = exported
     .filter(([name, value]) => typeof value === 'function' && name.endsWith('Workflow'))
     .map(([name]) => name)

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { ApiError, httpStatusOf } from '../errors';
 import { ServiceError, type ErrorCode } from '../../errors';
+import { renderErrorPage } from '../../web/error-page';
 
 /** Errors thrown by Koa itself or by the body parser carry an HTTP status and sometimes a type. */
 interface HttpishError {
@@ -47,7 +48,7 @@ function toServiceError(err: unknown, logger: Logger, requestId: string): Servic
 
 /**
  * One envelope for every failure: `{error: {message, code, request_id}}`, or the connector
- * endpoints' flat `{error: "<message>"}`. Never a stack trace.
+ * endpoints' flat `{error: "<message>"}`; pages get an HTML page instead. Never a stack trace.
  */
 export function errorHandler(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
@@ -61,6 +62,20 @@ export function errorHandler(logger: Logger): Koa.Middleware {
       ctx.status = httpStatusOf(failure);
       if (failure instanceof ApiError)
         for (const [name, value] of Object.entries(failure.headers)) ctx.set(name, value);
+      if (ctx.state.errorStyle === 'html') {
+        // Page routes and unknown paths outside /api/ answer people: an HTML page with navigation.
+        const retryAfter = failure instanceof ApiError ? failure.headers['Retry-After'] : undefined;
+        const page = renderErrorPage({
+          status: ctx.status,
+          detail: failure.message,
+          requestId,
+          retryAfterSec: retryAfter === undefined ? undefined : Number(retryAfter),
+        });
+        for (const [name, value] of Object.entries(page.headers)) ctx.set(name, value);
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = page.html;
+        return;
+      }
       ctx.type = 'application/json';
       ctx.body =
         ctx.state.errorStyle === 'flat'

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { findChallengeById } from '../../db/queries/challenges';
 import {
   createChallenge,
@@ -7,7 +8,8 @@ import {
   retireChallenge,
   type TransitionOutcome,
 } from '../../domain/challenges/lifecycle';
-import { forbidden, notFound } from '../../errors';
+import { notFound } from '../../errors';
+import { actorOf } from '../../domain/audit/trail';
 import { defineRoute, uuidParam } from '../route';
 import {
   adminChallengeSchema,
@@ -18,7 +20,28 @@ import {
   toAdminChallenge,
 } from '../schemas/challenges';
 import { envelope, pagedEnvelope } from '../schemas/common';
-import { listForCaller } from './challenges';
+import { listWithJudgesForCaller } from './challenges';
+import { dryRunJudge } from '../../domain/challenges/dry-run';
+import { createSubmissionBody } from '../schemas/submissions';
+import { breakdownSchema } from '../schemas/results';
+import { judgeConfigSchema } from '../../judging';
+
+/** A judge config being edited and a sample submission (same limits as a real one). */
+export const dryRunBody = z
+  .object({
+    judge: judgeConfigSchema,
+    submission: createSubmissionBody,
+  })
+  .strict();
+
+const dryRunResultSchema = z.object({
+  workflow_id: z.string().describe('the Temporal workflow that judged it (its history is all that remains)'),
+  breakdown: breakdownSchema
+    .omit({ submission_id: true, result_id: true, judged_at: true, judge: true })
+    .extend({
+      audience: z.literal('admin'),
+    }),
+});
 
 const one = envelope(adminChallengeSchema);
 
@@ -41,11 +64,36 @@ export const adminChallengeRoutes = [
     auth: 'admin',
     rateLimit: 'default',
     body: createChallengeBody,
+    largeBody: true,
     responses: { 201: { description: 'created (draft)', schema: one } },
     async handler({ body, principal, deps }) {
-      if (principal.kind !== 'user') throw forbidden();
-      const row = await createChallenge(deps.db, principal.userId, body);
+      const row = await createChallenge(deps.db, actorOf(principal).userId, body);
       return { status: 201, data: toAdminChallenge(row!) };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminDryRunChallenge',
+    method: 'post',
+    path: '/api/v1/admin/challenges/dry-run',
+    summary:
+      'Judge a sample submission with a judge config (e.g. the one being edited) on a worker; answers the admin breakdown. Nothing is stored.',
+    tags: ['admin'],
+    auth: 'admin',
+    rateLimit: 'submissions',
+    body: dryRunBody,
+    responses: {
+      200: { description: 'the admin breakdown of the sample', schema: envelope(dryRunResultSchema) },
+      400: {
+        description: 'VALIDATION_ERROR: the judge config (with the path of the field) or the grader refused',
+      },
+    },
+    async handler({ body, deps }) {
+      return {
+        data: await dryRunJudge(deps, {
+          judge: body.judge,
+          submission: { content: body.submission.content, files: body.submission.files ?? [] },
+        }),
+      };
     },
   }),
   defineRoute({
@@ -59,7 +107,7 @@ export const adminChallengeRoutes = [
     query: listChallengesQuery,
     responses: { 200: { description: 'a page of challenges', schema: pagedEnvelope(adminChallengeSchema) } },
     async handler({ query, principal, deps }) {
-      const { rows, pagination } = await listForCaller(deps.db, principal, query);
+      const { rows, pagination } = await listWithJudgesForCaller(deps.db, principal, query);
       return { data: rows.map(toAdminChallenge), pagination };
     },
   }),
@@ -90,9 +138,10 @@ export const adminChallengeRoutes = [
     rateLimit: 'default',
     params: uuidParam,
     body: patchChallengeBody,
+    largeBody: true,
     responses: { 200: { description: 'updated', schema: one } },
-    async handler({ params, body, deps }) {
-      return { data: toAdminChallenge(await editChallenge(deps, params.id, body)) };
+    async handler({ params, body, principal, deps }) {
+      return { data: toAdminChallenge(await editChallenge(deps, actorOf(principal), params.id, body)) };
     },
   }),
   defineRoute({
@@ -105,8 +154,8 @@ export const adminChallengeRoutes = [
     rateLimit: 'default',
     params: uuidParam,
     responses: { 200: { description: 'active', schema: one } },
-    async handler({ params, deps }) {
-      return transitionResult(await publishChallenge(deps, params.id));
+    async handler({ params, principal, deps }) {
+      return transitionResult(await publishChallenge(deps, actorOf(principal), params.id));
     },
   }),
   defineRoute({
@@ -121,8 +170,8 @@ export const adminChallengeRoutes = [
     params: uuidParam,
     body: quarantineBody,
     responses: { 200: { description: 'quarantined (draft)', schema: one } },
-    async handler({ params, body, deps }) {
-      return transitionResult(await quarantineChallenge(deps, params.id, body.reason));
+    async handler({ params, body, principal, deps }) {
+      return transitionResult(await quarantineChallenge(deps, actorOf(principal), params.id, body.reason));
     },
   }),
   defineRoute({
@@ -135,8 +184,8 @@ export const adminChallengeRoutes = [
     rateLimit: 'default',
     params: uuidParam,
     responses: { 200: { description: 'archived', schema: one } },
-    async handler({ params, deps }) {
-      return transitionResult(await retireChallenge(deps, params.id));
+    async handler({ params, principal, deps }) {
+      return transitionResult(await retireChallenge(deps, actorOf(principal), params.id));
     },
   }),
 ];

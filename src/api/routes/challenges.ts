@@ -1,19 +1,20 @@
-import { isAdmin, type Principal } from '../../auth/principal';
-import { listChallenges, type ChallengeRow } from '../../db/queries/challenges';
+import type { Principal } from '../../auth/principal';
+import { listChallenges, type ChallengeRow, type ChallengeSummaryRow } from '../../db/queries/challenges';
 import { listEntries } from '../../db/queries/entries';
 import { enterChallenge } from '../../domain/challenges/entries';
 import { requireVisibleChallenge } from '../../domain/challenges/lifecycle';
-import { visibleStatuses } from '../../domain/challenges/rules';
-import { forbidden } from '../../errors';
+import { entriesOwnerFilter, visibleStatuses } from '../../domain/challenges/policy';
 import { defineRoute, uuidParam } from '../route';
 import type { Pagination } from '../../lib/pagination';
 import {
+  challengeDetailSchema,
   challengeSchema,
   createEntryBody,
   entrySchema,
   listChallengesQuery,
   listEntriesQuery,
   toChallenge,
+  toChallengeDetail,
   toEntry,
   type ListChallengesQuery,
 } from '../schemas/challenges';
@@ -24,21 +25,37 @@ export function pagination(total: number, page: number, limit: number): Paginati
 }
 
 /** Shared by the public and the admin listing: same filters, paging and order. */
-export async function listForCaller(
-  db: Parameters<typeof listChallenges>[0],
-  principal: Principal,
-  query: ListChallengesQuery,
-): Promise<{ rows: ChallengeRow[]; pagination: Pagination }> {
-  const { rows, total } = await listChallenges(
-    db,
-    {
+function listFilter(principal: Principal, query: ListChallengesQuery) {
+  return {
+    filter: {
       statuses: visibleStatuses(principal, query.status),
       category: query.category,
       weightClassId: query.weight_class,
       format: query.format,
     },
-    { limit: query.limit, offset: (query.page - 1) * query.limit },
-  );
+    page: { limit: query.limit, offset: (query.page - 1) * query.limit },
+  };
+}
+
+/** The public listing: no judge config is read (it can hold megabytes of program tests). */
+export async function listForCaller(
+  db: Parameters<typeof listChallenges>[0],
+  principal: Principal,
+  query: ListChallengesQuery,
+): Promise<{ rows: ChallengeSummaryRow[]; pagination: Pagination }> {
+  const { filter, page } = listFilter(principal, query);
+  const { rows, total } = await listChallenges(db, filter, page);
+  return { rows, pagination: pagination(total, query.page, query.limit) };
+}
+
+/** The operators' listing: the same filters, paging and order, with each judge config. */
+export async function listWithJudgesForCaller(
+  db: Parameters<typeof listChallenges>[0],
+  principal: Principal,
+  query: ListChallengesQuery,
+): Promise<{ rows: ChallengeRow[]; pagination: Pagination }> {
+  const { filter, page } = listFilter(principal, query);
+  const { rows, total } = await listChallenges(db, filter, page, { withJudge: true });
   return { rows, pagination: pagination(total, query.page, query.limit) };
 }
 
@@ -65,16 +82,17 @@ export const challengeRoutes = [
     operationId: 'getChallenge',
     method: 'get',
     path: '/api/v1/challenges/:id',
-    summary: 'Get a challenge (drafts are 404 except for operators)',
+    summary:
+      'Get a challenge with the public part of its judge (`judge_public`: kind, languages, limits, visible tests and criteria; drafts are 404 except for operators)',
     tags: ['challenges'],
     auth: 'public',
     scope: 'challenge:read',
     rateLimit: 'reads',
     httpCache: true,
     params: uuidParam,
-    responses: { 200: { description: 'the challenge', schema: envelope(challengeSchema) } },
+    responses: { 200: { description: 'the challenge', schema: envelope(challengeDetailSchema) } },
     async handler({ params, principal, deps }) {
-      return { data: toChallenge(await requireVisibleChallenge(deps.db, principal, params.id)) };
+      return { data: toChallengeDetail(await requireVisibleChallenge(deps.db, principal, params.id)) };
     },
   }),
   defineRoute({
@@ -110,11 +128,11 @@ export const challengeRoutes = [
     query: listEntriesQuery,
     responses: { 200: { description: 'a page of entries', schema: pagedEnvelope(entrySchema) } },
     async handler({ params, query, principal, deps }) {
-      if (principal.kind !== 'user') throw forbidden();
+      const ownerUserId = entriesOwnerFilter(principal);
       await requireVisibleChallenge(deps.db, principal, params.id);
       const { rows, total } = await listEntries(
         deps.db,
-        { challengeId: params.id, ownerUserId: isAdmin(principal) ? null : principal.userId },
+        { challengeId: params.id, ownerUserId },
         { limit: query.limit, offset: (query.page - 1) * query.limit },
       );
       return { data: rows.map(toEntry), pagination: pagination(total, query.page, query.limit) };

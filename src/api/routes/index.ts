@@ -11,8 +11,14 @@ import { submissionRoutes } from './submissions';
 import { resultRoutes } from './results';
 import { leaderboardRoutes } from './leaderboards';
 import { adminSubmissionRoutes } from './admin-submissions';
+import { adminAuditRoutes } from './admin-audit';
 import { webhookRoutes } from './webhooks';
 import { pageRoutes } from './pages';
+import { webSignInRoutes } from './web-sign-in';
+import { accountFormRoutes, accountPageRoutes } from './account-pages';
+import { languageRoutes } from './languages';
+import { deliveryPageRoutes } from './delivery-pages';
+import { adminPageRoutes } from './admin-pages';
 
 /**
  * The route table: every HTTP operation of the service, declared once. The router, the OpenAPI
@@ -26,6 +32,7 @@ export function allRoutes(): AnyRouteDef[] {
     ...spectatorRoutes,
     ...agentRoutes,
     ...challengeRoutes,
+    ...languageRoutes,
     ...adminChallengeRoutes,
     ...webhookRoutes,
     ...sessionRoutes,
@@ -33,6 +40,12 @@ export function allRoutes(): AnyRouteDef[] {
     ...resultRoutes,
     ...leaderboardRoutes,
     ...adminSubmissionRoutes,
+    ...adminAuditRoutes,
     ...pageRoutes,
+    ...webSignInRoutes,
+    ...accountPageRoutes,
+    ...accountFormRoutes,
+    ...deliveryPageRoutes,
+    ...adminPageRoutes,
   ];
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { listChallenges } from '../../db/queries/challenges';
 import { requireVisibleChallenge } from '../../domain/challenges/lifecycle';
-import { visibleStatuses } from '../../domain/challenges/rules';
+import { visibleStatuses } from '../../domain/challenges/policy';
 import { getLeaderboard } from '../../domain/leaderboard';
-import { renderChallengePage, renderHomePage, renderMePage } from '../../web/pages';
+import { renderChallengePage, renderHomePage } from '../../web/pages';
 import { htmlPage, pageFor } from '../html-page';
+import { headerAccount } from '../../web/layout';
 import { defineRoute, uuidParam } from '../route';
 import { safeText } from '../schemas/common';
 
@@ -31,9 +32,10 @@ export const pageRoutes = [
     scope: 'challenge:read',
     rateLimit: 'reads',
     internal: true,
+    showsAccount: true,
     query: homeQuery,
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
-    async handler({ query, principal, deps }) {
+    async handler({ query, principal, deps, webSession, ctx }) {
       const { rows, total } = await listChallenges(
         deps.db,
         {
@@ -43,7 +45,15 @@ export const pageRoutes = [
         },
         { limit: HOME_PAGE_SIZE, offset: (query.page - 1) * HOME_PAGE_SIZE },
       );
-      return htmlPage(renderHomePage({ rows, total, limit: HOME_PAGE_SIZE, filters: query }));
+      return htmlPage(
+        renderHomePage({
+          rows,
+          total,
+          limit: HOME_PAGE_SIZE,
+          filters: query,
+          account: headerAccount(webSession, ctx.url),
+        }),
+      );
     },
   }),
   defineRoute({
@@ -56,32 +66,27 @@ export const pageRoutes = [
     scope: 'challenge:read',
     rateLimit: 'reads',
     internal: true,
+    showsAccount: true,
     params: uuidParam,
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
-    async handler({ params, principal, deps }) {
+    async handler({ params, principal, deps, webSession, ctx }) {
       return pageFor(
         () => requireVisibleChallenge(deps.db, principal, params.id),
         async (challenge) => {
           const { entries, pagination } = await getLeaderboard(deps.db, principal, challenge.id, {
             limit: FIRST_LEADERBOARD_PAGE,
           });
-          return htmlPage(renderChallengePage({ challenge, entries, hasMore: pagination.has_more }));
+          return htmlPage(
+            renderChallengePage({
+              challenge,
+              entries,
+              hasMore: pagination.has_more,
+              baseUrl: deps.config.PUBLIC_BASE_URL ?? ctx.origin,
+              account: headerAccount(webSession, ctx.url),
+            }),
+          );
         },
       );
-    },
-  }),
-  defineRoute({
-    operationId: 'mePage',
-    method: 'get',
-    path: '/me',
-    summary: 'Web page: your submission history (paste an API token; it stays in the tab)',
-    tags: ['pages'],
-    auth: 'public',
-    rateLimit: 'reads',
-    internal: true,
-    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
-    async handler() {
-      return htmlPage(renderMePage());
     },
   }),
 ];

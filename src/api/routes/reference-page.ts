@@ -16,12 +16,44 @@ const INIT_JS = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
     url: '/api/v1/openapi.json',
     dom_id: '#swagger-ui',
-    deepLinking: true,
+    // Deep links put an <a> inside each operation's toggle <button> (nested interactive controls).
+    deepLinking: false,
     validatorUrl: null,
     defaultModelsExpandDepth: 0,
     displayRequestDuration: true,
   });
+  // Swagger UI renders its servers <select> without a label and its scrolling code samples out
+  // of keyboard reach; it re-renders as operations open, so keep watching.
+  var root = document.getElementById('swagger-ui');
+  new MutationObserver(function () {
+    var servers = document.getElementById('servers');
+    if (servers && !servers.hasAttribute('aria-label')) servers.setAttribute('aria-label', 'Server');
+    root.querySelectorAll('pre.microlight:not([tabindex])').forEach(function (pre) {
+      pre.setAttribute('tabindex', '0');
+    });
+  }).observe(root, { childList: true, subtree: true });
 });
+`;
+
+/**
+ * Swagger UI's own colours fail WCAG AA contrast (white on light method badges, light blue links,
+ * the green version stamp and Authorize button); these overrides darken them and nothing else.
+ */
+const CONTRAST_CSS = `.swagger-ui .info .title small.version-stamp { background-color: #3d6b00; }
+.swagger-ui .info .title small { background-color: #55606a; }
+.swagger-ui .info a, .swagger-ui .info .url, .swagger-ui .info__license__url .link { color: #1b5fa8; }
+.swagger-ui .btn.authorize { color: #1e6b45; border-color: #1e6b45; }
+.swagger-ui .btn.authorize span { color: #1e6b45; }
+.swagger-ui .btn.authorize svg { fill: #1e6b45; }
+.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1d5f99; }
+.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1e6b45; }
+.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4b00; }
+.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b3261e; }
+.swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0b6b57; }
+.swagger-ui .opblock.opblock-head .opblock-summary-method { background: #6b3fa0; }
+.swagger-ui .opblock.opblock-options .opblock-summary-method { background: #1d5f99; }
+.swagger-ui .parameter__in, .swagger-ui .parameter__type, .swagger-ui .prop-format,
+.swagger-ui .parameter__deprecated, .swagger-ui .response-col_links i { color: #505860; }
 `;
 
 const ASSETS: Record<string, { type: string; load: () => string }> = {
@@ -39,6 +71,7 @@ const ASSETS: Record<string, { type: string; load: () => string }> = {
       ),
   },
   'init.js': { type: 'text/javascript; charset=utf-8', load: () => INIT_JS },
+  'contrast.css': { type: 'text/css; charset=utf-8', load: () => CONTRAST_CSS },
 };
 const loaded = new Map<string, string>();
 
@@ -50,10 +83,12 @@ const REFERENCE_PAGE_HTML = `<!doctype html>
 <title>Challenge Competition Service API reference</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css">
+<link rel="stylesheet" href="/api/v1/docs/assets/contrast.css">
 </head>
 <body>
 <noscript><p>The reference needs JavaScript; the document itself is <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript>
-<main id="swagger-ui"></main>
+<nav aria-label="Site" style="display:flex;flex-wrap:wrap;gap:6px 20px;padding:10px 20px;border-bottom:1px solid #d8dde3;font:14px/1.4 system-ui,sans-serif;background:#fff"><a href="/" style="color:#1b4f8a">&larr; All challenges</a><a href="/me" style="color:#1b4f8a">My submissions</a><a href="/api/v1/openapi.json" style="color:#1b4f8a">OpenAPI document (JSON)</a></nav>
+<div id="swagger-ui"></div>
 <script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/api/v1/docs/assets/init.js"></script>
 </body>

@@ -1,7 +1,6 @@
-import { isAdmin } from '../../auth/principal';
 import { findCurrentResultForSubmission, findResultById } from '../../db/queries/results';
-import { ownsAgentResource } from '../../domain/sessions';
-import { forbidden, notFound } from '../../errors';
+import { assertMayReadResult } from '../../domain/submissions/policy';
+import { notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import { resultSchema, toResult } from '../schemas/results';
@@ -24,8 +23,7 @@ export const resultRoutes = [
         (await findResultById(deps.db, params.id)) ??
         (await findCurrentResultForSubmission(deps.db, params.id));
       if (!result) throw notFound('result');
-      if (!ownsAgentResource(principal, result) && !isAdmin(principal))
-        throw forbidden('this result belongs to another agent');
+      assertMayReadResult(principal, result);
       return { data: toResult(result) };
     },
   }),

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { z } from 'zod';
-import { isAdmin } from '../../auth/principal';
+import { assertMayWatch } from '../../domain/connector/policy';
 import { latestArrivalId, listArrivedEvents, listReleasedEvents } from '../../db/queries/live-events';
 import { latestFeedSeq } from '../../db/queries/live-relay-state';
 import { requireWatchableChallenge, toFeedItem } from '../../domain/connector/feed';
@@ -9,7 +9,6 @@ import { renderWatchPage } from '../../web/watch-page';
 import { htmlPage, pageFor } from '../html-page';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
-import { forbidden } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { errorEnvelopeSchema, pagedEnvelope } from '../schemas/common';
 import { feedItemSchema, feedQuery, liveQuery } from '../schemas/connector';
@@ -97,7 +96,7 @@ export const spectatorRoutes = [
     responses: { 200: { description: 'events', schema: pagedEnvelope(feedItemSchema) }, ...notFoundResponse },
     async handler({ params, query, principal, deps }) {
       await requireWatchableChallenge(deps.db, principal, params.id);
-      if (query.live && !isAdmin(principal)) throw forbidden('the undelayed view (live=1) is for operators');
+      assertMayWatch(principal, query);
       const limit = query.limit;
       let rows;
       let after: number;
@@ -145,7 +144,7 @@ export const spectatorRoutes = [
     },
     async handler({ params, query, principal, deps, ctx }) {
       await requireWatchableChallenge(deps.db, principal, params.id);
-      if (query.live && !isAdmin(principal)) throw forbidden('the undelayed view (live=1) is for operators');
+      assertMayWatch(principal, query);
       if (openSseStreams() >= MAX_SSE_STREAMS_PER_PROCESS) {
         throw new ApiError('SERVICE_UNAVAILABLE', 'too many open streams; retry shortly', {
           'Retry-After': '5',

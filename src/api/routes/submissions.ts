@@ -1,8 +1,7 @@
-import { isAdmin } from '../../auth/principal';
 import { findCurrentResultForSubmission } from '../../db/queries/results';
 import { findSubmissionSummary, listSubmissionEvents } from '../../db/queries/submissions';
-import { breakdownView, type BreakdownAudience } from '../../judging';
-import { ownsAgentResource } from '../../domain/sessions';
+import { breakdownView } from '../../judging';
+import { breakdownAudience } from '../../domain/submissions/policy';
 import { createSubmission, loadSubmissionFor } from '../../domain/submissions/intake';
 import { ApiError } from '../errors';
 import { notFound } from '../../errors';
@@ -109,13 +108,8 @@ export const submissionRoutes = [
     async handler({ params, principal, deps }) {
       const submission = await findSubmissionSummary(deps.db, params.id);
       if (!submission) throw notFound('submission');
-      const audience: BreakdownAudience = isAdmin(principal)
-        ? 'admin'
-        : ownsAgentResource(principal, submission)
-          ? 'competitor'
-          : 'spectator';
-      // Sandbox activity stays out of public views.
-      if (audience === 'spectator' && submission.sandbox) throw notFound('submission');
+      const audience = breakdownAudience(principal, submission);
+      if (!audience) throw notFound('submission');
       const result = await findCurrentResultForSubmission(deps.db, submission.id);
       if (!result)
         throw new ApiError(

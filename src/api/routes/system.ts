@@ -20,6 +20,7 @@ export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
       tags: ['system'],
       auth: 'public',
       rateLimit: 'default',
+      unmetered: true,
       responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } },
       async handler() {
         return { raw: { status: 'ok' } };
@@ -33,6 +34,7 @@ export function systemRoutes(allRoutes: () => AnyRouteDef[]): AnyRouteDef[] {
       tags: ['system'],
       auth: 'public',
       rateLimit: 'default',
+      unmetered: true,
       responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
       async handler({ deps }) {
         const checks: Record<string, 'ok' | 'down'> = { postgres: 'down', temporal: 'down' };

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { findDelivery, listAttempts, listDeliveries } from '../../db/queries/webhook-deliveries';
 import { listSubscriptionsByOwner } from '../../db/queries/webhook-subscriptions';
-import { replayDeadLetters, replayDelivery } from '../../domain/webhooks/replay';
+import { replayDeadLetters, replayDelivery, replaySelectedDeliveries } from '../../domain/webhooks/replay';
+import { getDelivery, searchDeliveriesPage } from '../../domain/webhooks/deliveries';
+import { actorOf } from '../../domain/audit/trail';
 import {
   createSubscription,
   deactivateOwnedSubscription,
@@ -12,15 +14,20 @@ import {
 import { sendTestEvent } from '../../domain/webhooks/test-event';
 import { notFound } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
-import { envelope } from '../schemas/common';
+import { envelope, pagedEnvelope } from '../schemas/common';
 import {
   createWebhookBody,
   listDeliveriesQuery,
   listWebhooksQuery,
   patchWebhookBody,
+  bulkReplaySchema,
   replayDeadLettersBody,
+  replaySelectedBody,
+  searchDeliveriesQuery,
   testEventResultSchema,
   toWebhookDelivery,
+  toWebhookDeliveryListItem,
+  webhookDeliveryListItemSchema,
   toWebhookSubscription,
   webhookDeliveryParams,
   webhookDeliverySchema,
@@ -169,6 +176,67 @@ export const webhookRoutes = [
     },
   }),
   defineRoute({
+    operationId: 'getWebhookDelivery',
+    method: 'get',
+    path: '/api/v1/webhooks/:id/deliveries/:deliveryId',
+    summary:
+      'One delivery with every attempt (status code, latency, error, response excerpt), replays included; the owner or an operator',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'reads',
+    params: webhookDeliveryParams,
+    responses: { 200: { description: 'the delivery', schema: envelope(webhookDeliverySchema) } },
+    async handler({ params, principal, deps }) {
+      const { delivery, attempts } = await getDelivery(deps.db, principal, params.id, params.deliveryId);
+      return { data: toWebhookDelivery(delivery, attempts) };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminListWebhookDeliveries',
+    method: 'get',
+    path: '/api/v1/admin/webhooks/deliveries',
+    summary:
+      'Operators: deliveries across every subscription, newest first, each with its attempts (?status=dead_letter, ?subscription_id=, ?since=); keyset pages',
+    tags: ['webhooks', 'admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    query: searchDeliveriesQuery,
+    responses: {
+      200: { description: 'a page of deliveries', schema: pagedEnvelope(webhookDeliveryListItemSchema) },
+    },
+    async handler({ query, deps }) {
+      const { rows, attempts, pagination } = await searchDeliveriesPage(deps.db, query);
+      return { data: rows.map((r) => toWebhookDeliveryListItem(r, attempts)), pagination };
+    },
+  }),
+  defineRoute({
+    operationId: 'adminReplaySelectedDeliveries',
+    method: 'post',
+    path: '/api/v1/admin/webhooks/deliveries/replay',
+    summary:
+      'Operators: replay the selected deliveries (any subscriptions, at most 500) in one transaction; an unknown id or inactive subscription replays nothing',
+    tags: ['webhooks', 'admin'],
+    auth: 'admin',
+    rateLimit: 'default',
+    body: replaySelectedBody,
+    responses: {
+      202: { description: 'replays started', schema: envelope(bulkReplaySchema) },
+      400: { description: 'WEBHOOK_INACTIVE' },
+    },
+    async handler({ body, principal, deps }) {
+      const { replayed, truncated } = await replaySelectedDeliveries(
+        deps,
+        actorOf(principal),
+        body.delivery_ids,
+      );
+      return {
+        status: 202,
+        data: { replayed: replayed.length, delivery_ids: replayed.map((d) => d.id), truncated },
+      };
+    },
+  }),
+  defineRoute({
     operationId: 'replayWebhookDelivery',
     method: 'post',
     path: '/api/v1/webhooks/:id/deliveries/:deliveryId/replay',
@@ -184,7 +252,7 @@ export const webhookRoutes = [
     },
     async handler({ params, principal, deps }) {
       const sub = await requireOwnedSubscription(deps.db, principal, params.id, { allowAdmin: true });
-      const row = await replayDelivery(deps, sub, params.deliveryId);
+      const row = await replayDelivery(deps, actorOf(principal), sub, params.deliveryId);
       return { status: 202, data: toWebhookDelivery(row, await listAttempts(deps.db, [row.id])) };
     },
   }),
@@ -207,7 +275,7 @@ export const webhookRoutes = [
       const sub = await requireOwnedSubscription(deps.db, principal, delivery.subscription_id, {
         allowAdmin: true,
       });
-      const row = await replayDelivery(deps, sub, delivery.id);
+      const row = await replayDelivery(deps, actorOf(principal), sub, delivery.id);
       return { status: 202, data: toWebhookDelivery(row, await listAttempts(deps.db, [row.id])) };
     },
   }),
@@ -225,14 +293,17 @@ export const webhookRoutes = [
     responses: {
       202: {
         description: 'replays started',
-        schema: envelope(
-          z.object({ replayed: z.number().int(), delivery_ids: z.array(z.string()), truncated: z.boolean() }),
-        ),
+        schema: envelope(bulkReplaySchema),
       },
       400: { description: 'WEBHOOK_INACTIVE' },
     },
-    async handler({ params, body, deps }) {
-      const { replayed, truncated } = await replayDeadLetters(deps, params.id, new Date(body.since));
+    async handler({ params, body, principal, deps }) {
+      const { replayed, truncated } = await replayDeadLetters(
+        deps,
+        actorOf(principal),
+        params.id,
+        new Date(body.since),
+      );
       return {
         status: 202,
         data: { replayed: replayed.length, delivery_ids: replayed.map((d) => d.id), truncated },

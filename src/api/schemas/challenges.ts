@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { CHALLENGE_STATUSES, type ChallengeRow } from '../../db/queries/challenges';
+import { CHALLENGE_STATUSES, type ChallengeRow, type ChallengeSummaryRow } from '../../db/queries/challenges';
 import type { EntryRow } from '../../db/queries/entries';
-import { judgeConfigSchema } from '../../judging';
+import { judgeConfigSchema, judgePublicView } from '../../judging';
 import { isoDate, queryInt, safeText } from './common';
 import { iso } from '../../lib/time';
 
@@ -34,6 +34,64 @@ export const challengeSchema = z.object({
 });
 export type Challenge = z.infer<typeof challengeSchema>;
 
+/** The public part of a judge (src/judging/public-view.ts): what a competitor needs to take part. */
+export const judgePublicSchema = z
+  .object({
+    kind: z.string().openapi({ example: 'program' }),
+    languages: z
+      .array(z.string())
+      .nullable()
+      .openapi({
+        description: 'language ids a submission may use; null: any text',
+        example: ['python', 'c'],
+      }),
+    limits: z
+      .object({
+        time_limit_ms: z.number().int(),
+        memory_mb: z.number().int(),
+        compare: z.string().optional(),
+        float_tolerance: z.number().optional(),
+      })
+      .nullable(),
+    tests: z
+      .array(
+        z.object({
+          name: z.string(),
+          weight: z.number(),
+          stdin: z.string().optional(),
+          expected_stdout: z.string().optional(),
+          export: z.string().optional(),
+          args: z.array(z.unknown()).nullable().optional(),
+          expected: z.unknown().optional(),
+          truncated: z
+            .boolean()
+            .openapi({ description: 'test data over 4 KB is cut (program) or left out as null (tests)' }),
+        }),
+      )
+      .openapi({ description: 'visible tests only; hidden tests are counted, never shown' }),
+    hidden_test_count: z.number().int(),
+    criteria: z
+      .array(
+        z.object({
+          name: z.string(),
+          weight: z.number(),
+          description: z.string().nullable(),
+          check: z.string().nullable().openapi({ description: "the check's type; its value stays private" }),
+        }),
+      )
+      .openapi({ description: 'visible rubric criteria only' }),
+    hidden_criteria_count: z.number().int(),
+  })
+  .openapi('JudgePublic');
+
+/** GET /challenges/{id}: the challenge plus the public part of its judge. */
+export const challengeDetailSchema = challengeSchema.extend({ judge_public: judgePublicSchema });
+export type ChallengeDetail = z.infer<typeof challengeDetailSchema>;
+
+export function toChallengeDetail(row: ChallengeRow): ChallengeDetail {
+  return { ...toChallenge(row), judge_public: judgePublicView(row.judge) };
+}
+
 /** Operators' view: the public fields plus the judge config and the lifecycle bookkeeping. */
 export const adminChallengeSchema = challengeSchema.extend({
   judge: z.record(z.unknown()),
@@ -48,7 +106,7 @@ export const adminChallengeSchema = challengeSchema.extend({
 export type AdminChallenge = z.infer<typeof adminChallengeSchema>;
 
 /** Public serializer (list, get, and anything other areas embed): no judge, no operator fields. */
-export function toChallenge(row: ChallengeRow): Challenge {
+export function toChallenge(row: ChallengeSummaryRow): Challenge {
   return {
     id: row.id,
     title: row.title,

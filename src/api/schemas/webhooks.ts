@@ -5,8 +5,8 @@ import {
   type WebhookDeliveryRow,
 } from '../../db/queries/webhook-deliveries';
 import type { WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
-import { MAX_WEBHOOK_URL_LENGTH } from '../../webhooks/ssrf';
-import { safeText } from './common';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../webhook-transport/ssrf';
+import { queryInt, safeText } from './common';
 import { iso } from '../../lib/time';
 
 /**
@@ -38,6 +38,33 @@ export const listDeliveriesQuery = z.object({ status: deliveryStatusSchema.optio
 export const webhookDeliveryParams = z.object({
   id: z.string().uuid(),
   deliveryId: z.string().regex(/^whd_[0-9a-f]{32}$/, 'not a delivery id'),
+});
+
+/** Support's listing across subscriptions (operators) and a subscriber's own (the /me page). */
+export const searchDeliveriesQuery = z
+  .object({
+    status: deliveryStatusSchema.optional(),
+    subscription_id: z.string().uuid().optional(),
+    since: z.string().datetime({ offset: true }).optional(),
+    limit: queryInt(1, 100, 20),
+    cursor: z.string().max(400).optional(),
+  })
+  .strict();
+
+/** Replay the deliveries an operator selected (any subscriptions; one audit record per subscription). */
+export const replaySelectedBody = z
+  .object({
+    delivery_ids: z
+      .array(z.string().regex(/^whd_[0-9a-f]{32}$/, 'not a delivery id'))
+      .min(1)
+      .max(500),
+  })
+  .strict();
+
+export const bulkReplaySchema = z.object({
+  replayed: z.number().int(),
+  delivery_ids: z.array(z.string()),
+  truncated: z.boolean(),
 });
 
 export const replayDeadLettersBody = z.object({ since: z.string().datetime({ offset: true }) }).strict();
@@ -84,6 +111,8 @@ export const webhookAttemptSchema = z.object({
   status_code: z.number().int().nullable(),
   latency_ms: z.number().int(),
   error: z.string().nullable(),
+  /** The receiver's answer, first 1000 characters (null: no answer, e.g. a timeout). */
+  response_excerpt: z.string().nullable(),
   attempted_at: z.string(),
 });
 
@@ -128,9 +157,20 @@ export function toWebhookDelivery(row: WebhookDeliveryRow, attempts: WebhookAtte
         status_code: a.status_code,
         latency_ms: a.latency_ms,
         error: a.error,
+        response_excerpt: a.response_excerpt,
         attempted_at: a.attempted_at.toISOString(),
       })),
   };
+}
+
+/** A delivery in support's listing: the delivery with its attempts and where it was sent. */
+export const webhookDeliveryListItemSchema = webhookDeliverySchema.extend({ url: z.string() });
+
+export function toWebhookDeliveryListItem(
+  row: WebhookDeliveryRow & { url: string },
+  attempts: WebhookAttemptRow[],
+) {
+  return { ...toWebhookDelivery(row, attempts), url: row.url };
 }
 
 export const testEventResultSchema = z.object({

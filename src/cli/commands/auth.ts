@@ -6,7 +6,7 @@
  *   token list [--sub <id>]
  *   token revoke <id> [--sub <id>]
  */
-import { SCOPES, type Scope } from '../../auth/scopes';
+import { SCOPES, type Scope } from '../../auth/scope-list';
 import {
   assertMintableFor,
   mintDevJwt,

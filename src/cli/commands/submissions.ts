@@ -2,6 +2,7 @@
  * Operator commands for submissions, results and leaderboards.
  *
  *   submissions list [--agent-id A] [--challenge-id C] [--status S] [--limit N] [--cursor X] [--json]
+ *                                                    (an operator's JWT: every owner's; a user's: their agents')
  *   submissions get <submissionId> [--json]          status, result and status transitions (admin view)
  *   submissions breakdown <submissionId> [--json]    the admin breakdown (hidden criteria included)
  *   submissions rejudge <submissionId>               start a new judge run (result superseded, leaderboard follows)
@@ -11,6 +12,7 @@
  * All but `sweep` go through the HTTP API with an operator JWT; `sweep` talks to PostgreSQL and
  * Temporal directly with the service configuration (the same code the sweeper workflow runs).
  */
+import { formatScore } from '../../lib/score';
 import { table, usageError, type CliArgs, type CliCommand } from '../framework';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -20,6 +22,18 @@ function uuidArg(args: CliArgs, what: string): string {
   if (!value) throw usageError(`${what} is required`);
   if (!UUID.test(value)) throw usageError(`"${value}" is not a ${what}`);
   return value;
+}
+
+/** The JWT's role claim, read without verifying (the API verifies; this only picks the route). */
+function isOperatorJwt(jwt: string): boolean {
+  try {
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      role?: unknown;
+    };
+    return claims.role === 'admin';
+  } catch {
+    return false;
+  }
 }
 
 interface SubmissionDetail {
@@ -35,8 +49,10 @@ interface SubmissionDetail {
 
 interface HistoryItem {
   id: string;
-  agent_name: string;
-  challenge_title: string;
+  agent_name?: string;
+  agent_id?: string;
+  challenge_title?: string;
+  challenge_id?: string;
   submission_status: string;
   submitted_at: string;
   result: { final_score: number } | null;
@@ -46,10 +62,11 @@ export const commands: CliCommand[] = [
   {
     name: 'submissions list',
     summary:
-      "Submission history, newest first (an agent with --agent-id; with --jwt a user JWT: that user's agents)",
+      "Submissions newest first: yours (with --token: your agent's; with a JWT: your agents'); --all, or an operator's JWT without --token: every owner's",
     usage:
-      'submissions list [--agent-id <id>] [--challenge-id <id>] [--status received|queued|judging|complete|failed] [--limit N] [--cursor C] [--json]',
+      'submissions list [--all] [--agent-id <id>] [--challenge-id <id>] [--status received|queued|judging|complete|failed] [--limit N] [--cursor C] [--json]',
     options: {
+      all: { type: 'boolean' },
       'agent-id': { type: 'string' },
       'challenge-id': { type: 'string' },
       status: { type: 'string' },
@@ -58,6 +75,7 @@ export const commands: CliCommand[] = [
       json: { type: 'boolean' },
     },
     async run(args, ctx) {
+      if (args.positionals.length) throw usageError(`unexpected argument "${args.positionals[0]}"`);
       const query = new URLSearchParams();
       for (const [flag, param] of [
         ['agent-id', 'agent_id'],
@@ -70,9 +88,16 @@ export const commands: CliCommand[] = [
         if (typeof value === 'string') query.set(param, value);
       }
       const qs = query.toString();
+      // Every owner's (GET /api/v1/admin/submissions, DESIGN.md "Operators and support") with --all,
+      // or when an operator's JWT is the credential; otherwise the caller's own: the participant's
+      // token when one is given.
+      const everyOwner = args.values.all || (!ctx.hasToken && isOperatorJwt(await ctx.adminJwt()));
+      const route = everyOwner ? '/api/v1/admin/submissions' : '/api/v1/submissions';
       const page = await ctx.api<{ data: HistoryItem[]; pagination: { next_cursor: string | null } }>(
         'GET',
-        `/api/v1/submissions${qs ? `?${qs}` : ''}`,
+        `${route}${qs ? `?${qs}` : ''}`,
+        undefined,
+        ctx.hasToken && !everyOwner ? { auth: ctx.token() } : {},
       );
       if (args.values.json) return ctx.out(JSON.stringify(page, null, 2));
       if (page.data.length === 0) ctx.out('no submissions');
@@ -84,9 +109,9 @@ export const commands: CliCommand[] = [
               s.submitted_at,
               s.id,
               s.submission_status,
-              s.result ? String(s.result.final_score) : '-',
-              s.agent_name,
-              s.challenge_title,
+              s.result ? formatScore(s.result.final_score) : '-',
+              s.agent_name ?? s.agent_id ?? '-',
+              s.challenge_title ?? s.challenge_id ?? '-',
             ]),
           ),
         );
@@ -167,7 +192,7 @@ export const commands: CliCommand[] = [
     async run(args, ctx) {
       const [{ createPool }, { lazyTemporalClient }, { createLogger }, { sweepOnce }] = await Promise.all([
         import('../../db/pool'),
-        import('../../temporal/client'),
+        import('../../temporal-client/client'),
         import('../../lib/logger'),
         import('../../domain/submissions/sweeper'),
       ]);
@@ -183,7 +208,7 @@ export const commands: CliCommand[] = [
         ctx.out(
           args.values.json
             ? JSON.stringify(report, null, 2)
-            : `workflows started: ${report.workflowsStarted}; sessions closed: ${report.sessionsClosed}; stalled runs failed: ${report.stalledFailed}`,
+            : `workflows started: ${report.workflowsStarted}; sessions closed: ${report.sessionsClosed}; stalled runs failed: ${report.stalledFailed}; web sessions deleted: ${report.webSessionsDeleted}`,
         );
       } finally {
         await temporal.close();

@@ -1,7 +1,9 @@
 /**
  * Support commands for webhooks, over the HTTP API with an operator (admin) session JWT.
  *
- *   webhooks deliveries <subscriptionId> [--status pending|retrying|delivered|dead_letter]
+ *   webhooks deliveries [<subscriptionId>] [--status pending|retrying|delivered|dead_letter] [--since T]
+ *                                       (without an id: across every subscription, newest first)
+ *   webhooks delivery <subscriptionId> <deliveryId>   one delivery with each attempt's status, latency, error, response
  *   webhooks replay <deliveryId>
  *   webhooks replay-dead-letters <subscriptionId> --since <ISO date-time | 30m | 12h | 7d>
  *   webhooks listen [--forward-to URL] [--events e1,e2] [--sub user | --jwt JWT]   (local receiver, like stripe listen)
@@ -58,6 +60,16 @@ interface Delivery {
   created_at: string;
 }
 
+interface Attempt {
+  replay: number;
+  attempt_number: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+  attempted_at: string;
+}
+
 const deliveryTable = (rows: Delivery[]) =>
   table(
     ['ID', 'EVENT', 'STATUS', 'REPLAYS', 'ATTEMPTS', 'LAST HTTP', 'CREATED', 'LAST ERROR'],
@@ -76,21 +88,51 @@ const deliveryTable = (rows: Delivery[]) =>
 export const commands: CliCommand[] = [
   {
     name: 'webhooks deliveries',
-    summary: "List a subscription's last 20 deliveries with their status (support)",
-    usage: 'webhooks deliveries <subscriptionId> [--status pending|retrying|delivered|dead_letter] [--json]',
-    options: { status: { type: 'string' }, json: { type: 'boolean' } },
+    summary:
+      "List a subscription's last 20 deliveries, or without an id the latest across every subscription (support)",
+    usage:
+      'webhooks deliveries [<subscriptionId>] [--status pending|retrying|delivered|dead_letter] [--since <ISO | 12h>] [--json]',
+    options: { status: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = positional(args, 0, 'subscription id', UUID);
+      const id = args.positionals[0] === undefined ? null : positional(args, 0, 'subscription id', UUID);
       const status = args.values.status;
       if (status !== undefined && (typeof status !== 'string' || !DELIVERY_STATUSES.includes(status))) {
         throw usageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')}`);
       }
-      const res = await ctx.api<{ data: Delivery[] }>(
+      const query = new URLSearchParams();
+      if (status) query.set('status', status);
+      if (typeof args.values.since === 'string') {
+        if (id) throw usageError('--since applies to the listing across subscriptions (no subscription id)');
+        query.set('since', parseSince(args.values.since).toISOString());
+      }
+      const qs = query.toString() ? `?${query}` : '';
+      const res = await ctx.api<{ data: (Delivery & { subscription_id: string })[] }>(
         'GET',
-        `/api/v1/webhooks/${id}/deliveries${status ? `?status=${status}` : ''}`,
+        id ? `/api/v1/webhooks/${id}/deliveries${qs}` : `/api/v1/admin/webhooks/deliveries${qs}`,
       );
       if (args.values.json) ctx.out(JSON.stringify(res.data, null, 2));
       else ctx.out(res.data.length ? deliveryTable(res.data) : 'no deliveries');
+    },
+  },
+  {
+    name: 'webhooks delivery',
+    summary: 'Show one delivery with every attempt: status code, latency, error and the response excerpt',
+    usage: 'webhooks delivery <subscriptionId> <deliveryId> [--json]',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
+      const id = positional(args, 0, 'subscription id', UUID);
+      const deliveryId = positional(args, 1, 'delivery id (whd_...)', DELIVERY_ID);
+      const { data } = await ctx.api<{ data: Delivery & { attempts: Attempt[] } }>(
+        'GET',
+        `/api/v1/webhooks/${id}/deliveries/${deliveryId}`,
+      );
+      if (args.values.json) return void ctx.out(JSON.stringify(data, null, 2));
+      ctx.out(`${data.id}  ${data.event_type}  ${data.status}  (replays ${data.replay_count})`);
+      for (const a of data.attempts)
+        ctx.out(
+          `  replay ${a.replay} attempt ${a.attempt_number}  ${a.attempted_at}  ${a.status_code ?? '-'}  ${a.latency_ms} ms` +
+            `${a.error ? `  ${a.error}` : ''}${a.response_excerpt ? `\n    ${a.response_excerpt.slice(0, 200)}` : ''}`,
+        );
     },
   },
   {
@@ -156,7 +198,7 @@ export async function listen(args: CliArgs, ctx: CliContext, until?: Promise<unk
   const [{ createServer }, { randomBytes }, { verifySvcSignature }, { EVENT_TYPES }] = await Promise.all([
     import('node:http'),
     import('node:crypto'),
-    import('../../webhooks/signatures'),
+    import('../../webhook-transport/signatures'),
     import('../../events/types'),
   ]);
   const events = (stringFlag(args, 'events') ?? EVENT_TYPES.join(','))

@@ -70,22 +70,26 @@ export const CHALLENGE_FIELD_NAMES = [
  * Named columns, not `c.*`: the hot reads below are prepared statements, whose cached plan would
  * fail ("cached plan must not change result type") once a migration adds a column.
  */
-const CHALLENGE_COLUMNS = (
-  [
-    'id',
-    ...CHALLENGE_FIELD_NAMES,
-    'status',
-    'quarantine_reason',
-    'created_by',
-    'created_at',
-    'updated_at',
-    'started_event_at',
-    'ended_event_at',
-    'published_at',
-    'quarantined_at',
-    'retired_at',
-  ] as const satisfies readonly Exclude<keyof ChallengeRow, 'entry_count'>[]
-)
+const CHALLENGE_COLUMN_NAMES = [
+  'id',
+  ...CHALLENGE_FIELD_NAMES,
+  'status',
+  'quarantine_reason',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'started_event_at',
+  'ended_event_at',
+  'published_at',
+  'quarantined_at',
+  'retired_at',
+] as const satisfies readonly Exclude<keyof ChallengeRow, 'entry_count'>[];
+const CHALLENGE_COLUMNS = CHALLENGE_COLUMN_NAMES.map((column) => `c.${column}`).join(', ');
+/**
+ * A listing without the judge config: it can hold megabytes of program tests, and the public
+ * list never shows it (the operators' list asks for it).
+ */
+const CHALLENGE_SUMMARY_COLUMNS = CHALLENGE_COLUMN_NAMES.filter((column) => column !== 'judge')
   .map((column) => `c.${column}`)
   .join(', ');
 const SELECT_CHALLENGE = `SELECT ${CHALLENGE_COLUMNS}, ${ENTRY_COUNT} FROM challenges c`;
@@ -147,18 +151,34 @@ export function buildChallengeListWhere(filter: ChallengeListFilter): { where: s
 /** Featured first, then newest first; id keeps pages stable (index challenges_listing_idx). */
 export const CHALLENGE_LIST_ORDER = 'ORDER BY c.is_featured DESC, c.created_at DESC, c.id DESC';
 
+/** A challenge without its judge config (listings that do not show it). */
+export type ChallengeSummaryRow = Omit<ChallengeRow, 'judge'>;
+
 export async function listChallenges(
   db: Queryable,
   filter: ChallengeListFilter,
   page: { limit: number; offset: number },
-): Promise<{ rows: ChallengeRow[]; total: number }> {
+): Promise<{ rows: ChallengeSummaryRow[]; total: number }>;
+export async function listChallenges(
+  db: Queryable,
+  filter: ChallengeListFilter,
+  page: { limit: number; offset: number },
+  options: { withJudge: true },
+): Promise<{ rows: ChallengeRow[]; total: number }>;
+export async function listChallenges(
+  db: Queryable,
+  filter: ChallengeListFilter,
+  page: { limit: number; offset: number },
+  options: { withJudge?: boolean } = {},
+): Promise<{ rows: ChallengeSummaryRow[]; total: number }> {
   if (filter.statuses.length === 0) return { rows: [], total: 0 };
   const { where, values } = buildChallengeListWhere(filter);
   const n = values.length;
-  const listText = `${SELECT_CHALLENGE} ${where} ${CHALLENGE_LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`;
+  const columns = options.withJudge ? CHALLENGE_COLUMNS : CHALLENGE_SUMMARY_COLUMNS;
+  const listText = `SELECT ${columns}, ${ENTRY_COUNT} FROM challenges c ${where} ${CHALLENGE_LIST_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`;
   const countText = `SELECT count(*)::int AS total FROM challenges c ${where}`;
   const [rows, count] = await Promise.all([
-    db.query<ChallengeRow>({
+    db.query<ChallengeSummaryRow>({
       name: statementName('ch_list', listText),
       text: listText,
       values: [...values, page.limit, page.offset],
@@ -278,12 +298,15 @@ export interface ChallengeRules {
   ends_at: Date | null;
   max_submissions_per_session: number;
   max_submissions_per_day: number | null;
+  /** The judge's kind and a program judge's allowed languages (two small paths, not the config). */
+  judge_kind: string | null;
+  judge_languages: unknown;
 }
 
 export function findChallengeRules(db: Queryable, id: string): Promise<ChallengeRules | null> {
   return queryOne<ChallengeRules>(
     db,
-    'SELECT id, status, starts_at, ends_at, max_submissions_per_session, max_submissions_per_day FROM challenges WHERE id = $1',
+    "SELECT id, status, starts_at, ends_at, max_submissions_per_session, max_submissions_per_day, judge->>'kind' AS judge_kind, judge->'languages' AS judge_languages FROM challenges WHERE id = $1",
     [id],
   );
 }
@@ -313,4 +336,24 @@ export function findChallengeForSpectators(
     'SELECT id, title, description, status, starts_at, ends_at FROM challenges WHERE id = $1',
     [challengeId],
   );
+}
+
+/** How many challenges have each status (the console's landing). */
+export async function countChallengesByStatus(
+  db: Queryable,
+): Promise<{ status: ChallengeStatus; count: number }[]> {
+  const res = await db.query<{ status: ChallengeStatus; count: number }>(
+    'SELECT status, count(*)::int AS count FROM challenges GROUP BY status ORDER BY status',
+  );
+  return res.rows;
+}
+
+/** The kind of each listed challenge's judge, without reading the (possibly large) configs into Node. */
+export async function judgeKindsOf(db: Queryable, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const res = await db.query<{ id: string; kind: string | null }>(
+    `SELECT id, judge->>'kind' AS kind FROM challenges WHERE id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return new Map(res.rows.map((r) => [r.id, r.kind ?? '—']));
 }

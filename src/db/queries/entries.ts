@@ -140,3 +140,17 @@ export async function listAssignedEntries(db: Queryable, agentId: string): Promi
   );
   return res.rows;
 }
+
+/** The agents entered in a challenge (id and name), by name: the console's agent filter. */
+export async function listEntrantAgents(
+  db: Queryable,
+  challengeId: string,
+  limit: number,
+): Promise<{ id: string; name: string }[]> {
+  const res = await db.query<{ id: string; name: string }>(
+    `SELECT a.id, a.name FROM entries e JOIN agents a ON a.id = e.agent_id
+     WHERE e.challenge_id = $1 ORDER BY a.name, a.id LIMIT $2`,
+    [challengeId, limit],
+  );
+  return res.rows;
+}

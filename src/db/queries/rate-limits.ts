@@ -25,6 +25,20 @@ export async function consumeRateLimitBatch(
   return new Map(res.rows.map((row) => [row.key, { points: row.points, expire: Number(row.expire) }]));
 }
 
+/** A key's count and window end as stored, without counting anything (null: no window yet). */
+export async function readRateLimit(
+  db: Queryable,
+  key: string,
+): Promise<{ points: number; expire: number } | null> {
+  const res = await db.query<{ points: number; expire: string }>({
+    name: 'rl_read',
+    text: 'SELECT points, expire FROM rate_limits WHERE key = $1',
+    values: [key],
+  });
+  const row = res.rows[0];
+  return row ? { points: row.points, expire: Number(row.expire) } : null;
+}
+
 /** Windows that ended over an hour ago (a periodic sweep of the shared table). */
 export async function deleteExpiredRateLimits(db: Queryable, olderThanMs = 3_600_000): Promise<void> {
   await db.query('DELETE FROM rate_limits WHERE expire < $1', [Date.now() - olderThanMs]);

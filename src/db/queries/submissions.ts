@@ -313,6 +313,9 @@ export interface SubmissionHistoryFilter {
   status?: SubmissionStatus;
   /** Only live (false) or only sandbox (true) submissions; undefined: both. */
   sandbox?: boolean;
+  /** Current result's score at least / at most (bounds included); a submission without one never matches. */
+  minScore?: number;
+  maxScore?: number;
   after: SubmissionHistoryKey | null;
   limit: number;
 }
@@ -348,6 +351,8 @@ export async function listSubmissionHistory(
   if (f.challengeId) where.push(`s.challenge_id = ${arg(f.challengeId)}`);
   if (f.status) where.push(`s.status = ${arg(f.status)}`);
   if (f.sandbox !== undefined) where.push(`s.sandbox = ${arg(f.sandbox)}`);
+  if (f.minScore !== undefined) where.push(`r.final_score >= ${arg(f.minScore)}::numeric`);
+  if (f.maxScore !== undefined) where.push(`r.final_score <= ${arg(f.maxScore)}::numeric`);
   if (f.after)
     where.push(`(s.created_at, s.id) < (${arg(f.after.createdAt)}::timestamptz, ${arg(f.after.id)}::uuid)`);
   const res = await db.query<SubmissionHistoryRow>(

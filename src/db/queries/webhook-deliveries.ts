@@ -40,6 +40,8 @@ export interface WebhookAttemptRow {
 
 const COLUMNS = `id, subscription_id, event_id, event_type, body, status, series, attempt_count, last_status_code,
   last_error, next_attempt_at, delivered_at, dead_lettered_at, workflow_id, batch_workflow_id, workflow_started_at, created_at, updated_at`;
+/** COLUMNS as `d.<column>`, for joins. */
+const QUALIFIED_COLUMNS = COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1d.$2');
 const ATTEMPT_COLUMNS =
   'delivery_id, series, attempt_number, status_code, latency_ms, success, error, response_excerpt, attempted_at';
 
@@ -90,6 +92,55 @@ export async function listDeliveries(
       ORDER BY seq DESC
       LIMIT $3`,
     [subscriptionId, options.status ?? null, options.limit],
+  );
+  return res.rows;
+}
+
+export async function findDeliveries(db: Queryable, ids: string[]): Promise<WebhookDeliveryRow[]> {
+  if (ids.length === 0) return [];
+  const res = await db.query<WebhookDeliveryRow>(
+    `SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = ANY($1::text[]) ORDER BY seq`,
+    [ids],
+  );
+  return res.rows;
+}
+
+export interface DeliverySearch {
+  status?: DeliveryStatus;
+  subscriptionId?: string;
+  eventType?: string;
+  /** Subscriptions of this owner only (a subscriber's own view). */
+  ownerUserId?: string;
+  /** Created at or after. */
+  since?: Date;
+  /** Keyset: deliveries older (smaller seq) than this one. */
+  beforeSeq: string | null;
+  limit: number;
+}
+
+export type DeliverySearchRow = WebhookDeliveryRow & { seq: string; url: string; owner_user_id: string };
+
+/** Deliveries across subscriptions, newest first (creation order); `limit` is the page size plus one. */
+export async function searchDeliveries(db: Queryable, f: DeliverySearch): Promise<DeliverySearchRow[]> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  const arg = (v: unknown) => {
+    args.push(v);
+    return `$${args.length}`;
+  };
+  if (f.status) where.push(`d.status = ${arg(f.status)}`);
+  if (f.subscriptionId) where.push(`d.subscription_id = ${arg(f.subscriptionId)}`);
+  if (f.eventType) where.push(`d.event_type = ${arg(f.eventType)}`);
+  if (f.ownerUserId) where.push(`s.owner_user_id = ${arg(f.ownerUserId)}`);
+  if (f.since) where.push(`d.created_at >= ${arg(f.since)}`);
+  if (f.beforeSeq) where.push(`d.seq < ${arg(f.beforeSeq)}::bigint`);
+  const res = await db.query<DeliverySearchRow>(
+    `SELECT ${QUALIFIED_COLUMNS}, d.seq::text AS seq, s.url, s.owner_user_id
+       FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY d.seq DESC
+      LIMIT ${arg(f.limit)}`,
+    args,
   );
   return res.rows;
 }

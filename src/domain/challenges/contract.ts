@@ -1,9 +1,11 @@
 /**
  * The challenge-lifecycle workflow's contract: its name, id, signals, query and payloads, shared by
- * the workflow (workflows/challenge-lifecycle.ts), its activities and the code that starts or
+ * the workflow (./workflows/challenge-lifecycle.ts), its activities and the code that starts or
  * signals it. Workflow contracts name things with plain strings and import nothing (except
  * @temporalio/common): the deterministic workflow bundle imports this file.
  */
+import type { AdminBreakdown } from '../../judging/breakdown';
+
 export const CHALLENGE_LIFECYCLE_WORKFLOW = 'challengeLifecycleWorkflow';
 /** New times for an active challenge (publish, edit). Also cancels an earlier stop. */
 export const CHALLENGE_SCHEDULE_SIGNAL = 'challengeSchedule';
@@ -55,3 +57,25 @@ export interface ChallengeLifecycleSnapshot {
   /** This call emitted the event (false: not due, not active, or already emitted). */
   emitted: boolean;
 }
+
+// ---- dry run (operators judge a sample with a config being edited; nothing stored) ----------------
+
+export const CHALLENGE_DRY_RUN_WORKFLOW = 'challengeDryRunWorkflow';
+
+export function challengeDryRunWorkflowId(runId: string): string {
+  return `challenge-dry-run-${runId}`;
+}
+
+/** A judge config being edited and one sample submission; neither is stored anywhere. */
+export interface ChallengeDryRunInput {
+  judge: unknown;
+  submission: { content: string; files: { path: string; content: string }[] };
+}
+
+/** The dry run's one step, as the worker registers it (src/domain/challenges/dry-run.ts). */
+export interface DryRunSteps {
+  judgeDryRun(input: ChallengeDryRunInput): Promise<AdminBreakdown>;
+}
+
+/** Errors of the judge step the workflow does not retry (the config or the grader said no). */
+export const DRY_RUN_NON_RETRYABLE = ['InvalidJudgeConfigError', 'GraderRejectedError'];

@@ -7,7 +7,8 @@ import { findEntry, upsertEntry, type EntryRow } from '../../db/queries/entries'
 import { withTransaction } from '../../db/pool';
 import { requireOwnedAgent } from '../identity';
 import { requireVisibleChallenge } from './lifecycle';
-import { acceptsEntries, canSeeChallenge } from './rules';
+import { canSeeChallenge } from './policy';
+import { acceptsEntries } from './rules';
 
 /**
  * "Entered from the web interface": the owner's JWT enters one of their agents. Returns the

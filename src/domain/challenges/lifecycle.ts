@@ -19,10 +19,12 @@ import {
   type ChallengeUpdate,
 } from '../../db/queries/challenges';
 import { withTransaction, type Queryable } from '../../db/pool';
+import type { Pool } from 'pg';
+import { recordAudit, type Actor } from '../audit/trail';
 import { emitEvent, type DomainEvent } from '../../events/outbox';
 import { iso } from '../../lib/time';
 import type { ServiceDeps } from '../../service-deps';
-import { ChallengeIdKey } from '../../../temporal/search-attributes';
+import { ChallengeIdKey } from '../../temporal-client/search-attributes';
 import {
   CHALLENGE_LIFECYCLE_WORKFLOW,
   CHALLENGE_SCHEDULE_SIGNAL,
@@ -32,8 +34,8 @@ import {
   type ChallengeLifecycleSnapshot,
   type ChallengeStopSignal,
 } from './contract';
+import { canSeeChallenge } from './policy';
 import {
-  canSeeChallenge,
   checkWindow,
   instantMs,
   scheduleOf,
@@ -124,14 +126,31 @@ export interface TransitionOutcome {
   changed: boolean;
 }
 
-/** Creates a draft (with its judge config); nothing is public or scheduled until it is published. */
+/**
+ * Creates a draft (with its judge config); nothing is public or scheduled until it is published.
+ * An operator's creation is audited in the same transaction; `null` (fixtures) creates unaudited.
+ */
 export async function createChallenge(
-  db: Queryable,
+  db: Pool,
   createdBy: string | null,
   challenge: NewChallenge,
   id?: string,
 ): Promise<ChallengeRow | null> {
-  return insertChallenge(db, toChallengeFields(challenge), { createdBy, id });
+  return withTransaction(db, async (tx) => {
+    const row = await insertChallenge(tx, toChallengeFields(challenge), { createdBy, id });
+    if (row && createdBy)
+      await recordAudit(
+        tx,
+        { userId: createdBy },
+        'challenge.create',
+        { type: 'challenge', id: row.id },
+        {
+          title: row.title,
+          judge_kind: (row.judge as { kind?: unknown } | null)?.kind ?? null,
+        },
+      );
+    return row;
+  });
 }
 
 async function lockOrNotFound(tx: PoolClient, id: string): Promise<ChallengeRow> {
@@ -147,11 +166,21 @@ async function lockOrNotFound(tx: PoolClient, id: string): Promise<ChallengeRow>
  */
 export async function editChallenge(
   deps: ServiceDeps,
+  actor: Actor,
   id: string,
   body: ChallengePatch,
 ): Promise<ChallengeRow> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
+    await recordAudit(
+      tx,
+      actor,
+      'challenge.update',
+      { type: 'challenge', id },
+      {
+        fields: Object.keys(body).sort(),
+      },
+    );
     const now = await databaseNow(tx);
     const startsAt =
       body.starts_at === undefined
@@ -191,9 +220,23 @@ export async function editChallenge(
  * nothing and emits nothing (it re-plans the workflow, which repairs a lost schedule). Publishing
  * a challenge whose ends_at has passed is a 409: move ends_at first.
  */
-export async function publishChallenge(deps: ServiceDeps, id: string): Promise<TransitionOutcome> {
+export async function publishChallenge(
+  deps: ServiceDeps,
+  actor: Actor,
+  id: string,
+): Promise<TransitionOutcome> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
+    await recordAudit(
+      tx,
+      actor,
+      'challenge.publish',
+      { type: 'challenge', id },
+      {
+        from: row.status,
+        changed: row.status !== 'active',
+      },
+    );
     if (row.status === 'active') {
       await planLifecycle(deps, row);
       return { challenge: row, changed: false };
@@ -226,6 +269,7 @@ export async function publishChallenge(deps: ServiceDeps, id: string): Promise<T
 /** active → draft (hidden, not enterable); emits challenge.quarantined {challenge_id, reason}. Else 409. */
 export async function quarantineChallenge(
   deps: ServiceDeps,
+  actor: Actor,
   id: string,
   reason: string,
 ): Promise<TransitionOutcome> {
@@ -233,6 +277,7 @@ export async function quarantineChallenge(
     const row = await lockOrNotFound(tx, id);
     if (row.status !== 'active')
       throw conflict(`only an active challenge can be quarantined; this one is ${row.status}`);
+    await recordAudit(tx, actor, 'challenge.quarantine', { type: 'challenge', id }, { reason });
     const now = await databaseNow(tx);
     const updated = (await updateChallenge(tx, id, {
       status: 'draft',
@@ -252,9 +297,23 @@ export async function quarantineChallenge(
 }
 
 /** Any status → archived; emits challenge.retired. Repeating it on an archived challenge is a no-op. */
-export async function retireChallenge(deps: ServiceDeps, id: string): Promise<TransitionOutcome> {
+export async function retireChallenge(
+  deps: ServiceDeps,
+  actor: Actor,
+  id: string,
+): Promise<TransitionOutcome> {
   const outcome = await withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
+    await recordAudit(
+      tx,
+      actor,
+      'challenge.retire',
+      { type: 'challenge', id },
+      {
+        from: row.status,
+        changed: row.status !== 'archived',
+      },
+    );
     if (row.status === 'archived') return { challenge: row, changed: false };
     const now = await databaseNow(tx);
     const updated = (await updateChallenge(tx, id, { status: 'archived', retired_at: now }))!;
@@ -270,7 +329,7 @@ export async function retireChallenge(deps: ServiceDeps, id: string): Promise<Tr
   return outcome;
 }
 
-// ---- steps of the lifecycle workflow (its activities call these) --------------------------------
+// ---- steps of the lifecycle workflow (registered as its activities) -----------------------------
 
 function snapshot(row: ChallengeRow | null, emitted: boolean): ChallengeLifecycleSnapshot {
   if (!row) return { status: 'missing', startsAt: null, endsAt: null, startedEventAt: null, emitted: false };
@@ -322,37 +381,46 @@ function runTimedStep(
   });
 }
 
-/** challenge.started, once, when an active challenge's starts_at (or its publication, when null) has come. */
-export function markChallengeStarted(
-  deps: Pick<ServiceDeps, 'db' | 'logger'>,
-  challengeId: string,
-  expectedStartsAt: string | null,
-): Promise<ChallengeLifecycleSnapshot> {
-  return runTimedStep(deps, challengeId, {
-    dueAt: (row, now) =>
-      !row.started_event_at && (!row.starts_at || isDue(row.starts_at, now, expectedStartsAt)),
-    update: (now) => ({ started_event_at: now }),
-    event: (row) => ({
-      type: 'challenge.started',
-      payload: { challenge_id: row.id, status: 'active', starts_at: iso(row.starts_at) },
-    }),
-    logged: 'challenge started',
-  });
+/**
+ * The lifecycle workflow's steps, registered by the worker as they are (the activity type names
+ * are the method names; recorded histories name them, so they do not change). Each re-checks the
+ * database and returns its current schedule.
+ */
+export function createLifecycleSteps(deps: Pick<ServiceDeps, 'db' | 'logger'>) {
+  return {
+    /** challenge.started, once, when an active challenge's starts_at (or its publication, when null) has come. */
+    challengeStartReached(input: {
+      challengeId: string;
+      expectedStartsAt: string | null;
+    }): Promise<ChallengeLifecycleSnapshot> {
+      return runTimedStep(deps, input.challengeId, {
+        dueAt: (row, now) =>
+          !row.started_event_at && (!row.starts_at || isDue(row.starts_at, now, input.expectedStartsAt)),
+        update: (now) => ({ started_event_at: now }),
+        event: (row) => ({
+          type: 'challenge.started',
+          payload: { challenge_id: row.id, status: 'active', starts_at: iso(row.starts_at) },
+        }),
+        logged: 'challenge started',
+      });
+    },
+
+    /** active → complete and challenge.ended, once, when ends_at has come (only if still active). */
+    challengeEndReached(input: {
+      challengeId: string;
+      expectedEndsAt: string | null;
+    }): Promise<ChallengeLifecycleSnapshot> {
+      return runTimedStep(deps, input.challengeId, {
+        dueAt: (row, now) => row.ends_at !== null && isDue(row.ends_at, now, input.expectedEndsAt),
+        update: (now) => ({ status: 'complete', ended_event_at: now }),
+        event: (row) => ({
+          type: 'challenge.ended',
+          payload: { challenge_id: row.id, status: 'complete', ends_at: iso(row.ends_at) },
+        }),
+        logged: 'challenge ended',
+      });
+    },
+  };
 }
 
-/** active → complete and challenge.ended, once, when ends_at has come (only if still active). */
-export function markChallengeEnded(
-  deps: Pick<ServiceDeps, 'db' | 'logger'>,
-  challengeId: string,
-  expectedEndsAt: string | null,
-): Promise<ChallengeLifecycleSnapshot> {
-  return runTimedStep(deps, challengeId, {
-    dueAt: (row, now) => row.ends_at !== null && isDue(row.ends_at, now, expectedEndsAt),
-    update: (now) => ({ status: 'complete', ended_event_at: now }),
-    event: (row) => ({
-      type: 'challenge.ended',
-      payload: { challenge_id: row.id, status: 'complete', ends_at: iso(row.ends_at) },
-    }),
-    logged: 'challenge ended',
-  });
-}
+export type LifecycleSteps = ReturnType<typeof createLifecycleSteps>;

@@ -1,16 +1,9 @@
 /**
- * The challenge feature's decisions, pure (unit-tested in test/unit/challenges.test.ts): when work
- * can happen in a challenge, who may see it, what an operator may write. No I/O here.
+ * The challenge feature's decisions, pure (unit-tested in test/unit/domain/challenges/challenges.test.ts): when work
+ * can happen in a challenge, what an operator may write. No I/O here. Who may see what: policy.ts.
  */
 import { validationError } from '../../errors';
-import { isAdmin, type Principal } from '../../auth/principal';
-import {
-  CHALLENGE_STATUSES,
-  PUBLIC_STATUSES,
-  type ChallengeFields,
-  type ChallengeRow,
-  type ChallengeStatus,
-} from '../../db/queries/challenges';
+import { type ChallengeFields, type ChallengeRow } from '../../db/queries/challenges';
 import type { ChallengeSchedule } from './contract';
 
 /** A new challenge as an operator describes it (times as ISO 8601); the API's schema validates it. */
@@ -72,16 +65,6 @@ export function isEnterable(challenge: ChallengeTimes, now: Date = new Date()): 
 export function acceptsEntries(challenge: ChallengeTimes, now: Date = new Date()): Enterability {
   const verdict = enterability(challenge, now);
   return !verdict.ok && verdict.reason === 'not_started' ? { ok: true } : verdict;
-}
-
-/** Statuses a caller may list: drafts only for operators (session JWT with role admin). */
-export function visibleStatuses(principal: Principal, requested?: ChallengeStatus): ChallengeStatus[] {
-  const allowed: readonly ChallengeStatus[] = isAdmin(principal) ? CHALLENGE_STATUSES : PUBLIC_STATUSES;
-  return requested ? allowed.filter((s) => s === requested) : [...allowed];
-}
-
-export function canSeeChallenge(principal: Principal, challenge: { status: string }): boolean {
-  return challenge.status !== 'draft' || isAdmin(principal);
 }
 
 /** Rejects a window whose end is not after its start (after merging a PATCH into the row). */

@@ -6,6 +6,18 @@
 export const SPECTATOR_RELAY_WORKFLOW = 'spectatorRelayWorkflow';
 export const LIVE_EVENTS_ARRIVED_SIGNAL = 'liveEventsArrived';
 
+// ---- the relay's timing: when it looks, decided here (the delay itself is SPECTATOR_DELAY_MS) ------
+/** The timer wakes this long before the oldest pending event is due... */
+export const RELAY_TIMER_LEAD_MS = 1_000;
+/** ...and the release step then keeps releasing, on time, whatever falls due within this window. */
+export const RELAY_HOLD_MS = 2_000;
+/** Releases within the hold window are batched by this grain (one transaction per grain). */
+export const RELAY_BATCH_WINDOW_MS = 100;
+/** A run with nothing pending ends after this long (the next event starts a new one). */
+export const RELAY_IDLE_TIMEOUT_MS = 10 * 60_000;
+/** Steps per run before continuing as new. */
+export const RELAY_MAX_ITERATIONS = 500;
+
 export const spectatorRelayWorkflowId = (challengeId: string): string => `spectator-relay-${challengeId}`;
 
 export interface SpectatorRelayInput {

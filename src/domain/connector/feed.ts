@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
 import { notFound } from '../../errors';
 import type { FeedItem } from '../../wire/connector';
-import { isAdmin, type Principal } from '../../auth/principal';
+import type { Principal } from '../../auth/principal';
+import { canSeeChallenge } from '../challenges/policy';
 import { findChallengeForSpectators, type SpectatorChallengeRow } from '../../db/queries/challenges';
 import type { FeedRow } from '../../db/queries/live-events';
 
@@ -12,7 +13,7 @@ export async function requireWatchableChallenge(
   challengeId: string,
 ): Promise<SpectatorChallengeRow> {
   const challenge = await findChallengeForSpectators(db, challengeId);
-  if (!challenge || (challenge.status === 'draft' && !isAdmin(principal))) throw notFound('challenge');
+  if (!challenge || !canSeeChallenge(principal, challenge)) throw notFound('challenge');
   return challenge;
 }
 

@@ -1,7 +1,7 @@
 import type { ServiceDeps } from '../../service-deps';
 import { findChallengesWithOverdueEvents } from '../../db/queries/live-events';
 import { markRelayBusy, markRelayIdle } from '../../db/queries/live-relay-state';
-import { ChallengeIdKey } from '../../../temporal/search-attributes';
+import { ChallengeIdKey } from '../../temporal-client/search-attributes';
 import {
   LIVE_EVENTS_ARRIVED_SIGNAL,
   SPECTATOR_RELAY_WORKFLOW,

@@ -10,7 +10,7 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * falling due during its short hold window, and reports when the next pending event is due.
  * Idempotent: a retry releases only what is still unreleased.
  */
-export async function releaseDueLiveEvents(
+async function releaseDueLiveEvents(
   deps: Pick<ServiceDeps, 'db' | 'logger'>,
   input: ReleaseDueInput,
 ): Promise<ReleaseOutcome> {
@@ -36,3 +36,10 @@ export async function releaseDueLiveEvents(
     );
   }
 }
+
+/** The relay workflow's step as the worker registers it (activity type `releaseDueLiveEvents`, named by recorded histories). */
+export function createRelaySteps(deps: Pick<ServiceDeps, 'db' | 'logger'>) {
+  return { releaseDueLiveEvents: (input: ReleaseDueInput) => releaseDueLiveEvents(deps, input) };
+}
+
+export type RelaySteps = ReturnType<typeof createRelaySteps>;

@@ -1,10 +1,12 @@
 /**
  * The submission workflows' contract: names, ids, payloads and task queues shared by
- * workflows/submission.ts and workflows/submission-sweeper.ts, their activities and the code that
+ * ./workflows/submission.ts and ./workflows/submission-sweeper.ts, their activities and the code that
  * starts them. Plain values only: the deterministic workflow bundle imports this file.
  */
 export const SUBMISSION_WORKFLOW = 'submissionWorkflow';
 export const SUBMISSION_SWEEPER_WORKFLOW = 'submissionSweeperWorkflow';
+/** Marks in visibility an outcome reached without the run's own workflow (./workflows/submission-outcome.ts). */
+export const SUBMISSION_OUTCOME_WORKFLOW = 'submissionOutcomeWorkflow';
 
 /** `submission-<uuid>` for the first judging, `submission-<uuid>-rejudge-<n>` for rejudge run n. */
 export function submissionWorkflowId(submissionId: string, run: number): string {
@@ -46,6 +48,13 @@ export interface RecordedJudgement {
   stale: boolean;
 }
 
+export interface SubmissionOutcomeInput {
+  submissionId: string;
+  run: number;
+  status: 'failed';
+  reason: string;
+}
+
 export interface SubmissionSweeperInput {
   /** How long one activity run sweeps before the workflow continues as new. */
   runForMs: number;
@@ -61,6 +70,9 @@ export function judgingTaskQueue(taskQueue: string): string {
 }
 
 /** Marker of the workflow change that added admission and the judging queue (replay-safe). */
+/** Judge attempts: 1 + 4 retries (0.5 s, 1 s, 2 s, 4 s apart) on retryable failures, then `failed`. */
+export const JUDGE_MAX_ATTEMPTS = 5;
+
 export const JUDGING_SLOTS_PATCH = 'judging-admission-and-slots';
 /** received → queued → judging as one local activity (one transaction) instead of two. */
 export const STATUS_STEPS_PATCH = 'queued-and-judging-in-one-step';

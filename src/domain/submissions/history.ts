@@ -9,6 +9,7 @@ import {
   type SubmissionStatus,
 } from '../../db/queries/submissions';
 import { findAgentById } from '../../db/queries/agents';
+import { decodeTimeIdCursor, encodeTimeIdCursor, keysetPage } from '../../lib/keyset-cursor';
 import { requireOwnedAgent } from '../identity';
 
 export const HISTORY_DEFAULT_LIMIT = 20;
@@ -22,34 +23,21 @@ export interface SubmissionHistoryQuery {
   cursor?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Exactly what the query's to_char writes: UTC, microseconds. */
-const MICRO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+/** The operators' listing also narrows by the current score (0–100, bounds included). */
+export interface AllSubmissionsQuery extends SubmissionHistoryQuery {
+  min_score?: number;
+  max_score?: number;
+}
+
+const invalidCursor = () =>
+  validationError('query.cursor: invalid cursor (use next_cursor from the previous page)');
 
 /** Opaque cursor: base64url of the last row's `[created_at with microseconds, id]`. */
-export function encodeHistoryCursor(key: SubmissionHistoryKey): string {
-  return Buffer.from(JSON.stringify([key.createdAt, key.id])).toString('base64url');
-}
+export const encodeHistoryCursor = (key: SubmissionHistoryKey): string => encodeTimeIdCursor(key);
 
 /** Decodes a cursor from a previous page; anything else is 400 VALIDATION_ERROR. */
-export function decodeHistoryCursor(cursor: string): SubmissionHistoryKey {
-  const invalid = () =>
-    validationError('query.cursor: invalid cursor (use next_cursor from the previous page)');
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw invalid();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid();
-  const [createdAt, id] = parsed as unknown[];
-  // The regex alone admits month 13 or hour 25, which PostgreSQL would reject with an error (a 500).
-  if (typeof createdAt !== 'string' || !MICRO_UTC.test(createdAt) || Number.isNaN(Date.parse(createdAt)))
-    throw invalid();
-  if (typeof id !== 'string' || !UUID.test(id)) throw invalid();
-  return { createdAt, id };
-}
+export const decodeHistoryCursor = (cursor: string): SubmissionHistoryKey =>
+  decodeTimeIdCursor(cursor, invalidCursor);
 
 /**
  * Who may list what: an API token lists its own agent (live tokens live submissions, sandbox tokens
@@ -89,15 +77,32 @@ export async function getSubmissionHistory(
     after,
     limit: query.limit + 1,
   });
-  const hasMore = page.length > query.limit;
-  const rows = hasMore ? page.slice(0, query.limit) : page;
-  const last = rows[rows.length - 1];
-  return {
-    rows,
-    pagination: {
-      limit: query.limit,
-      has_more: hasMore,
-      next_cursor: hasMore ? encodeHistoryCursor({ createdAt: last.created_at_key, id: last.id }) : null,
-    },
-  };
+  return keysetPage(page, query.limit, (last) =>
+    encodeHistoryCursor({ createdAt: last.created_at_key, id: last.id }),
+  );
+}
+
+/**
+ * Operators: every owner's submissions (live and sandbox), newest first, with the history's filters,
+ * a score range and the cursor. An unknown agent or challenge simply lists nothing.
+ */
+export async function listAllSubmissions(
+  db: Pool,
+  query: AllSubmissionsQuery,
+): Promise<{ rows: SubmissionHistoryRow[]; pagination: Pagination }> {
+  const after = query.cursor ? decodeHistoryCursor(query.cursor) : null;
+  if (query.min_score !== undefined && query.max_score !== undefined && query.min_score > query.max_score)
+    throw validationError('query.max_score: must be at least min_score');
+  const page = await listSubmissionHistory(db, {
+    agentId: query.agent_id,
+    challengeId: query.challenge_id,
+    status: query.status,
+    minScore: query.min_score,
+    maxScore: query.max_score,
+    after,
+    limit: query.limit + 1,
+  });
+  return keysetPage(page, query.limit, (last) =>
+    encodeHistoryCursor({ createdAt: last.created_at_key, id: last.id }),
+  );
 }

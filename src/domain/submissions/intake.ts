@@ -2,8 +2,8 @@
  * Intake: a submission to an open session is checked (ownership, session open, quotas, the
  * Idempotency-Key's body), stored with its events in one transaction, then its workflow started.
  */
-import { ServiceError, notFound } from '../../errors';
-import { isAdmin, type Principal } from '../../auth/principal';
+import { ServiceError, notFound, validationError } from '../../errors';
+import type { Principal } from '../../auth/principal';
 import { withTransaction, type Queryable } from '../../db/pool';
 import { advanceEntryStatus, lockEntry } from '../../db/queries/entries';
 import { findChallengeRules } from '../../db/queries/challenges';
@@ -20,8 +20,10 @@ import {
 } from '../../db/queries/submissions';
 import { emitEvent } from '../../events/outbox';
 import type { ServiceDeps } from '../../service-deps';
-import { lapseReason, ownsAgentResource } from '../sessions';
-import { artifactHash, DEFAULT_MAX_SUBMISSIONS_PER_SESSION, quotaRefusal } from './rules';
+import { lapseReason } from '../sessions';
+import { ownsAgentResource } from '../../auth/principal';
+import { isOwnerOrOperator } from './policy';
+import { artifactHash, DEFAULT_MAX_SUBMISSIONS_PER_SESSION, languageRefusal, quotaRefusal } from './rules';
 import { startSubmissionWorkflowSoon } from './workflow-start';
 
 export interface CreateSubmissionInput {
@@ -67,6 +69,13 @@ export async function createSubmission(
   }
 
   const challenge = await findChallengeRules(db, session.challenge_id);
+  const refusedLanguage = challenge
+    ? languageRefusal(
+        { kind: challenge.judge_kind, languages: challenge.judge_languages },
+        { content: input.content, files },
+      )
+    : null;
+  if (refusedLanguage) throw validationError(refusedLanguage);
   const lapsed = lapseReason(session, challenge);
   if (lapsed) await closeSession(db, session.id, lapsed);
   if (session.status !== 'open' || lapsed)
@@ -161,7 +170,6 @@ export async function loadSubmissionFor(
   submissionId: string,
 ): Promise<SubmissionRow> {
   const submission = await findSubmissionById(db, submissionId);
-  if (!submission || !(ownsAgentResource(principal, submission) || isAdmin(principal)))
-    throw notFound('submission');
+  if (!submission || !isOwnerOrOperator(principal, submission)) throw notFound('submission');
   return submission;
 }

@@ -263,3 +263,22 @@ export async function judgeRun(
   }
   return recordJudgement(deps.db, ref, outcome, judgeKind);
 }
+
+/**
+ * The submission workflow's database steps, registered by the worker as they are (the activity
+ * type names are the method names; recorded histories name them, so they do not change). What
+ * needs adapting to Temporal (failure mapping, heartbeats) is in ./activities.ts.
+ */
+export function createJudgingSteps(db: Pool) {
+  return {
+    markSubmissionQueued: (ref: RunRef): Promise<boolean> => markSubmissionStep(db, ref, 'queued'),
+    /** Also tells the workflow which judge the challenge uses (rubric judging runs as a local activity). */
+    markSubmissionJudging: (ref: RunRef) => markJudgingStarted(db, ref),
+    /** received → queued → judging in one transaction; tells the workflow which judge the challenge uses. */
+    beginJudging: (ref: RunRef) => beginJudging(db, ref),
+    markSubmissionFailed: (input: RunRef & { reason: string }): Promise<boolean> =>
+      markSubmissionFailed(db, input, input.reason),
+  };
+}
+
+export type JudgingSteps = ReturnType<typeof createJudgingSteps>;

@@ -6,6 +6,7 @@ import { emitEvent } from '../../events/outbox';
 import type { ServiceDeps } from '../../service-deps';
 import { submissionWorkflowId } from './contract';
 import { startSubmissionWorkflowSoon } from './workflow-start';
+import { recordAudit, type Actor } from '../audit/trail';
 
 /**
  * Starts a new judge run of a finished submission. Its result supersedes the current one when
@@ -13,6 +14,7 @@ import { startSubmissionWorkflowSoon } from './workflow-start';
  */
 export async function rejudgeSubmission(
   deps: Pick<ServiceDeps, 'db' | 'config' | 'temporal' | 'logger'>,
+  actor: Actor,
   submissionId: string,
 ): Promise<{
   submission_id: string;
@@ -30,6 +32,18 @@ export async function rejudgeSubmission(
         'CONFLICT',
         `submission is ${existing.status}: only a complete or failed submission can be rejudged`,
       );
+    await recordAudit(
+      tx,
+      actor,
+      'submission.rejudge',
+      { type: 'submission', id: submissionId },
+      {
+        run: row.judge_run,
+        from_status: existing.status,
+        challenge_id: row.challenge_id,
+        agent_id: row.agent_id,
+      },
+    );
     await insertSubmissionEvent(tx, {
       submissionId,
       run: row.judge_run,

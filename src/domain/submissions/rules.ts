@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../../config';
 import type { SubmissionFile } from '../../db/queries/submissions';
 import { canonicalJson } from '../../lib/canonical-json';
+import { detectProgram } from '../../judging/program/detect';
+import { LANGUAGE_IDS } from '../../judging/program/languages';
 
 /** Bounds of a submission body (content's 100,000 characters is the spec's; the rest are ours). */
 export const SUBMISSION_LIMITS = {
@@ -47,4 +49,22 @@ export function stallAfterMs(config: Pick<Config, 'SUBMISSION_SWEEP_AFTER_MS'>):
 /** Sweep interval: half the sweep delay, between 250 ms and 5 s. */
 export function sweepIntervalMs(sweepAfterMs: number): number {
   return Math.max(250, Math.min(5_000, Math.floor(sweepAfterMs / 2)));
+}
+
+/**
+ * Why a submission to a `program` challenge is refused at the door: its detected language is
+ * not one the challenge allows (400, naming the allowed ones). An undetectable language is
+ * accepted and judged 0 with the reason (DESIGN.md "Outcomes"); other judges allow anything.
+ */
+export function languageRefusal(
+  judge: { kind: string | null; languages: unknown },
+  submission: { content: string; files: readonly SubmissionFile[] },
+): string | null {
+  if (judge.kind !== 'program') return null;
+  const allowed = Array.isArray(judge.languages)
+    ? LANGUAGE_IDS.filter((id) => (judge.languages as unknown[]).includes(id))
+    : [...LANGUAGE_IDS];
+  const detection = detectProgram({ content: submission.content, files: [...submission.files] });
+  if (detection.kind !== 'detected' || allowed.includes(detection.language)) return null;
+  return `language ${detection.language} is not allowed in this challenge (allowed: ${allowed.join(', ')})`;
 }

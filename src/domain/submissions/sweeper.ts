@@ -1,14 +1,18 @@
 /**
  * The submission sweeper's passes ("never stuck"): start workflows that never started, close lapsed
  * sessions durably, fail runs whose workflow ended without finishing them. One sweeper workflow per
- * task queue runs these in a loop (workflows/submission-sweeper.ts).
+ * task queue runs these in a loop (./workflows/submission-sweeper.ts).
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { closeExpiredSessions, closeSessionsOfInactiveChallenges } from '../../db/queries/sessions';
 import { listStalledSubmissions, listUnstartedSubmissions } from '../../db/queries/submissions';
+import { deleteWebSessionsExpiredBefore } from '../../db/queries/web-sessions';
 import type { ServiceDeps } from '../../service-deps';
+import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../../temporal-client/search-attributes';
 import {
+  SUBMISSION_OUTCOME_WORKFLOW,
   SUBMISSION_SWEEPER_WORKFLOW,
+  type SubmissionOutcomeInput,
   submissionWorkflowId,
   sweeperWorkflowId,
   type SubmissionSweeperInput,
@@ -22,7 +26,12 @@ export interface SweepReport {
   sessionsClosed: number;
   /** Runs whose workflow had ended (terminated, failed, lost) without finishing them: now `failed`. */
   stalledFailed: number;
+  /** Web sign-in sessions a day past their absolute expiry, deleted. */
+  webSessionsDeleted: number;
 }
+
+/** Ended web sessions stay this long (support can still see a sign-out), then go. */
+const WEB_SESSION_KEEP_DAYS = 1;
 
 /**
  * "Never stuck": a run whose workflow has closed (terminated by an operator, failed on a bug, or
@@ -60,15 +69,56 @@ export async function failStalledSubmissions(
         { submission_id: ref.id, run: ref.judge_run, reason },
         'stalled submission marked failed',
       );
+      await markFailedInVisibility(client, deps, ref, reason).catch((err: unknown) =>
+        deps.logger.warn(
+          { err, submission_id: ref.id },
+          'could not mirror a failed submission in Temporal visibility (the database stays the record)',
+        ),
+      );
     }
   }
   return failed;
 }
 
 /**
+ * The run's workflow has closed, so its SubmissionStatus cannot change any more: a marker run under
+ * the same workflow id (a closed id may be reused) carries `failed` and the reason instead.
+ */
+async function markFailedInVisibility(
+  client: Client,
+  deps: Pick<ServiceDeps, 'config'>,
+  ref: { id: string; challenge_id: string; agent_id: string; judge_run: number },
+  reason: string,
+): Promise<void> {
+  const input: SubmissionOutcomeInput = {
+    submissionId: ref.id,
+    run: ref.judge_run,
+    status: 'failed',
+    reason,
+  };
+  try {
+    await client.workflow.start(SUBMISSION_OUTCOME_WORKFLOW, {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: submissionWorkflowId(ref.id, ref.judge_run),
+      args: [input],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowRunTimeout: '1 day',
+      typedSearchAttributes: [
+        { key: ChallengeIdKey, value: ref.challenge_id },
+        { key: AgentIdKey, value: ref.agent_id },
+        { key: SubmissionStatusKey, value: 'failed' },
+      ],
+    });
+  } catch (err) {
+    // Running again after all (it was closed a moment ago): the sweeper will see it next pass.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/**
  * One pass of the sweeper: starts the workflows of accepted submissions that have waited longer
- * than SUBMISSION_SWEEP_AFTER_MS without one, closes lapsed sessions durably and, when asked,
- * fails runs whose workflow ended without finishing them.
+ * than SUBMISSION_SWEEP_AFTER_MS without one, closes lapsed sessions durably, deletes web sign-in
+ * sessions long ended and, when asked, fails runs whose workflow ended without finishing them.
  */
 export async function sweepOnce(
   deps: Pick<ServiceDeps, 'db' | 'config' | 'temporal' | 'logger'>,
@@ -90,7 +140,8 @@ export async function sweepOnce(
   const sessionsClosed =
     (await closeExpiredSessions(deps.db)) + (await closeSessionsOfInactiveChallenges(deps.db));
   const stalledFailed = options.checkStalled ? await failStalledSubmissions(deps) : 0;
-  return { workflowsStarted, sessionsClosed, stalledFailed };
+  const webSessionsDeleted = await deleteWebSessionsExpiredBefore(deps.db, WEB_SESSION_KEEP_DAYS, batch);
+  return { workflowsStarted, sessionsClosed, stalledFailed, webSessionsDeleted };
 }
 
 /** How long one sweeper activity loops before the workflow continues as new. */

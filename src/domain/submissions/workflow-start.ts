@@ -1,6 +1,6 @@
 /** Starting a submission run's workflow: at once after intake or rejudge, or later by the sweeper. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../../../temporal/search-attributes';
+import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../../temporal-client/search-attributes';
 import type { Queryable } from '../../db/pool';
 import { markWorkflowStarted, type SubmissionStatus } from '../../db/queries/submissions';
 import type { ServiceDeps } from '../../service-deps';

@@ -154,9 +154,6 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Consecutive failed attempts (across deliveries) after which a subscription is disabled. */
 export const DISABLE_AFTER_CONSECUTIVE_FAILURES = 10;
 
-const MAX_RETRIES = 20;
-const MAX_DELAY_MS = 24 * 60 * 60 * 1000;
-
 export function totalAttempts(retryDelaysMs: readonly number[] = DEFAULT_RETRY_DELAYS_MS): number {
   return retryDelaysMs.length + 1;
 }
@@ -176,31 +173,10 @@ export function delayBeforeAttempt(
   return retryDelaysMs[attemptNumber - 2] ?? null;
 }
 
-/** `failureCount` is the subscription's count after recording the latest failed attempt. */
+/**
+ * The auto-disable decision, the one place the threshold is compared: `failureCount` is the highest
+ * consecutive-failure count the subscription reached (the health workflow asks once per batch of outcomes).
+ */
 export function shouldDisableSubscription(failureCount: number): boolean {
   return failureCount >= DISABLE_AFTER_CONSECUTIVE_FAILURES;
-}
-
-/**
- * Parse a configured schedule such as "1000,5000,30000" (tests use e.g. "50,50,50"). Whitespace around
- * entries is ignored. Throws on anything else: a blank value, non-integers, negative numbers, more than
- * 20 retries or a delay over 24 h, so a typo in configuration fails at start instead of silently
- * changing delivery guarantees.
- */
-export function parseRetryDelays(csv: string): number[] {
-  const entries = csv.split(',').map((entry) => entry.trim());
-  if (entries.length === 1 && entries[0] === '') {
-    throw new RangeError('retry delays must list at least one delay in milliseconds');
-  }
-  if (entries.length > MAX_RETRIES) {
-    throw new RangeError(`at most ${MAX_RETRIES} retry delays are allowed, got ${entries.length}`);
-  }
-  return entries.map((entry) => {
-    if (!/^\d+$/.test(entry)) {
-      throw new RangeError(`retry delay ${JSON.stringify(entry)} is not a whole number of milliseconds`);
-    }
-    const delay = Number(entry);
-    if (delay > MAX_DELAY_MS) throw new RangeError(`retry delay ${delay} ms is longer than 24 h`);
-    return delay;
-  });
 }

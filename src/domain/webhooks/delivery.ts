@@ -1,4 +1,3 @@
-import { Counter, Histogram } from 'prom-client';
 import type { ServiceDeps } from '../../service-deps';
 import {
   abandonDelivery,
@@ -25,25 +24,12 @@ import {
   type WebhookFirstAttemptsResult,
 } from './contract';
 import { totalAttempts } from './contract';
-import { metricsRegistry } from '../../lib/metrics';
+import { webhookAttemptLatency, webhookAttemptsTotal } from '../../lib/metrics';
 import { attemptOutcomeKey, attemptVerdict, mayChangeHealth } from './rules';
-import { buildDeliveryHeaders } from '../../webhooks/signatures';
-import { decryptSecret, deriveSecretBoxKey } from '../../webhooks/secret-box';
-import { sendWebhookAttempt } from '../../webhooks/attempt';
-import type { HostLookup } from '../../webhooks/ssrf';
-
-const attemptsTotal = new Counter({
-  name: 'webhook_attempts_total',
-  help: 'Webhook delivery attempts by outcome',
-  labelNames: ['outcome'] as const,
-  registers: [metricsRegistry],
-});
-const attemptLatency = new Histogram({
-  name: 'webhook_attempt_latency_seconds',
-  help: 'Receiver response time per attempt',
-  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [metricsRegistry],
-});
+import { buildDeliveryHeaders } from '../../webhook-transport/signatures';
+import { decryptSecret, deriveSecretBoxKey } from '../../webhook-transport/secret-box';
+import { sendWebhookAttempt } from '../../webhook-transport/attempt';
+import type { HostLookup } from '../../webhook-transport/ssrf';
 
 export interface DeliveryOptions {
   /** DNS resolution for the attempt-time SSRF check (tests inject one). */
@@ -171,10 +157,10 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
     // the next delay must count from what the receiver could see. A request that never went out
     // (refused, unreachable) counts from when the attempt began.
     const attemptedAt = new Date(outcome.sentAtMs ?? startedAtMs);
-    attemptsTotal.inc({
+    webhookAttemptsTotal.inc({
       outcome: outcome.ok ? 'success' : outcome.statusCode === null ? 'no_response' : 'http_error',
     });
-    attemptLatency.observe(outcome.latencyMs / 1000);
+    webhookAttemptLatency.observe(outcome.latencyMs / 1000);
 
     const verdict = attemptVerdict(input, outcome.ok, outcome.gone);
     const next = { final: verdict.final, deliveryStatus: verdict.deliveryStatus };

@@ -1,5 +1,4 @@
 import { Client as TemporalClient, type ConnectionLike } from '@temporalio/client';
-import { Counter, Histogram } from 'prom-client';
 import { withTransaction } from '../../db/pool';
 import type { ServiceDeps } from '../../service-deps';
 import {
@@ -9,7 +8,12 @@ import {
 } from '../../db/queries/webhook-deliveries';
 import { batchWorkflowId } from './contract';
 import { claimUndispatchedEvents, markEventsDispatched } from '../../db/queries/outbox-events';
-import { metricsRegistry } from '../../lib/metrics';
+import {
+  webhookDeliveriesCreated,
+  webhookDispatchLag,
+  webhookEventsDispatched,
+  webhookInvalidEvents,
+} from '../../lib/metrics';
 import { fanOutEvents } from './fan-out';
 import { startDeliveryWorkflows } from './workflow-start';
 
@@ -28,28 +32,6 @@ import { startDeliveryWorkflows } from './workflow-start';
  * until its deliveries are committed) and from the sweeper (a delivery whose workflow did not start
  * is started later). NOTIFY wakes it at once; a 1 s poll covers missed notifications.
  */
-
-const eventsDispatched = new Counter({
-  name: 'webhook_outbox_events_dispatched_total',
-  help: 'Outbox events fanned out to webhook deliveries',
-  registers: [metricsRegistry],
-});
-const deliveriesCreated = new Counter({
-  name: 'webhook_deliveries_created_total',
-  help: 'Webhook deliveries created by the fan-out',
-  registers: [metricsRegistry],
-});
-const invalidEvents = new Counter({
-  name: 'webhook_outbox_invalid_events_total',
-  help: 'Outbox events whose payload could not be turned into a delivery body (emitter bug)',
-  registers: [metricsRegistry],
-});
-const dispatchLag = new Histogram({
-  name: 'webhook_outbox_dispatch_lag_seconds',
-  help: 'Time from an event being written to its deliveries being created',
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  registers: [metricsRegistry],
-});
 
 export interface DispatcherDeps extends ServiceDeps {
   /**
@@ -119,7 +101,7 @@ export async function dispatchPendingEvents(
     );
     for (const d of created) d.batch_workflow_id = batchOf.get(d.id) ?? null;
     for (const bad of invalid) {
-      invalidEvents.inc();
+      webhookInvalidEvents.inc();
       deps.logger.error({ eventId: bad.eventId, problem: bad.problem }, 'outbox event not deliverable');
     }
     await markEventsDispatched(
@@ -129,9 +111,9 @@ export async function dispatchPendingEvents(
     return { events: claimed, deliveries: created };
   });
   const now = Date.now();
-  for (const e of events) dispatchLag.observe(Math.max(0, now - e.created_at.getTime()) / 1000);
-  eventsDispatched.inc(events.length);
-  deliveriesCreated.inc(deliveries.length);
+  for (const e of events) webhookDispatchLag.observe(Math.max(0, now - e.created_at.getTime()) / 1000);
+  webhookEventsDispatched.inc(events.length);
+  webhookDeliveriesCreated.inc(deliveries.length);
   let started = 0;
   if (deliveries.length > 0) {
     const { client, eager } = await startingClient(deps);

@@ -7,7 +7,7 @@ import {
   type NewDelivery,
   type WebhookDeliveryRow,
 } from '../../db/queries/webhook-deliveries';
-import { buildEventBody, InvalidEventPayloadError, newDeliveryId } from '../../webhooks/events';
+import { buildEventBody, InvalidEventPayloadError, newDeliveryId } from '../../webhook-transport/events';
 
 /**
  * Who receives an event:

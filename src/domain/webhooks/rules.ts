@@ -1,5 +1,5 @@
 /**
- * The webhook feature's decisions, pure (unit-tested in test/unit/webhooks/rules.test.ts): what an
+ * The webhook feature's decisions, pure (unit-tested in test/unit/domain/webhooks/rules.test.ts): what an
  * attempt's outcome means for its delivery and its subscription, and when the health workflow
  * must hear of it. The schedule itself (attempts, delays, the disable threshold) is the delivery
  * workflow's contract (contract.ts).

@@ -13,13 +13,13 @@ import {
   type WebhookSubscriptionRow,
 } from '../../db/queries/webhook-subscriptions';
 import { EVENT_TYPES } from '../../events/types';
-import { deriveSecretBoxKey, encryptSecret, secretPrefix } from '../../webhooks/secret-box';
+import { deriveSecretBoxKey, encryptSecret, secretPrefix } from '../../webhook-transport/secret-box';
 import {
   assertDeliverableUrl,
   syntacticUrlProblem,
   UnsafeWebhookUrlError,
   type HostLookup,
-} from '../../webhooks/ssrf';
+} from '../../webhook-transport/ssrf';
 
 /** DESIGN.md: at most 10 active subscriptions per owner (user). */
 export const MAX_ACTIVE_SUBSCRIPTIONS = 10;

@@ -1,10 +1,10 @@
 import type { Config } from '../../config';
 import type { WebhookSubscriptionRow } from '../../db/queries/webhook-subscriptions';
-import { buildTestEventBody, newDeliveryId, WEBHOOK_TEST_EVENT_TYPE } from '../../webhooks/events';
-import { decryptSecret } from '../../webhooks/secret-box';
-import { buildDeliveryHeaders } from '../../webhooks/signatures';
-import { sendWebhookAttempt } from '../../webhooks/attempt';
-import type { HostLookup } from '../../webhooks/ssrf';
+import { buildTestEventBody, newDeliveryId, WEBHOOK_TEST_EVENT_TYPE } from '../../webhook-transport/events';
+import { decryptSecret } from '../../webhook-transport/secret-box';
+import { buildDeliveryHeaders } from '../../webhook-transport/signatures';
+import { sendWebhookAttempt } from '../../webhook-transport/attempt';
+import type { HostLookup } from '../../webhook-transport/ssrf';
 import { assertActive, secretBoxKey } from './subscriptions';
 
 export interface TestEventResult {

@@ -1,30 +1,56 @@
 /**
- * Per-run control groups for sandboxed processes: a memory limit the kernel enforces on the whole
- * process tree (V8 heap, ArrayBuffers, threads and children together) and a pids limit. cgroup v2
- * is used where the machine delegates it to us; a cgroup v1 hybrid (memory and pids hierarchies
- * writable by this process) is used otherwise; without either, runs rely on rlimits alone and the
- * reason is reported once at start.
+ * One control group per sandbox (never reused): memory and pids limits the kernel enforces on the
+ * whole process tree, a CPU quota and weight so that one sandbox's hog cannot slow its
+ * neighbours, CPU-time accounting, and a freezer to kill every process of the run at once,
+ * whatever it did (detached, setsid, ignoring signals, tampering with bwrap's init).
+ *
+ * cgroup v2 is used where the machine delegates it to us (memory, pids, cpu; `cgroup.kill`); a
+ * cgroup v1 hybrid (memory, pids, cpu, cpuacct and freezer hierarchies writable by this process)
+ * otherwise. Without either, runs rely on rlimits alone and the reason is reported at start.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
 export type CgroupSupport =
   | { version: 'v2'; parent: string }
-  | { version: 'v1'; memoryParent: string; pidsParent: string }
+  | {
+      version: 'v1';
+      memoryParent: string;
+      pidsParent: string;
+      cpuParent: string;
+      cpuacctParent: string;
+      freezerParent: string;
+    }
   | { version: 'none'; reason: string };
+
+export interface CgroupLimits {
+  memoryBytes: number;
+  maxProcesses: number;
+  /** CPU bandwidth of the whole tree, in cores (CFS quota); every sandbox has the same weight. */
+  cpuCores: number;
+}
 
 export interface RunCgroup {
   /** Files the launcher writes its own pid into (`cgroup.procs`) before it execs the sandbox. */
   readonly procsFiles: readonly string[];
   /** True when the kernel's OOM killer fired inside this group. */
   oomKilled(): Promise<boolean>;
-  /** Releases the group after the run; never throws. */
-  remove(): Promise<void>;
-  /** Number of tasks still in the group (the pid namespace is torn down asynchronously). */
+  /** CPU time (user + system) of every process that ran in the group, in milliseconds. */
+  cpuTimeMs(): Promise<number | undefined>;
+  /** Peak memory of the group (memory cgroup's high-water mark), in bytes. */
+  peakMemoryBytes(): Promise<number | undefined>;
+  /** Number of tasks in the group. */
   tasks(): Promise<number>;
+  /**
+   * Kills every process in the group (frozen first, so none can fork or escape while it is
+   * emptied), waits until the kernel reports it empty and removes it. Rejects when the group
+   * could not be emptied: the caller must then not reuse what the run used (its uid).
+   */
+  destroy(): Promise<void>;
 }
 
 /** This process's path in a hierarchy, from /proc/self/cgroup (`0::/x` for v2, `4:memory:/x` for v1). */
@@ -54,6 +80,16 @@ async function probe(parents: readonly string[], write: (dir: string) => Promise
   }
 }
 
+const V1_CONTROLLERS = ['memory', 'pids', 'cpu', 'cpuacct', 'freezer'] as const;
+
+/**
+ * The parent group of all sandboxes competes for CPU as ONE entity against every other task of
+ * its level: with the default weight, a busy machine would give all sandboxes together the share
+ * of a single process. They weigh as much as one busy task per core; each sandbox has the default
+ * weight inside it and a quota of its own (createRunCgroup).
+ */
+const SANDBOXES_WEIGHT_V1 = 1024 * os.availableParallelism();
+
 /** Finds out once what this machine allows; `explicitParent` overrides where v2 groups are made. */
 export async function detectCgroupSupport(explicitParent?: string): Promise<CgroupSupport> {
   if (process.platform !== 'linux') return { version: 'none', reason: 'not Linux' };
@@ -64,83 +100,102 @@ export async function detectCgroupSupport(explicitParent?: string): Promise<Cgro
     try {
       await mkdir(parent, { recursive: true });
       const available = (await readFile(path.join(parent, 'cgroup.controllers'), 'utf8')).split(/\s+/);
-      if (!available.includes('memory') || !available.includes('pids')) {
+      const missing = ['memory', 'pids', 'cpu'].filter((name) => !available.includes(name));
+      if (missing.length > 0) {
         return {
           version: 'none',
-          reason: `cgroup v2 at ${parent} does not offer the memory and pids controllers`,
+          reason: `cgroup v2 at ${parent} does not offer the ${missing.join(', ')} controller(s)`,
         };
       }
-      await writeFile(path.join(parent, 'cgroup.subtree_control'), '+memory +pids');
+      await writeFile(path.join(parent, 'cgroup.subtree_control'), '+memory +pids +cpu');
+      await writeFile(
+        path.join(parent, 'cpu.weight'),
+        String(Math.min(10_000, 100 * os.availableParallelism())),
+      );
       await probe([parent], async (dir) => {
         await writeFile(path.join(dir, 'memory.max'), String(64 * 1024 * 1024));
         await writeFile(path.join(dir, 'pids.max'), '16');
+        await writeFile(path.join(dir, 'cpu.max'), '100000 100000');
+        if (!existsSync(path.join(dir, 'cgroup.kill')) && !existsSync(path.join(dir, 'cgroup.freeze')))
+          throw new Error('neither cgroup.kill nor cgroup.freeze');
       });
-      await removeStaleSlotGroups([parent]);
-      return { version: 'v2', parent };
+      const support = { version: 'v2' as const, parent };
+      await removeStaleGroups(support);
+      return support;
     } catch (error) {
       return { version: 'none', reason: `cgroup v2 not delegated here (${(error as Error).message})` };
     }
   }
-  const memoryOwn = ownPath('memory');
-  const pidsOwn = ownPath('pids');
-  if (memoryOwn === undefined || pidsOwn === undefined) {
-    return { version: 'none', reason: 'no cgroup v2 and no cgroup v1 memory/pids hierarchy' };
+  const parents: Record<string, string> = {};
+  for (const controller of V1_CONTROLLERS) {
+    const own = ownPath(controller);
+    if (own === undefined) {
+      return { version: 'none', reason: `no cgroup v2 and no cgroup v1 ${controller} hierarchy` };
+    }
+    parents[controller] = path.join(CGROUP_ROOT, controller, own, 'judge-sandbox');
   }
-  const memoryParent = path.join(CGROUP_ROOT, 'memory', memoryOwn, 'judge-sandbox');
-  const pidsParent = path.join(CGROUP_ROOT, 'pids', pidsOwn, 'judge-sandbox');
   try {
-    await mkdir(memoryParent, { recursive: true });
-    await mkdir(pidsParent, { recursive: true });
-    await probe([memoryParent, pidsParent], async (dir) => {
-      if (dir.startsWith(memoryParent))
+    for (const parent of Object.values(parents)) await mkdir(parent, { recursive: true });
+    await writeFile(path.join(parents.cpu, 'cpu.shares'), String(SANDBOXES_WEIGHT_V1));
+    await probe(Object.values(parents), async (dir) => {
+      if (dir.startsWith(parents.memory))
         await writeFile(path.join(dir, 'memory.limit_in_bytes'), String(64 * 1024 * 1024));
-      else await writeFile(path.join(dir, 'pids.max'), '16');
+      else if (dir.startsWith(parents.pids)) await writeFile(path.join(dir, 'pids.max'), '16');
+      else if (dir.startsWith(parents.cpuacct)) await readFile(path.join(dir, 'cpuacct.usage'));
+      else if (dir.startsWith(parents.cpu)) await writeFile(path.join(dir, 'cpu.cfs_quota_us'), '100000');
+      else await writeFile(path.join(dir, 'freezer.state'), 'THAWED');
     });
-    await removeStaleSlotGroups([memoryParent, pidsParent]);
-    return { version: 'v1', memoryParent, pidsParent };
+    const support = {
+      version: 'v1' as const,
+      memoryParent: parents.memory,
+      pidsParent: parents.pids,
+      cpuParent: parents.cpu,
+      cpuacctParent: parents.cpuacct,
+      freezerParent: parents.freezer,
+    };
+    await removeStaleGroups(support);
+    return support;
   } catch (error) {
-    return { version: 'none', reason: `cgroup v1 memory/pids not writable (${(error as Error).message})` };
+    return {
+      version: 'none',
+      reason: `cgroup v1 memory/pids/cpu/cpuacct/freezer not writable (${(error as Error).message})`,
+    };
   }
 }
 
-/**
- * Each judging slot keeps one group for the life of the process, reused run after run: making
- * and removing groups per run costs more than the rest of the wall together. A run rewrites the
- * limits and compares the OOM-kill counter before and after.
- */
-const slotGroups = new Map<
-  number,
-  { dirs: string[]; procsFiles: string[]; oomFile: string; pidsCurrent: string }
->();
+interface GroupFiles {
+  dirs: string[];
+  procsFiles: string[];
+  oomFile: string;
+  pidsCurrent: string;
+}
 
-async function slotGroup(support: Exclude<CgroupSupport, { version: 'none' }>, slot: number) {
-  const known = slotGroups.get(slot);
-  if (known) return known;
-  const name = `slot-${process.pid}-${slot}`;
-  let group: { dirs: string[]; procsFiles: string[]; oomFile: string; pidsCurrent: string };
+let sequence = 0;
+
+function groupFiles(support: Exclude<CgroupSupport, { version: 'none' }>, name: string): GroupFiles {
   if (support.version === 'v2') {
     const dir = path.join(support.parent, name);
-    await mkdir(dir, { recursive: true });
-    group = {
+    return {
       dirs: [dir],
       procsFiles: [path.join(dir, 'cgroup.procs')],
       oomFile: path.join(dir, 'memory.events'),
       pidsCurrent: path.join(dir, 'pids.current'),
     };
-  } else {
-    const memoryDir = path.join(support.memoryParent, name);
-    const pidsDir = path.join(support.pidsParent, name);
-    await mkdir(memoryDir, { recursive: true });
-    await mkdir(pidsDir, { recursive: true });
-    group = {
-      dirs: [memoryDir, pidsDir],
-      procsFiles: [path.join(memoryDir, 'cgroup.procs'), path.join(pidsDir, 'cgroup.procs')],
-      oomFile: path.join(memoryDir, 'memory.oom_control'),
-      pidsCurrent: path.join(pidsDir, 'pids.current'),
-    };
   }
-  slotGroups.set(slot, group);
-  return group;
+  // The freezer first: a launcher that joins it first is frozen with everything it starts.
+  const dirs = [
+    support.freezerParent,
+    support.memoryParent,
+    support.pidsParent,
+    support.cpuParent,
+    support.cpuacctParent,
+  ].map((parent) => path.join(parent, name));
+  return {
+    dirs,
+    procsFiles: dirs.map((dir) => path.join(dir, 'cgroup.procs')),
+    oomFile: path.join(dirs[1], 'memory.oom_control'),
+    pidsCurrent: path.join(dirs[2], 'pids.current'),
+  };
 }
 
 async function oomKills(file: string): Promise<number> {
@@ -148,60 +203,162 @@ async function oomKills(file: string): Promise<number> {
   return Number(/^oom_kill (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
-/** Sets the slot's group up for one run; undefined when the machine allows none (rlimits still apply). */
+const CFS_PERIOD_US = 100_000;
+
+/** Creates the group of one sandbox; undefined when the machine allows none (rlimits still apply). */
 export async function createRunCgroup(
   support: CgroupSupport,
-  slot: number,
-  limits: { memoryBytes: number; maxProcesses: number },
+  limits: CgroupLimits,
 ): Promise<RunCgroup | undefined> {
   if (support.version === 'none') return undefined;
-  const group = await slotGroup(support, slot);
+  sequence += 1;
+  const files = groupFiles(support, `run-${process.pid}-${sequence}`);
+  for (const dir of files.dirs) await mkdir(dir, { recursive: true });
+  const quota = String(Math.max(1_000, Math.round(limits.cpuCores * CFS_PERIOD_US)));
   if (support.version === 'v2') {
-    const [dir] = group.dirs;
+    const [dir] = files.dirs;
     await writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
     await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => {}); // absent without swap accounting
     await writeFile(path.join(dir, 'pids.max'), String(limits.maxProcesses));
+    await writeFile(path.join(dir, 'cpu.max'), `${quota} ${CFS_PERIOD_US}`);
   } else {
-    const [memoryDir, pidsDir] = group.dirs;
-    // memsw must stay >= the memory limit: lower it after, raise it before.
-    await writeFile(path.join(memoryDir, 'memory.memsw.limit_in_bytes'), '-1').catch(() => {});
+    const [, memoryDir, pidsDir, cpuDir] = files.dirs;
     await writeFile(path.join(memoryDir, 'memory.limit_in_bytes'), String(limits.memoryBytes));
     await writeFile(path.join(memoryDir, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes)).catch(
-      () => {},
+      () => {}, // absent without swap accounting
     );
     await writeFile(path.join(pidsDir, 'pids.max'), String(limits.maxProcesses));
+    await writeFile(path.join(cpuDir, 'cpu.cfs_period_us'), String(CFS_PERIOD_US));
+    await writeFile(path.join(cpuDir, 'cpu.cfs_quota_us'), quota);
   }
-  const before = await oomKills(group.oomFile);
+  let destroyed: Promise<void> | undefined;
   return {
-    procsFiles: group.procsFiles,
-    oomKilled: async () => (await oomKills(group.oomFile)) > before,
-    remove: async () => {},
-    tasks: async () => Number((await readFile(group.pidsCurrent, 'utf8').catch(() => '0')).trim()) || 0,
+    procsFiles: files.procsFiles,
+    oomKilled: async () => (await oomKills(files.oomFile)) > 0,
+    cpuTimeMs: async () => {
+      if (support.version === 'v2') {
+        const stat = await readFile(path.join(files.dirs[0], 'cpu.stat'), 'utf8').catch(() => '');
+        const usec = /^usage_usec (\d+)/m.exec(stat)?.[1];
+        return usec === undefined ? undefined : Number(usec) / 1000;
+      }
+      const ns = await readFile(path.join(files.dirs[4], 'cpuacct.usage'), 'utf8').catch(() => '');
+      return ns.trim() === '' ? undefined : Number(ns) / 1e6;
+    },
+    peakMemoryBytes: async () => {
+      const file =
+        support.version === 'v2'
+          ? path.join(files.dirs[0], 'memory.peak')
+          : path.join(files.dirs[1], 'memory.max_usage_in_bytes');
+      const text = await readFile(file, 'utf8').catch(() => '');
+      return text.trim() === '' ? undefined : Number(text);
+    },
+    tasks: () => countTasks(files),
+    destroy: () => (destroyed ??= emptyAndRemove(support, files)),
   };
 }
 
-/** Removes the slot groups that processes no longer running left behind (called once at start). */
-async function removeStaleSlotGroups(parents: readonly string[]): Promise<void> {
-  for (const parent of parents) {
-    const entries = await readdir(parent).catch(() => [] as string[]);
-    const stale = entries.filter((entry) => {
-      const pid = /^slot-(\d+)-\d+$/.exec(entry)?.[1];
-      return pid !== undefined && Number(pid) !== process.pid && !existsSync(`/proc/${pid}`);
-    });
-    await removeWithRetry(stale.map((entry) => path.join(parent, entry)));
+async function countTasks(files: GroupFiles): Promise<number> {
+  let most = 0;
+  for (const procs of files.procsFiles) {
+    const text = await readFile(procs, 'utf8').catch(() => '');
+    most = Math.max(most, text.split('\n').filter((line) => line.trim() !== '').length);
+  }
+  return most;
+}
+
+async function pidsIn(procsFile: string): Promise<number[]> {
+  const text = await readFile(procsFile, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map(Number);
+}
+
+const EMPTY_WITHIN_MS = 10_000;
+
+async function emptyAndRemove(
+  support: Exclude<CgroupSupport, { version: 'none' }>,
+  files: GroupFiles,
+): Promise<void> {
+  const deadline = Date.now() + EMPTY_WITHIN_MS;
+  const [first] = files.dirs;
+  if (support.version === 'v2' && existsSync(path.join(first, 'cgroup.kill'))) {
+    await writeFile(path.join(first, 'cgroup.kill'), '1').catch(() => {});
+  } else {
+    const freezeFile = path.join(first, support.version === 'v2' ? 'cgroup.freeze' : 'freezer.state');
+    const [frozen, thawed] = support.version === 'v2' ? ['1', '0'] : ['FROZEN', 'THAWED'];
+    // Frozen, no process of the run can fork, exit (so no pid is reused) or dodge the kill.
+    await writeFile(freezeFile, frozen).catch(() => {});
+    while (Date.now() < deadline) {
+      const state = await readFile(
+        support.version === 'v2' ? path.join(first, 'cgroup.events') : freezeFile,
+        'utf8',
+      ).catch(() => '');
+      if (support.version === 'v2' ? /^frozen 1/m.test(state) : state.trim() === 'FROZEN') break;
+      await sleep(1);
+    }
+    for (const pid of await pidsIn(files.procsFiles[0])) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await writeFile(freezeFile, thawed).catch(() => {});
+  }
+  // Every hierarchy must be empty: a process that was never in the first would still be counted.
+  for (;;) {
+    if ((await countTasks(files)) === 0) break;
+    if (Date.now() > deadline) {
+      throw new Error(`the sandbox's cgroup ${first} still has tasks after ${EMPTY_WITHIN_MS} ms`);
+    }
+    for (const procs of files.procsFiles.slice(1)) {
+      for (const pid of await pidsIn(procs)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    await sleep(2);
+  }
+  await removeWithRetry(files.dirs);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Empties and removes the groups that processes no longer running left behind (called once at
+ * start): a worker that was killed cannot have destroyed its sandboxes' groups.
+ */
+async function removeStaleGroups(support: Exclude<CgroupSupport, { version: 'none' }>): Promise<void> {
+  const parents =
+    support.version === 'v2'
+      ? [support.parent]
+      : [support.freezerParent, support.memoryParent, support.pidsParent, support.cpuParent];
+  const entries = new Set<string>();
+  for (const parent of parents) for (const entry of await readdir(parent).catch(() => [])) entries.add(entry);
+  for (const entry of entries) {
+    const pid = /^(?:run|slot)-(\d+)-\d+$/.exec(entry)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || existsSync(`/proc/${pid}`)) continue;
+    const files = groupFiles(support, entry);
+    await emptyAndRemove(support, files).catch(() => {});
   }
 }
 
 /** A group can be removed only once the kernel has reaped its last task: retry briefly. */
 async function removeWithRetry(dirs: readonly string[]): Promise<void> {
   for (const dir of dirs) {
-    for (let attempt = 0; attempt < 20; attempt++) {
+    for (let attempt = 0; attempt < 40; attempt++) {
       try {
         await rmdir(dir);
         break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') break;
-        await new Promise((resolve) => setTimeout(resolve, 25));
+        await sleep(25);
       }
     }
   }

@@ -15,7 +15,10 @@
  *  - an empty environment (no secrets reachable through `process.env`), cwd in the temp dir;
  *  - inside the child, the code runs in a fresh vm context holding only JavaScript built-ins and a
  *    CommonJS shim over the submission's own files (see sandbox-runner.cjs);
- *  - SIGKILL at the wall-clock limit, measured from the moment the child reports it is ready.
+ *  - SIGKILL at the time limit, measured from the moment the child reports it is ready: CPU time
+ *    of the run's cgroup (a busy machine does not change the verdict), with a wall-clock cap of
+ *    twice the limit plus a second for calls that wait instead of computing; wall clock alone
+ *    where there is no cgroup (`unsafe-process`, development only).
  * The permission model does not restrict network or signals: those rely on the vm context having
  * no `process`, `require` of built-ins, sockets or `fetch`.
  */
@@ -75,6 +78,8 @@ export const SANDBOX_LIMITS = {
   startupTimeoutMs: 10_000,
   /** The in-child vm timeout fires first for synchronous loops; this covers everything else. */
   killGraceMs: 250,
+  /** How often a call's CPU time is read from the run's cgroup. */
+  cpuPollIntervalMs: 10,
   stackSizeKb: 800,
   /** Allowance above the heap limit for the Node runtime itself, before the RSS watchdog kills. */
   rssOverheadMb: 160,
@@ -125,6 +130,8 @@ export function sandboxNodeFlags(runner: string, memoryMb: number): string[] {
     '--no-addons',
     // Lets the runner give vm code an import() hook that fails inside the submission's realm.
     '--experimental-vm-modules',
+    // Host intrinsics frozen: a host object that reached the submission cannot poison them.
+    '--frozen-intrinsics',
     `--max-old-space-size=${memoryMb}`,
     `--stack-size=${SANDBOX_LIMITS.stackSizeKb}`,
     '--disallow-code-generation-from-strings',
@@ -256,9 +263,20 @@ async function runLaunched(
   scriptSource: string,
 ): Promise<SandboxResult[]> {
   const nonce = randomBytes(16).toString('hex');
+  const launched = await launcher.launch({
+    scriptSource,
+    hostScriptPath: runner,
+    nodeFlags: (scriptPath) => sandboxNodeFlags(scriptPath, request.memoryMb),
+    // CPU seconds cover every call of the batch (each still has its own limit).
+    limits: defaultLimits(request.memoryMb, request.timeoutMs * request.calls.length),
+    slot: slotIndex,
+  });
+  const cpuClock = launched.cpuTimeMs;
+  const wallLimitMs = callWallLimitMs(request.timeoutMs, cpuClock !== undefined);
   const input = JSON.stringify({
     nonce,
-    timeout_ms: request.timeoutMs,
+    // The child's own (wall-clock) limit: the cap, when CPU time is counted here.
+    timeout_ms: wallLimitMs,
     limits: {
       maxLogChars: SANDBOX_LIMITS.maxLogChars,
       maxResultChars: SANDBOX_LIMITS.maxResultChars,
@@ -273,20 +291,15 @@ async function runLaunched(
     })),
   });
 
-  const launched = await launcher.launch({
-    scriptSource,
-    hostScriptPath: runner,
-    nodeFlags: (scriptPath) => sandboxNodeFlags(scriptPath, request.memoryMb),
-    // CPU seconds cover every call of the batch (each still has its own wall-clock limit).
-    limits: defaultLimits(request.memoryMb, request.timeoutMs * request.calls.length),
-    slot: slotIndex,
-  });
   const isolation = launched.isolation;
   const { child } = launched;
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // Once bwrap is gone the run is over: its cgroup's verdicts are read and every process left in
+  // it is killed. That must not wait for 'close': a leftover holding the pipes open would keep
+  // the run (and its slot) forever.
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let finishing: Promise<{ oomKilled: boolean }> | undefined;
-  // Reads the cgroup's verdict and removes it, once the whole process tree is gone.
-  const finished = () => (finishing ??= closed.then(() => launched.finish()));
+  const finished = () => (finishing ??= exited.then(() => launched.finish()));
+  void finished();
   try {
     return await new Promise<SandboxResult[]>((resolve, reject) => {
       let settled = false;
@@ -311,6 +324,29 @@ async function runLaunched(
 
       const startupTimer = setTimeout(() => kill('startup'), SANDBOX_LIMITS.startupTimeoutMs);
       let limitTimer: NodeJS.Timeout | undefined;
+      /** Counts calls, so that a CPU reading started during one call is not charged to the next. */
+      let callNumber = 0;
+      let callCpuStartMs: number | undefined;
+      let cpuReading = false;
+      const cpuTimer =
+        cpuClock === undefined
+          ? undefined
+          : setInterval(() => {
+              if (cpuReading || callStartedAt === undefined) return;
+              cpuReading = true;
+              const call = callNumber;
+              void cpuClock().then(
+                (cpuMs) => {
+                  cpuReading = false;
+                  if (cpuMs === undefined || call !== callNumber || settled) return;
+                  if (callCpuStartMs === undefined) callCpuStartMs = cpuMs;
+                  else if (cpuMs - callCpuStartMs > request.timeoutMs) kill('timeout');
+                },
+                () => {
+                  cpuReading = false;
+                },
+              );
+            }, SANDBOX_LIMITS.cpuPollIntervalMs);
       // Without a memory cgroup, memory outside the V8 heap is watched from here.
       const rssTimer =
         process.platform === 'linux' && !launched.memoryBoundedByKernel
@@ -326,11 +362,14 @@ async function runLaunched(
 
       const onAbort = () => kill('abort');
       request.signal?.addEventListener('abort', onAbort, { once: true });
+      // Aborted while the sandbox was being launched: the listener above will never fire.
+      if (request.signal?.aborted) onAbort();
 
       const cleanUp = () => {
         clearTimeout(startupTimer);
         clearTimeout(limitTimer);
         clearInterval(rssTimer);
+        clearInterval(cpuTimer);
         request.signal?.removeEventListener('abort', onAbort);
       };
 
@@ -338,8 +377,12 @@ async function runLaunched(
         callStartedAt = Date.now();
         // The output cap is per call: what is already buffered belongs to the next one.
         stdoutBytes = Buffer.byteLength(pendingLine);
+        callNumber += 1;
+        // The call's CPU clock starts at the first reading after it began (one poll interval
+        // of slack in the call's favour).
+        callCpuStartMs = undefined;
         clearTimeout(limitTimer);
-        limitTimer = setTimeout(() => kill('timeout'), request.timeoutMs + SANDBOX_LIMITS.killGraceMs);
+        limitTimer = setTimeout(() => kill('timeout'), wallLimitMs + SANDBOX_LIMITS.killGraceMs);
       };
 
       const record = (result: SandboxResult) => {
@@ -444,17 +487,17 @@ async function runLaunched(
         if (settled) return;
         if (killedFor === 'abort') {
           fail(request.signal?.reason ?? new Error('aborted'));
+        } else if (oomKilled && (signal === 'SIGKILL' || exitCode === SIGKILL_EXIT)) {
+          // The kernel's OOM verdict is certain; our wall-clock timer may have fired while the
+          // kill was on its way.
+          settle({ status: 'memory_limit', durationMs, ...noLogs });
         } else if (
           killedFor === 'timeout' ||
           signal === 'SIGXCPU' ||
           (readyAt !== undefined && exitCode === SIGXCPU_EXIT)
         ) {
           settle({ status: 'timeout', durationMs, ...noLogs });
-        } else if (
-          killedFor === 'memory_limit' ||
-          OUT_OF_MEMORY.test(stderrTail) ||
-          (oomKilled && (signal === 'SIGKILL' || exitCode === SIGKILL_EXIT))
-        ) {
+        } else if (killedFor === 'memory_limit' || OUT_OF_MEMORY.test(stderrTail)) {
           settle({ status: 'memory_limit', durationMs, ...noLogs });
         } else if (readyAt === undefined) {
           const why =
@@ -505,4 +548,12 @@ function interpretReport(payload: string, durationMs: number): SandboxResult {
     default:
       return { status: report.status, message: report.message, ...info };
   }
+}
+
+/**
+ * A call's wall-clock limit: its time limit where that is wall clock (no cgroup to read CPU time
+ * from), else a cap for calls that wait rather than compute (DESIGN.md asks the same of programs).
+ */
+export function callWallLimitMs(timeoutMs: number, countsCpuTime: boolean): number {
+  return countsCpuTime ? 2 * timeoutMs + 1_000 : timeoutMs;
 }

@@ -25,6 +25,7 @@
 const vm = require('node:vm');
 
 // Captured before any submitted code runs.
+const hostProcess = process;
 const writeStdout = process.stdout.write.bind(process.stdout);
 const MAX_PAYLOAD_CHARS = 1_000_000;
 
@@ -37,10 +38,11 @@ function writeResult(nonce, index, payload) {
 
 function readStdin() {
   return new Promise((resolve, reject) => {
-    const chunks = [];
-    process.stdin.on('data', (chunk) => chunks.push(chunk));
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    process.stdin.on('error', reject);
+    let text = '';
+    hostProcess.stdin.setEncoding('utf8');
+    hostProcess.stdin.on('data', (chunk) => (text += chunk));
+    hostProcess.stdin.on('end', () => resolve(text));
+    hostProcess.stdin.on('error', reject);
   });
 }
 
@@ -568,14 +570,27 @@ function runCall(request, call) {
       // its timeout: an `await`-driven infinite loop is stopped here too, not only by the parent.
       microtaskMode: 'afterEvaluate',
     });
-    // Captured before any submitted code runs. import() must fail with an error of the
-    // submission's own realm: without this hook V8 rejects with an error built in this (host)
-    // realm, whose prototype chain leads to the host's Object.prototype and from there to
-    // `process`. Needs --experimental-vm-modules on Node 20.
-    const RealmTypeError = vm.runInContext('TypeError', context);
-    const refuseImport = () => {
-      throw new RealmTypeError('import() is not available in the sandbox: use require() of relative paths');
-    };
+    // No host-realm object may ever reach submitted code, whichever host callback would produce
+    // it (the class, not one instance): host JavaScript called from the submission's stack (V8's
+    // stack formatting via Node's prepareStackTrace callback, an import() hook) throws errors of
+    // the HOST realm when it runs out of stack, and any host object leads to the host's
+    // prototypes. So: (1) the realm captures no stack traces at all (Error.stackTraceLimit is
+    // locked to a non-number: V8 then neither records frames nor calls the formatting callback;
+    // the judge reports name and message only); (2) import() is refused by a function of the
+    // realm itself (Node needs --experimental-vm-modules for the hook on Node 20); (3) the host's
+    // own intrinsics are frozen (--frozen-intrinsics: a host object that still got through cannot
+    // poison a host prototype or install a host Error.prepareStackTrace), string compilation is
+    // off in both realms, and the host global no longer holds `process` (main() keeps its own).
+    vm.runInContext(
+      "Object.defineProperty(Error, 'stackTraceLimit', { value: undefined, writable: false, configurable: false });",
+      context,
+    );
+    const refuseImport = vm.runInContext(
+      `(function refuseImport() {
+        throw new TypeError('import() is not available in the sandbox: use require() of relative paths');
+      })`,
+      context,
+    );
     const harness = new vm.Script(`(${createHarness.toString()})(${JSON.stringify(request.limits)})`, {
       filename: 'judge-harness.js',
     }).runInContext(context);
@@ -645,6 +660,11 @@ function runCall(request, call) {
   });
 }
 
+// The host global keeps nothing a host object could lead to (this module keeps its own reference).
+delete globalThis.process;
+delete globalThis.Buffer;
+delete globalThis.global;
+
 async function main() {
   writeStdout(JSON.stringify({ type: 'ready' }) + '\n');
   const request = JSON.parse(await readStdin());
@@ -652,8 +672,8 @@ async function main() {
 
   // A late rejection or callback error belongs to the submission; never let it crash the
   // runner before the result is written (and never touch the submission's error value).
-  process.on('unhandledRejection', () => {});
-  process.on('uncaughtException', () =>
+  hostProcess.on('unhandledRejection', () => {});
+  hostProcess.on('uncaughtException', () =>
     settleCurrent?.({ status: 'threw', message: 'an exception escaped the test' }),
   );
 
@@ -663,11 +683,11 @@ async function main() {
     const payload = await runCall(request, request.calls[index]);
     await writeResult(request.nonce, index, payload);
   }
-  process.exit(0);
+  hostProcess.exit(0);
 }
 
 main().catch(() => {
   // Nothing the submission controls reaches here; exit without a result and let the parent
   // report a crashed runner.
-  process.exit(70);
+  hostProcess.exit(70);
 });

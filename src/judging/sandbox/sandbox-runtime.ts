@@ -22,6 +22,8 @@ export interface SandboxRuntimeSettings extends OsSandboxOptions {
   mode: SandboxMode;
   /** Sandboxed processes allowed at once in this process. */
   slots?: number;
+  /** Sandboxes launched ahead of their runs (default: one per slot; 0 launches every run cold). */
+  warmSandboxes?: number;
   /** Called for every judging that runs without the OS sandbox (development only). */
   onUnsafeRun?: () => void;
 }
@@ -93,16 +95,43 @@ export interface SandboxRuntime {
 }
 
 let current: Promise<SandboxRuntime> | undefined;
+/** The bwrap launcher is kept across reconfigurations with the same options (it holds a uid block). */
+let bwrapLauncher: { options: string; launcher: Promise<SandboxLauncher> } | undefined;
+
+function bwrapLauncherFor(settings: SandboxRuntimeSettings): Promise<SandboxLauncher> {
+  const options: OsSandboxOptions = {
+    bwrapPath: settings.bwrapPath,
+    uidBase: settings.uidBase,
+    uidLockDir: settings.uidLockDir,
+    cgroupParent: settings.cgroupParent,
+  };
+  const key = JSON.stringify(options);
+  if (bwrapLauncher?.options !== key) {
+    const previous = bwrapLauncher?.launcher;
+    void previous?.then((launcher) => launcher.close()).catch(() => {});
+    const launcher = createBwrapLauncher(options);
+    bwrapLauncher = { options: key, launcher };
+    launcher.catch(() => {
+      if (bwrapLauncher?.launcher === launcher) bwrapLauncher = undefined;
+    });
+  }
+  return bwrapLauncher.launcher;
+}
+
+/** Every sandbox alive at once needs a uid of its own: the running ones and as many warm ones. */
+export const MAX_JUDGE_SLOTS = OS_SANDBOX_DEFAULTS.uidsPerProcess / 2;
 
 async function build(settings: SandboxRuntimeSettings): Promise<SandboxRuntime> {
-  const launcher =
-    settings.mode === 'unsafe-process' ? createUnsafeProcessLauncher() : await createBwrapLauncher(settings);
   const slots = settings.slots ?? defaultJudgeSlots();
-  if (slots > OS_SANDBOX_DEFAULTS.uidsPerProcess) {
+  if (slots > MAX_JUDGE_SLOTS) {
     throw new SandboxUnavailableError(
-      `at most ${OS_SANDBOX_DEFAULTS.uidsPerProcess} judging slots per worker (asked: ${slots})`,
+      `at most ${MAX_JUDGE_SLOTS} judging slots per worker (asked: ${slots})`,
     );
   }
+  const launcher =
+    settings.mode === 'unsafe-process' ? createUnsafeProcessLauncher() : await bwrapLauncherFor(settings);
+  // One warm sandbox per slot: a run never waits for a launch while the pool keeps up.
+  launcher.setWarmCapacity(settings.warmSandboxes ?? slots);
   return {
     launcher,
     slots: new JudgingSlots(slots),

@@ -104,7 +104,8 @@ describe('http judge against a loopback grader', () => {
   const config = (route: string, extra: Partial<Extract<JudgeConfigInput, { kind: 'http' }>> = {}) => ({
     kind: 'http' as const,
     url: `${baseUrl}${route}`,
-    timeout_ms: 1000,
+    // Generous: a loaded machine must not turn an answering grader into a timeout.
+    timeout_ms: 30_000,
     ...extra,
   });
 
@@ -182,11 +183,10 @@ describe('http judge against a loopback grader', () => {
   });
 
   it('times out a grader that never answers (retryable)', async () => {
-    const startedAt = Date.now();
+    // /slow never answers: the message names the judge's own limit, so the judge ended the wait.
     const judging = runJudge(config('/slow', { timeout_ms: 300 }), submission);
     await expect(judging).rejects.toBeInstanceOf(GraderUnavailableError);
     await expect(judging).rejects.toThrow('grader did not answer within 300 ms');
-    expect(Date.now() - startedAt).toBeLessThan(2000);
   });
 
   it('reports a refused connection as retryable', async () => {

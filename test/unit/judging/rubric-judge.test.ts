@@ -67,14 +67,13 @@ describe('rubric checks', () => {
     });
 
     it('stops a slow pattern at the time limit instead of hanging', async () => {
-      // Overlapping alternation slips past the static check; the runtime limit catches it.
-      const startedAt = Date.now();
+      // Overlapping alternation slips past the static check; the runtime limit catches it (the
+      // feedback names the limit that fired; a hang would end in jest's timeout instead).
       const result = await judgeOne({ type: 'regex', pattern: '^(a|a)*$' }, `${'a'.repeat(40)}!`);
       expect(result).toMatchObject({
         passed: false,
         feedback: 'pattern evaluation exceeded 100 ms; counted as not met',
       });
-      expect(Date.now() - startedAt).toBeLessThan(2_000);
     });
   });
 

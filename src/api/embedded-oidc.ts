@@ -1,0 +1,266 @@
+/**
+ * The embedded OpenID provider (development and tests; production refuses it, src/config.ts):
+ * `oidc-provider` mounted under /oidc on the API's own origin, with its sign-in page (the demo
+ * accounts, or any name) served here. It is an ES module with its own Koa and jose majors, so it
+ * runs as its own Koa application handed the raw request (docs/decisions/web.md).
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Koa from 'koa';
+import {
+  EMBEDDED_DEMO_ACCOUNTS,
+  EMBEDDED_OIDC_CLIENT_ID,
+  EMBEDDED_OIDC_CLIENT_SECRET,
+  EMBEDDED_OIDC_MOUNT,
+  EMBEDDED_OPERATOR_SUBJECT,
+  SIGN_IN_CALLBACK_PATH,
+} from '../auth/embedded-oidc-client';
+import { embeddedSubject, fromSameOrigin } from '../domain/accounts/rules';
+import { loadNativeEsm, toNativeRealm } from '../lib/native-esm';
+import { renderEmbeddedProviderSignIn, renderMessagePage } from '../web/sign-in-pages';
+import type { AppDeps } from './deps';
+import { FormBodyError, formValue, readFormBody } from './form-body';
+import { htmlPage } from './html-page';
+
+/** The part of oidc-provider's Provider used here (the package ships no types). */
+interface OidcProvider {
+  proxy: boolean;
+  callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  interactionDetails(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ uid: string; prompt: { name: string } }>;
+  interactionFinished(
+    req: IncomingMessage,
+    res: ServerResponse,
+    result: Record<string, unknown>,
+    options?: { mergeWithLastSubmission?: boolean },
+  ): Promise<void>;
+  Grant: new (init: { clientId: string; accountId: string }) => {
+    addOIDCScope(scope: string): void;
+    save(): Promise<string>;
+  };
+}
+type ProviderConstructor = new (issuer: string, configuration: Record<string, unknown>) => OidcProvider;
+
+/** Loopback origins only: the embedded provider serves a development machine (and tests' servers). */
+function isLoopbackCallback(uri: string): boolean {
+  try {
+    const url = new URL(uri);
+    return (
+      url.protocol === 'http:' &&
+      ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) &&
+      url.pathname === SIGN_IN_CALLBACK_PATH &&
+      url.search === '' &&
+      url.hash === ''
+    );
+  } catch {
+    return false;
+  }
+}
+
+function buildProvider(issuer: string, origin: string, trustProxy: boolean): OidcProvider {
+  const Provider = loadNativeEsm<{ default: ProviderConstructor }>('oidc-provider').default;
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const provider = new Provider(
+    issuer,
+    toNativeRealm({
+      clients: [
+        {
+          client_id: EMBEDDED_OIDC_CLIENT_ID,
+          client_secret: EMBEDDED_OIDC_CLIENT_SECRET,
+          redirect_uris: [origin + SIGN_IN_CALLBACK_PATH],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_basic',
+        },
+      ],
+      jwks: {
+        keys: [{ ...privateKey.export({ format: 'jwk' }), use: 'sig', alg: 'RS256', kid: 'embedded' }],
+      },
+      cookies: { keys: [randomBytes(32).toString('base64url')] },
+      pkce: { required: () => true },
+      claims: { openid: ['sub'], profile: ['name', 'role'] },
+      // Name (and the demo operator's role) in the ID token itself: the relying party reads only it.
+      conformIdTokenClaims: false,
+      features: { devInteractions: { enabled: false } },
+      async findAccount(_ctx: unknown, sub: string) {
+        const demo = EMBEDDED_DEMO_ACCOUNTS.find((a) => a.sub === sub);
+        return toNativeRealm({
+          accountId: sub,
+          async claims() {
+            return toNativeRealm({
+              sub,
+              name: demo?.name ?? sub,
+              ...(sub === EMBEDDED_OPERATOR_SUBJECT ? { role: 'admin' } : {}),
+            });
+          },
+        });
+      },
+      interactions: {
+        url: (_ctx: unknown, interaction: { uid: string }) =>
+          `${EMBEDDED_OIDC_MOUNT}/interaction/${interaction.uid}`,
+      },
+      // The service is the provider's only, first-party client: no consent screen.
+      async loadExistingGrant(ctx: {
+        oidc: {
+          client: { clientId: string };
+          session: { accountId: string; grantIdFor(clientId: string): string | undefined };
+          result?: { consent?: { grantId?: string } };
+          provider: { Grant: OidcProvider['Grant'] & { find(id: string): Promise<unknown> } };
+        };
+      }) {
+        const { oidc } = ctx;
+        const existing = oidc.result?.consent?.grantId ?? oidc.session.grantIdFor(oidc.client.clientId);
+        if (existing) return oidc.provider.Grant.find(existing);
+        const grant = new oidc.provider.Grant({
+          clientId: oidc.client.clientId,
+          accountId: oidc.session.accountId,
+        });
+        grant.addOIDCScope('openid profile');
+        await grant.save();
+        return grant;
+      },
+      ttl: {
+        Interaction: 600,
+        Session: 3600,
+        Grant: 3600,
+        AuthorizationCode: 60,
+        AccessToken: 600,
+        IdToken: 600,
+      },
+    }),
+  );
+  // Other loopback ports may use this provider too (a second test server acting as production).
+  const Client = (
+    provider as unknown as { Client: { prototype: { redirectUriAllowed(uri: string): boolean } } }
+  ).Client;
+  const allowed = Client.prototype.redirectUriAllowed;
+  Client.prototype.redirectUriAllowed = function (this: unknown, uri: string) {
+    return allowed.call(this, uri) || isLoopbackCallback(uri);
+  };
+  provider.proxy = trustProxy;
+  return provider;
+}
+
+/** At most this many origins (Host headers) get a provider of their own; development serves one or two. */
+const MAX_ORIGINS = 8;
+
+/** Koa middleware answering everything under /oidc; other paths pass through. */
+export function embeddedOidcProvider(deps: AppDeps): Koa.Middleware {
+  const providers = new Map<string, OidcProvider>();
+  const providerFor = (origin: string): OidcProvider | null => {
+    let provider = providers.get(origin);
+    if (!provider) {
+      if (providers.size >= MAX_ORIGINS) return null;
+      provider = buildProvider(`${origin}${EMBEDDED_OIDC_MOUNT}`, origin, deps.config.TRUST_PROXY);
+      providers.set(origin, provider);
+    }
+    return provider;
+  };
+  const interactionPath = new RegExp(`^${EMBEDDED_OIDC_MOUNT}/interaction/([A-Za-z0-9_-]{1,64})(/login)?$`);
+
+  return async (ctx, next) => {
+    if (ctx.path !== EMBEDDED_OIDC_MOUNT && !ctx.path.startsWith(`${EMBEDDED_OIDC_MOUNT}/`)) return next();
+    const origin = deps.config.PUBLIC_BASE_URL?.replace(/\/$/, '') ?? ctx.origin;
+    const provider = providerFor(origin);
+    if (!provider) {
+      ctx.status = 400;
+      ctx.body = 'too many origins for the embedded provider';
+      return;
+    }
+    const interaction = interactionPath.exec(ctx.path);
+    if (interaction)
+      return answerInteraction(ctx, provider, origin, interaction[1], interaction[2] === '/login');
+
+    // Hand the raw request to the provider's own Koa application, as mounted under /oidc.
+    const req = ctx.req as IncomingMessage & { originalUrl?: string };
+    req.originalUrl = req.url;
+    req.url = req.url!.slice(EMBEDDED_OIDC_MOUNT.length) || '/';
+    ctx.respond = false;
+    await provider.callback()(req, ctx.res);
+  };
+}
+
+async function answerInteraction(
+  ctx: Koa.Context,
+  provider: OidcProvider,
+  origin: string,
+  uid: string,
+  isLogin: boolean,
+): Promise<void> {
+  const write = (page: ReturnType<typeof renderMessagePage>, status = 200) => {
+    const result = htmlPage(page, status);
+    if ('raw' in result) {
+      ctx.status = status;
+      for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = result.raw;
+    }
+  };
+  let details: { uid: string };
+  try {
+    details = await provider.interactionDetails(ctx.req, ctx.res);
+  } catch {
+    write(
+      renderMessagePage({
+        title: 'Sign-in expired',
+        message: 'This sign-in page is no longer valid (it expired, or was opened in another browser).',
+        next: { href: '/login', label: 'Start signing in again' },
+      }),
+      400,
+    );
+    return;
+  }
+  const action = `${EMBEDDED_OIDC_MOUNT}/interaction/${details.uid}/login`;
+  if (details.uid !== uid) {
+    write(
+      renderMessagePage({ title: 'Sign-in expired', message: 'This sign-in page is not the current one.' }),
+      400,
+    );
+    return;
+  }
+  if (!isLogin) {
+    if (ctx.method !== 'GET') ctx.throw(405);
+    write(renderEmbeddedProviderSignIn({ action, accounts: EMBEDDED_DEMO_ACCOUNTS }));
+    return;
+  }
+  if (ctx.method !== 'POST') ctx.throw(405);
+  if (
+    !fromSameOrigin(
+      { origin: ctx.get('origin') || undefined, referer: ctx.get('referer') || undefined },
+      origin,
+    )
+  ) {
+    write(
+      renderMessagePage({ title: 'Form refused', message: 'This form was not sent from this site.' }),
+      403,
+    );
+    return;
+  }
+  let subject: string | null;
+  try {
+    subject = embeddedSubject(formValue(await readFormBody(ctx, 16 * 1024), 'login'));
+  } catch (err) {
+    if (!(err instanceof FormBodyError)) throw err;
+    subject = null;
+  }
+  if (!subject) {
+    write(
+      renderEmbeddedProviderSignIn({
+        action,
+        accounts: EMBEDDED_DEMO_ACCOUNTS,
+        error: 'Type a name of 1 to 255 characters (no control characters).',
+      }),
+      400,
+    );
+    return;
+  }
+  ctx.respond = false;
+  await provider.interactionFinished(
+    ctx.req,
+    ctx.res,
+    toNativeRealm({ login: { accountId: subject } }),
+    toNativeRealm({ mergeWithLastSubmission: false }),
+  );
+}

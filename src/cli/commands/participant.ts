@@ -1,0 +1,306 @@
+/**
+ * The participant CLI: what a competitor does, with an API token made on the web (--token or
+ * CCS_TOKEN; an API token acts as exactly one agent).
+ *
+ *   agents list
+ *   agents create --name <name> [--model <model>]      (needs a session JWT: the API's rule)
+ *   sessions open <challengeId>
+ *   submit <challengeId> --file <path> [--file …] [--message <text>] [--language <id>] [--wait] [--timeout <s>]
+ *   results get <submissionId>
+ *
+ * `submissions list` (own; --all for operators) lives in ./submissions.ts. Only node built-ins
+ * and the framework are imported: the CLI must start fast (bench/cli-startup.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { formatScore } from '../../lib/score';
+import { CliError, table, usageError, type CliArgs, type CliCommand, type CliContext } from '../framework';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function uuidArg(args: CliArgs, what: string): string {
+  const value = args.positionals[0];
+  if (!value) throw usageError(`${what} is required`);
+  if (!UUID.test(value)) throw usageError(`"${value}" is not a ${what}`);
+  if (args.positionals.length > 1) throw usageError(`unexpected argument "${args.positionals[1]}"`);
+  return value;
+}
+
+interface Agent {
+  id: string;
+  name: string;
+  model_name: string | null;
+  is_online: boolean;
+}
+
+interface Session {
+  session_id: string;
+  challenge_id: string;
+  agent_id: string;
+  existing: boolean;
+  expires_at: string | null;
+}
+
+interface Submission {
+  id: string;
+  submission_status: string;
+  failure_reason: string | null;
+  session_id: string;
+}
+
+interface Breakdown {
+  final_score: number;
+  result_state: string;
+  summary?: string;
+  criteria: { name: string; weight?: number; score: number; passed?: boolean; feedback?: string }[];
+  hidden_summary?: { hidden_passed: number; hidden_total: number };
+}
+
+const TERMINAL = new Set(['complete', 'failed']);
+
+/** Calls the API as the participant (see CliContext.token). */
+const asParticipant = <T>(
+  ctx: CliContext,
+  method: string,
+  apiPath: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => ctx.api<T>(method, apiPath, body, { auth: ctx.token(), headers });
+
+async function openSession(ctx: CliContext, challengeId: string): Promise<Session> {
+  const { data } = await asParticipant<{ data: Session }>(
+    ctx,
+    'POST',
+    `/api/v1/challenges/${challengeId}/sessions`,
+  );
+  return data;
+}
+
+/** The breakdown as lines: the result, then one line per criterion (like `kaggle competitions submit`). */
+export function breakdownLines(b: Breakdown): string[] {
+  const hidden = b.hidden_summary?.hidden_total
+    ? [`  hidden: ${b.hidden_summary.hidden_passed} of ${b.hidden_summary.hidden_total} passed`]
+    : [];
+  return [
+    `score ${formatScore(b.final_score)} (${b.result_state})${b.summary ? `: ${b.summary}` : ''}`,
+    ...b.criteria.map(
+      (c) =>
+        `  ${c.passed ? 'pass' : 'fail'}  ${formatScore(c.score).padStart(6)}  ${c.name}${c.feedback ? ` - ${c.feedback}` : ''}`,
+    ),
+    ...hidden,
+  ];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls the submission until it is complete or failed (or the timeout passes: exit 1). */
+async function waitForOutcome(ctx: CliContext, id: string, timeoutSeconds: number): Promise<Submission> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let last = '';
+  for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+    const { data } = await asParticipant<{ data: Submission }>(ctx, 'GET', `/api/v1/submissions/${id}`);
+    if (data.submission_status !== last) {
+      ctx.err(`status: ${data.submission_status}`);
+      last = data.submission_status;
+    }
+    if (TERMINAL.has(data.submission_status)) return data;
+    if (Date.now() > deadline)
+      throw new CliError(
+        `still ${data.submission_status} after ${timeoutSeconds} s; look later: results get ${id}`,
+      );
+    await sleep(delay);
+  }
+}
+
+function timeoutFlag(args: CliArgs): number {
+  const raw = args.values.timeout;
+  if (raw === undefined) return 300;
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,4}$/.test(raw))
+    throw usageError('--timeout must be a whole number of seconds (1..99999)');
+  return Number(raw);
+}
+
+const listValue = (value: CliArgs['values'][string]): string[] =>
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
+    (v): v is string => typeof v === 'string',
+  );
+
+export const commands: CliCommand[] = [
+  {
+    name: 'agents list',
+    summary: 'List your agents (an API token sees the agent it acts as)',
+    usage: 'agents list [--json]',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
+      if (args.positionals.length) throw usageError(`unexpected argument "${args.positionals[0]}"`);
+      const { data } = await asParticipant<{ data: Agent[] }>(ctx, 'GET', '/api/v1/agents');
+      if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
+      ctx.out(
+        data.length
+          ? table(
+              ['ID', 'NAME', 'MODEL', 'ONLINE'],
+              data.map((a) => [a.id, a.name, a.model_name ?? '-', a.is_online ? 'yes' : 'no']),
+            )
+          : 'no agents yet: agents create --name <name>',
+      );
+    },
+  },
+  {
+    name: 'agents create',
+    summary: 'Create an agent you own (the API takes a session JWT here: pass --jwt, or use the web)',
+    usage: 'agents create --name <name> [--model <model name>] [--json]',
+    options: { name: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' } },
+    async run(args, ctx) {
+      if (args.positionals.length) throw usageError(`unexpected argument "${args.positionals[0]}"`);
+      const name = args.values.name;
+      if (typeof name !== 'string' || name.trim() === '') throw usageError('--name is required');
+      const model = typeof args.values.model === 'string' ? args.values.model : undefined;
+      let data: Agent;
+      try {
+        ({ data } = await asParticipant<{ data: Agent }>(ctx, 'POST', '/api/v1/agents', {
+          name,
+          ...(model ? { model_name: model } : {}),
+        }));
+      } catch (e) {
+        // An API token acts as one agent and cannot make another (DESIGN.md: POST /agents is J).
+        if (e instanceof CliError && / 40[13] /.test(e.message) && !/^ey/.test(ctx.token()))
+          throw new CliError(
+            'an API token acts as one agent and cannot create agents: create it on the web (/me), or pass --jwt with a session JWT',
+          );
+        throw e;
+      }
+      ctx.out(args.values.json ? JSON.stringify(data, null, 2) : `agent ${data.id} created: ${data.name}`);
+    },
+  },
+  {
+    name: 'sessions open',
+    summary: "Open (or resume) your agent's session on a challenge; enters the challenge if needed",
+    usage: 'sessions open <challengeId> [--json]',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
+      const challengeId = uuidArg(args, 'challenge id');
+      const session = await openSession(ctx, challengeId);
+      ctx.out(
+        args.values.json
+          ? JSON.stringify(session, null, 2)
+          : `session ${session.session_id} ${session.existing ? 'resumed' : 'opened'} for agent ${session.agent_id}${session.expires_at ? ` (expires ${session.expires_at})` : ''}`,
+      );
+    },
+  },
+  {
+    name: 'submit',
+    summary: 'Submit files to a challenge (opens your session); --wait prints the result and the breakdown',
+    usage:
+      'submit <challengeId> --file <path> [--file <path> …] [--message <text>] [--language <id>] [--wait] [--timeout <seconds>] [--json]',
+    options: {
+      file: { type: 'string', multiple: true, short: 'f' },
+      message: { type: 'string', short: 'm' },
+      language: { type: 'string' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    async run(args, ctx) {
+      const challengeId = uuidArg(args, 'challenge id');
+      const filePaths = listValue(args.values.file);
+      const message = typeof args.values.message === 'string' ? args.values.message : undefined;
+      if (filePaths.length === 0 && message === undefined)
+        throw usageError('--file (or --message) is required');
+      const timeout = timeoutFlag(args);
+      const language = typeof args.values.language === 'string' ? args.values.language : undefined;
+      const files = await Promise.all(
+        filePaths.map(async (file) => {
+          try {
+            return { path: path.basename(file), content: await readFile(file, 'utf8') };
+          } catch (e) {
+            throw new CliError(
+              `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+            );
+          }
+        }),
+      );
+      // A text judge (rubric, http: no languages) reads `content`; a code judge reads the files.
+      const { data: challenge } = await asParticipant<{
+        data: { judge_public?: { languages: string[] | null } };
+      }>(ctx, 'GET', `/api/v1/challenges/${challengeId}`);
+      const judgesText = (challenge.judge_public?.languages ?? null) === null;
+      let body: { content: string; files?: { path: string; content: string; language?: string }[] };
+      if (judgesText) {
+        if (files.length > 1) throw usageError('this challenge judges text: submit one --file, or --message');
+        body = { content: message ?? files[0].content };
+      } else {
+        body = {
+          content: message ?? '',
+          files: files.map((f) => (language ? { ...f, language } : f)),
+        };
+      }
+      const session = await openSession(ctx, challengeId);
+      const { data: submission } = await asParticipant<{ data: Submission }>(
+        ctx,
+        'POST',
+        `/api/v1/sessions/${session.session_id}/submissions`,
+        body,
+        // One key per invocation: a retried request cannot submit twice.
+        { 'Idempotency-Key': randomBytes(32).toString('hex') },
+      );
+      if (!args.values.wait) {
+        ctx.out(
+          args.values.json
+            ? JSON.stringify(submission, null, 2)
+            : `submission ${submission.id} ${submission.submission_status}; follow it with: results get ${submission.id}`,
+        );
+        return;
+      }
+      ctx.err(`submission ${submission.id} ${submission.submission_status}`);
+      const done = await waitForOutcome(ctx, submission.id, timeout);
+      if (done.submission_status === 'failed') {
+        if (args.values.json) ctx.out(JSON.stringify({ submission: done, breakdown: null }, null, 2));
+        else
+          ctx.out(`submission ${done.id} failed: ${done.failure_reason ?? 'the service could not judge it'}`);
+        return 1;
+      }
+      const { data: breakdown } = await asParticipant<{ data: Breakdown }>(
+        ctx,
+        'GET',
+        `/api/v1/submissions/${done.id}/breakdown`,
+      );
+      ctx.out(
+        args.values.json
+          ? JSON.stringify({ submission: done, breakdown }, null, 2)
+          : [`submission ${done.id} complete`, ...breakdownLines(breakdown)].join('\n'),
+      );
+    },
+  },
+  {
+    name: 'results get',
+    summary: "A submission's result and breakdown as you see it (status while it is being judged)",
+    usage: 'results get <submissionId> [--json]',
+    options: { json: { type: 'boolean' } },
+    async run(args, ctx) {
+      const id = uuidArg(args, 'submission id');
+      const { data: submission } = await asParticipant<{ data: Submission }>(
+        ctx,
+        'GET',
+        `/api/v1/submissions/${id}`,
+      );
+      if (submission.submission_status !== 'complete') {
+        ctx.out(
+          args.values.json
+            ? JSON.stringify({ submission, result: null, breakdown: null }, null, 2)
+            : `submission ${id} ${submission.submission_status}${submission.failure_reason ? `: ${submission.failure_reason}` : ' (no result yet)'}`,
+        );
+        return submission.submission_status === 'failed' ? 1 : 0;
+      }
+      const [{ data: result }, { data: breakdown }] = await Promise.all([
+        asParticipant<{ data: Record<string, unknown> }>(ctx, 'GET', `/api/v1/results/${id}`),
+        asParticipant<{ data: Breakdown }>(ctx, 'GET', `/api/v1/submissions/${id}/breakdown`),
+      ]);
+      ctx.out(
+        args.values.json
+          ? JSON.stringify({ submission, result, breakdown }, null, 2)
+          : [`submission ${id} complete`, ...breakdownLines(breakdown)].join('\n'),
+      );
+    },
+  },
+];

@@ -1,0 +1,141 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { ServiceError } from '../../errors';
+import { admitJudging } from './admission';
+import type { RecordedJudgement, RunRef } from './contract';
+import { judgeRun, type JudgingSteps } from './judging';
+import { sweepIntervalMs } from './rules';
+import { sweepOnce } from './sweeper';
+import {
+  GraderRejectedError,
+  GraderUnavailableError,
+  InvalidJudgeConfigError,
+  JudgeInfrastructureError,
+} from '../../judging';
+import type { ServiceDeps } from '../../service-deps';
+
+/** Longest wait a grader's Retry-After may impose between attempts. */
+const MAX_GRADER_RETRY_AFTER_MS = 30_000;
+/** Sweeper passes between two checks for runs whose workflow ended without finishing them. */
+const STALL_CHECK_EVERY = 10;
+
+/** runJudge's infrastructure errors → Temporal failures: retryable or not, as each error says. */
+export function toActivityFailure(err: unknown): unknown {
+  // The submission or its challenge is gone: retrying cannot help (types the workflow's retry policy names).
+  if (err instanceof ServiceError && err.code === 'NOT_FOUND') {
+    return ApplicationFailure.create({
+      message: err.message,
+      type: /challenge/.test(err.message) ? 'ChallengeNotFound' : 'SubmissionNotFound',
+      nonRetryable: true,
+    });
+  }
+  if (err instanceof GraderUnavailableError) {
+    return ApplicationFailure.create({
+      message: err.message,
+      type: err.name,
+      nonRetryable: false,
+      nextRetryDelay:
+        err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, MAX_GRADER_RETRY_AFTER_MS) : undefined,
+    });
+  }
+  if (err instanceof GraderRejectedError || err instanceof InvalidJudgeConfigError) {
+    return ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: true });
+  }
+  if (err instanceof JudgeInfrastructureError) {
+    return ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: !err.retryable });
+  }
+  return err;
+}
+
+/**
+ * The submission workflows' activities that adapt the domain to Temporal: failure mapping
+ * (admission caps, judge errors) and heartbeats (judging, the sweeper loop). The plain database
+ * steps are registered straight from ./judging.ts (createJudgingSteps).
+ *
+ * `stopping` aborts when the worker process is asked to stop: the sweeper loop then ends at once
+ * instead of holding the worker's graceful shutdown for its whole grace time (the next worker resumes it).
+ */
+export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSignal) {
+  return {
+    /**
+     * Takes a judging lease for the run, or fails with the retryable JudgingCapReached while the
+     * agent or its owner is at its cap (the workflow's retry policy waits without limit).
+     */
+    async admitJudging(ref: RunRef): Promise<{ stale: boolean }> {
+      const admission = await admitJudging(deps.db, deps.config, ref);
+      if ('missing' in admission)
+        throw ApplicationFailure.create({
+          message: `submission ${ref.submissionId} not found`,
+          type: 'SubmissionNotFound',
+          nonRetryable: true,
+        });
+      if ('stale' in admission) return { stale: true };
+      if (!admission.admitted) {
+        throw ApplicationFailure.create({
+          type: 'JudgingCapReached',
+          message:
+            `waiting for a judging slot: this agent has ${admission.agentInFlight} ` +
+            `(cap ${deps.config.JUDGE_MAX_IN_FLIGHT_PER_AGENT}) and its owner ${admission.userInFlight} ` +
+            `(cap ${deps.config.JUDGE_MAX_IN_FLIGHT_PER_USER}) judgings in flight`,
+          nonRetryable: false,
+        });
+      }
+      return { stale: false };
+    },
+
+    /**
+     * Runs the challenge's judge over the submission and records the outcome (result, leaderboard,
+     * `complete`, events) in one transaction. Idempotent: a run that already has its result returns it.
+     */
+    async judgeSubmission(ref: RunRef): Promise<RecordedJudgement> {
+      const ctx = Context.current();
+      // Local activities (rubric judging) cannot heartbeat; regular ones do, so a dead worker is noticed.
+      const heartbeat = ctx.info.isLocal ? () => undefined : (details: unknown) => ctx.heartbeat(details);
+      try {
+        return await judgeRun(deps, ref, {
+          signal: ctx.cancellationSignal,
+          onProgress: (progress) => heartbeat(progress),
+          onTick: () => heartbeat({ phase: 'judging' }),
+        });
+      } catch (err) {
+        throw toActivityFailure(err);
+      }
+    },
+
+    /**
+     * The sweeper's body: sweeps every interval for `runForMs`, then returns so that the workflow
+     * continues as new (bounded history). Heartbeats each pass, so a dead worker is noticed and the
+     * loop resumes on another; worker shutdown cancels it cleanly.
+     */
+    async runSubmissionSweeper(input: {
+      runForMs: number;
+    }): Promise<{ passes: number; workflowsStarted: number; sessionsClosed: number; stalledFailed: number }> {
+      const ctx = Context.current();
+      const interval = sweepIntervalMs(deps.config.SUBMISSION_SWEEP_AFTER_MS);
+      const until = Date.now() + input.runForMs;
+      const totals = { passes: 0, workflowsStarted: 0, sessionsClosed: 0, stalledFailed: 0 };
+      const stopped = new Promise((resolve) => stopping.addEventListener('abort', resolve, { once: true }));
+      while (Date.now() < until && !stopping.aborted) {
+        try {
+          // The stalled-run check describes workflows: every STALL_CHECK_EVERY passes is plenty.
+          const report = await sweepOnce(deps, 100, {
+            checkStalled: totals.passes % STALL_CHECK_EVERY === 0,
+          });
+          totals.workflowsStarted += report.workflowsStarted;
+          totals.sessionsClosed += report.sessionsClosed;
+          totals.stalledFailed += report.stalledFailed;
+        } catch (err) {
+          deps.logger.warn({ err }, 'submission sweep failed; retrying next pass');
+        }
+        totals.passes += 1;
+        ctx.heartbeat(totals);
+        // Wakes early when the worker stops; rejects with CancelledFailure when the activity is cancelled.
+        await Promise.race([ctx.sleep(interval), stopped]);
+      }
+      return totals;
+    },
+  };
+}
+
+/** Everything the submission workflows call: the domain's steps and these adapters. */
+export type SubmissionActivities = JudgingSteps & ReturnType<typeof createSubmissionActivities>;

@@ -1,0 +1,144 @@
+import type { RetryPolicy } from '@temporalio/common';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { SubmissionActivities } from '../activities';
+import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../../../temporal-client/search-attributes';
+import {
+  JUDGE_MAX_ATTEMPTS,
+  JUDGING_SLOTS_PATCH,
+  judgingTaskQueue,
+  STATUS_STEPS_PATCH,
+  type RunRef,
+  type SubmissionWorkflowInput,
+  type SubmissionWorkflowResult,
+} from '../contract';
+
+// Short, idempotent database steps run as local activities (no extra server round trips).
+const steps = proxyLocalActivities<SubmissionActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 30 },
+});
+
+const judgeRetry: RetryPolicy = {
+  initialInterval: '500ms',
+  backoffCoefficient: 2,
+  maximumInterval: '30s',
+  maximumAttempts: JUDGE_MAX_ATTEMPTS,
+  nonRetryableErrorTypes: [
+    'GraderRejectedError',
+    'InvalidJudgeConfigError',
+    'SubmissionNotFound',
+    'ChallengeNotFound',
+  ],
+};
+
+// `tests` (sandboxed processes, up to 200 tests) and `http` (an external grader) judges run as
+// regular activities: heartbeats detect a dead worker long before the start-to-close timeout.
+const judge = proxyActivities<SubmissionActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30s',
+  retry: judgeRetry,
+});
+
+// Admission waits while the agent or its owner already has its cap of judgings in flight: the
+// activity fails with JudgingCapReached and Temporal retries it (no history events per retry;
+// the pending activity shows the attempt count and the reason in the Web UI), for as long as it takes.
+const admission = proxyActivities<SubmissionActivities>({
+  startToCloseTimeout: '30s',
+  retry: {
+    initialInterval: '250ms',
+    backoffCoefficient: 1.5,
+    maximumInterval: '2s',
+    nonRetryableErrorTypes: ['SubmissionNotFound'],
+  },
+});
+
+// The rubric judge is pure in-memory work of a few milliseconds (its regexes are vetted against
+// catastrophic backtracking): as a local activity the whole pipeline runs in one workflow task.
+const localJudge = proxyLocalActivities<SubmissionActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: judgeRetry,
+});
+
+function describeFailure(err: unknown): string {
+  if (err instanceof ActivityFailure) {
+    const cause = err.cause instanceof Error ? err.cause.message : 'unknown error';
+    switch (err.retryState) {
+      case 'MAXIMUM_ATTEMPTS_REACHED':
+        return `judging failed after ${JUDGE_MAX_ATTEMPTS} attempts: ${cause}`;
+      case 'TIMEOUT':
+        return `judging timed out: ${cause}`;
+      default:
+        return `judging failed: ${cause}`;
+    }
+  }
+  if (err instanceof ApplicationFailure) return `judging failed: ${err.message}`;
+  return `judging failed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/**
+ * received → queued → judging → complete | failed. Every step is persisted by an idempotent
+ * activity (status only moves forward, within the run) that also records the submission event
+ * and the outbox event; search attributes follow so operators can filter runs in the Web UI.
+ */
+export async function submissionWorkflow(input: SubmissionWorkflowInput): Promise<SubmissionWorkflowResult> {
+  const ref: RunRef = { submissionId: input.submissionId, run: input.run };
+  const mark = (status: string) =>
+    upsertSearchAttributes([
+      { key: ChallengeIdKey, value: input.challengeId },
+      { key: AgentIdKey, value: input.agentId },
+      { key: SubmissionStatusKey, value: status },
+    ]);
+
+  let judgeKind: string | null;
+  if (patched(STATUS_STEPS_PATCH)) {
+    ({ judgeKind } = await steps.beginJudging(ref));
+  } else {
+    await steps.markSubmissionQueued(ref);
+    ({ judgeKind } = await steps.markSubmissionJudging(ref));
+  }
+  const local = judgeKind === 'rubric';
+  // Search attributes reach visibility when a workflow task completes. queued → judging is one
+  // local activity (two before STATUS_STEPS_PATCH) of the first workflow task, so `queued` is never
+  // observable there; with the rubric judge (also local) the whole run is one workflow task and
+  // only the outcome is. The submission's own history (its events) records every step.
+  if (!local) mark('judging');
+
+  let failure: string;
+  try {
+    let recorded;
+    if (judgeKind === 'tests' && patched(JUDGING_SLOTS_PATCH)) {
+      const admitted = await admission.admitJudging(ref);
+      if (admitted.stale) return { status: 'stale' };
+      const onSlots = proxyActivities<SubmissionActivities>({
+        startToCloseTimeout: '30 minutes',
+        heartbeatTimeout: '30s',
+        retry: judgeRetry,
+        taskQueue: judgingTaskQueue(workflowInfo().taskQueue),
+      });
+      recorded = await onSlots.judgeSubmission(ref);
+    } else {
+      recorded = await (local ? localJudge : judge).judgeSubmission(ref);
+    }
+    if (recorded.stale) return { status: 'stale' };
+    mark('complete');
+    return {
+      status: 'complete',
+      resultId: recorded.resultId,
+      finalScore: recorded.finalScore,
+      resultState: recorded.resultState,
+    };
+  } catch (err) {
+    failure = describeFailure(err);
+  }
+  await steps.markSubmissionFailed({ ...ref, reason: failure });
+  mark('failed');
+  return { status: 'failed', reason: failure };
+}

@@ -1,0 +1,129 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { DeliverySteps } from '../delivery';
+import {
+  ATTEMPT_OUTCOME_SIGNAL,
+  HEALTH_STATE_QUERY,
+  type AttemptOutcomeSignal,
+  type SubscriptionHealthInput,
+  type SubscriptionHealthState,
+} from '../contract';
+import { shouldDisableSubscription } from '../contract';
+
+export const attemptOutcomeSignal = defineSignal<[AttemptOutcomeSignal]>(ATTEMPT_OUTCOME_SIGNAL);
+export const healthStateQuery = defineQuery<SubscriptionHealthState>(HEALTH_STATE_QUERY);
+
+const acts = proxyActivities<DeliverySteps>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/** Signals handled per run before continuing as new (history stays far below Temporal's limits). */
+export const HEALTH_SIGNALS_PER_RUN = 1000;
+/** Outcome keys remembered for de-duplication (a retried activity may signal twice). */
+const RECENT_KEYS = 256;
+/** A run with nothing to do ends; the next outcome starts a new one from the persisted count. */
+const IDLE_TIMEOUT = '24h';
+
+/**
+ * Subscription health (workflow id `subscription-health-<subscriptionId>`, long-lived).
+ *
+ * Counts consecutive failed delivery attempts of one subscription across all its deliveries: every
+ * failed attempt +1, a successful one resets to 0; when the count reaches 10 it disables the
+ * subscription (status disabled, active false). The count is persisted as failure_count.
+ *
+ * Ordering: "consecutive" means in the order the outcomes reach this workflow (signal order), which
+ * for concurrent deliveries to one subscription is their completion order as Temporal records it.
+ * Outcomes carry the subscription's enable_generation: after a re-enable (PATCH active: true, which
+ * resets failure_count and bumps the generation) outcomes of attempts made before it are ignored
+ * and the count restarts at 0.
+ */
+export async function subscriptionHealthWorkflow(input: SubscriptionHealthInput): Promise<void> {
+  let failureCount = input.failureCount;
+  let generation = input.generation;
+  let persistedCount = input.persistedCount ?? input.failureCount;
+  let disabledGeneration: number | null = input.disabledGeneration ?? null;
+  const recent: string[] = [...(input.recentKeys ?? [])];
+  const recentSet = new Set(recent);
+  const queue: AttemptOutcomeSignal[] = [];
+  let signalsThisRun = 0;
+
+  setHandler(attemptOutcomeSignal, (outcome) => {
+    queue.push(outcome);
+  });
+  setHandler(healthStateQuery, () => ({ failureCount, generation, signalsThisRun, disabledGeneration }));
+
+  for (;;) {
+    const woke = await condition(() => queue.length > 0, IDLE_TIMEOUT);
+    if (!woke) return; // idle: end this run; the persisted count carries over
+
+    let peakCount = 0; // the highest count this batch's failures reached
+    while (queue.length > 0) {
+      const outcome = queue.shift()!;
+      signalsThisRun++;
+      if (recentSet.has(outcome.key)) continue;
+      recent.push(outcome.key);
+      recentSet.add(outcome.key);
+      if (recent.length > RECENT_KEYS) recentSet.delete(recent.shift()!);
+
+      if (outcome.generation < generation) continue; // attempt made before the last re-enable
+      if (outcome.generation > generation) {
+        generation = outcome.generation;
+        failureCount = 0;
+        persistedCount = 0; // the re-enable wrote 0
+      }
+      if (outcome.success) {
+        failureCount = 0;
+      } else {
+        failureCount++;
+        peakCount = Math.max(peakCount, failureCount);
+      }
+    }
+
+    // The threshold, checked once per batch (contract.ts): a success later in the same batch does not undo it.
+    if (disabledGeneration !== generation && shouldDisableSubscription(Math.max(peakCount, failureCount))) {
+      await acts.disableSubscriptionForFailures({
+        subscriptionId: input.subscriptionId,
+        generation,
+        failureCount,
+      });
+      disabledGeneration = generation;
+      persistedCount = failureCount;
+    }
+    if (failureCount !== persistedCount) {
+      await acts.persistSubscriptionFailureCount({
+        subscriptionId: input.subscriptionId,
+        generation,
+        failureCount,
+      });
+      persistedCount = failureCount;
+    }
+
+    if (
+      (signalsThisRun >= (input.maxSignalsPerRun ?? HEALTH_SIGNALS_PER_RUN) ||
+        workflowInfo().continueAsNewSuggested) &&
+      queue.length === 0
+    ) {
+      await condition(allHandlersFinished);
+      if (queue.length === 0) {
+        await continueAsNew<typeof subscriptionHealthWorkflow>({
+          subscriptionId: input.subscriptionId,
+          failureCount,
+          generation,
+          persistedCount,
+          disabledGeneration,
+          recentKeys: recent,
+          maxSignalsPerRun: input.maxSignalsPerRun,
+        });
+      }
+    }
+  }
+}

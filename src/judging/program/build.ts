@@ -1,0 +1,207 @@
+/**
+ * Turning a detected program into something the wall can run: a build folder holding the entry
+ * (and, once compiled, the binary, classes or JavaScript), compiled inside the wall with the
+ * compile limits. Shared by the judge and the worker's language probe.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { type Message, transformSync } from 'esbuild';
+import { type NativeBind, type NativeRunResult, runNativeInSandbox } from '../sandbox/native-run';
+import { BUILD_DIR, GO_PREBUILT_CACHE_DIR, type LanguageSpec, debianGoRoot, goEnv } from './languages';
+
+export const COMPILE_LIMITS = {
+  cpuMs: 30_000,
+  wallMs: 60_000,
+  memoryMb: 1024,
+  outputBytes: 64 * 1024,
+  /** What the owner sees of the compiler's messages. */
+  shownOutputBytes: 8 * 1024,
+} as const;
+
+const execFileAsync = promisify(execFile);
+const BUILDS_ROOT = path.join(os.tmpdir(), 'challenge-judge-builds');
+
+export interface BuildFolder {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/** A fresh host folder the sandbox's uid may write while compiling (and only read afterwards). */
+export async function newBuildFolder(): Promise<BuildFolder> {
+  await mkdir(BUILDS_ROOT, { recursive: true, mode: 0o711 });
+  await chmod(BUILDS_ROOT, 0o711);
+  const dir = await mkdtemp(path.join(BUILDS_ROOT, 'b-'));
+  await chmod(dir, 0o777);
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export type BuildResult =
+  { kind: 'built'; compileOutput: string } | { kind: 'compile_error'; compileOutput: string };
+
+function truncate(text: string, bytes: number): string {
+  const buffer = Buffer.from(text, 'utf8');
+  return buffer.length <= bytes ? text : `${buffer.subarray(0, bytes).toString('utf8')}\n… (truncated)`;
+}
+
+function esbuildMessage(message: Message): string {
+  const where = message.location ? `main.ts:${message.location.line}:${message.location.column + 1}: ` : '';
+  return `${where}${message.text}`;
+}
+
+/** What contest programs import; anything else still builds, just slower. */
+const GO_PREBUILT_PACKAGES = [
+  'bufio',
+  'bytes',
+  'container/heap',
+  'container/list',
+  'errors',
+  'fmt',
+  'io',
+  'math',
+  'math/big',
+  'math/bits',
+  'math/rand',
+  'os',
+  'regexp',
+  'sort',
+  'strconv',
+  'strings',
+  'sync',
+  'time',
+  'unicode',
+];
+
+let goCache: Promise<string | undefined> | undefined;
+
+/**
+ * Go's common standard packages, compiled once into a build cache inside the wall (the same
+ * paths as every later build), then bound read-only into every Go build (see languages.ts): a
+ * build compiles only the submission.
+ */
+export function preparedGoCache(): Promise<string | undefined> {
+  goCache ??= (async () => {
+    const root = debianGoRoot();
+    if (root === undefined) return undefined;
+    const dir = path.join(os.tmpdir(), 'challenge-judge-native', `gocache-${path.basename(root)}`);
+    const ready = path.join(dir, '.prepared');
+    if (existsSync(ready)) return dir;
+    await mkdir(dir, { recursive: true, mode: 0o777 });
+    await chmod(dir, 0o777);
+    const run = await runNativeInSandbox({
+      argv: [`${root}/bin/go`, 'build', ...GO_PREBUILT_PACKAGES],
+      env: goEnv(GO_PREBUILT_CACHE_DIR),
+      binds: [{ host: dir, path: GO_PREBUILT_CACHE_DIR, writable: true }],
+      cpuMs: 600_000,
+      wallMs: 900_000,
+      memoryMb: 2048,
+      programAddressSpaceMb: 0,
+      outputBytes: 64 * 1024,
+      stderrBytes: 64 * 1024,
+      maxFileBytes: 256 * 1024 * 1024,
+      workDirBytes: 512 * 1024 * 1024,
+    });
+    if (run.exit.kind !== 'exited' || run.exit.code !== 0) {
+      throw new Error(`preparing Go's build cache failed: ${run.stderr.slice(0, 500)}`);
+    }
+    await writeFile(ready, new Date().toISOString());
+    await execFileAsync('chmod', ['-R', 'a+rX,go-w', dir]);
+    return dir;
+  })();
+  goCache.catch(() => {
+    goCache = undefined;
+  });
+  return goCache;
+}
+
+/** Binds of the language's compile and run steps besides the build folder. */
+async function languageBinds(spec: LanguageSpec): Promise<NativeBind[]> {
+  if (spec.id !== 'go') return [];
+  const cache = await preparedGoCache();
+  return cache === undefined ? [] : [{ host: cache, path: GO_PREBUILT_CACHE_DIR }];
+}
+
+/** Writes the entry and compiles it (inside the wall; TypeScript by esbuild's transform here). */
+export async function buildProgram(
+  spec: LanguageSpec,
+  source: string,
+  folder: BuildFolder,
+  signal?: AbortSignal,
+): Promise<BuildResult> {
+  if (spec.id === 'typescript') {
+    try {
+      const { code, warnings } = transformSync(source, {
+        loader: 'ts',
+        format: 'cjs',
+        target: 'node18',
+        sourcefile: 'main.ts',
+      });
+      await writeFile(path.join(folder.dir, spec.sourceFile), code, { mode: 0o644 });
+      return {
+        kind: 'built',
+        compileOutput: truncate(warnings.map(esbuildMessage).join('\n'), COMPILE_LIMITS.shownOutputBytes),
+      };
+    } catch (error) {
+      const errors = (error as { errors?: Message[] }).errors;
+      const text = Array.isArray(errors) ? errors.map(esbuildMessage).join('\n') : String(error);
+      return { kind: 'compile_error', compileOutput: truncate(text, COMPILE_LIMITS.shownOutputBytes) };
+    }
+  }
+  await writeFile(path.join(folder.dir, spec.sourceFile), source, { mode: 0o644 });
+  if (spec.compileCommand === undefined) return { kind: 'built', compileOutput: '' };
+  const command = spec.compileCommand();
+  const run: NativeRunResult = await runNativeInSandbox({
+    argv: command.argv,
+    env: command.env,
+    binds: [{ host: folder.dir, path: BUILD_DIR, writable: true }, ...(await languageBinds(spec))],
+    cpuMs: COMPILE_LIMITS.cpuMs,
+    wallMs: COMPILE_LIMITS.wallMs,
+    memoryMb: COMPILE_LIMITS.memoryMb,
+    programAddressSpaceMb: 0,
+    outputBytes: COMPILE_LIMITS.outputBytes,
+    stderrBytes: COMPILE_LIMITS.outputBytes,
+    signal,
+  });
+  const output = truncate(`${run.stdout}${run.stderr}`.trim(), COMPILE_LIMITS.shownOutputBytes);
+  if (run.limit === 'cpu' || run.limit === 'wall') {
+    return { kind: 'compile_error', compileOutput: `compilation exceeded its time limit\n${output}`.trim() };
+  }
+  if (run.oomKilled) {
+    return {
+      kind: 'compile_error',
+      compileOutput: `compilation exceeded its memory limit\n${output}`.trim(),
+    };
+  }
+  if (run.exit.kind !== 'exited' || run.exit.code !== 0)
+    return { kind: 'compile_error', compileOutput: output };
+  return { kind: 'built', compileOutput: output };
+}
+
+/** Runs the built program on one input with the judge's limits, in a fresh sandbox. */
+export async function runProgram(
+  spec: LanguageSpec,
+  folder: BuildFolder,
+  limits: { timeLimitMs: number; memoryMb: number; outputBytes: number; stderrBytes: number },
+  stdin: string,
+  signal?: AbortSignal,
+): Promise<NativeRunResult> {
+  const command = spec.runCommand({ memoryMb: limits.memoryMb });
+  return runNativeInSandbox({
+    argv: command.argv,
+    env: command.env,
+    binds: [{ host: folder.dir, path: BUILD_DIR }, ...(await languageBinds(spec))],
+    stdin,
+    cpuMs: limits.timeLimitMs,
+    // Time limits count CPU time; the wall clock only stops sleepers.
+    wallMs: 2 * limits.timeLimitMs + 1_000,
+    memoryMb: limits.memoryMb + spec.runtimeOverheadMb,
+    // The cgroup bounds memory (an OOM kill is a clear verdict; a failed malloc often is a crash).
+    programAddressSpaceMb: 0,
+    outputBytes: limits.outputBytes,
+    stderrBytes: limits.stderrBytes,
+    signal,
+  });
+}

@@ -1,0 +1,277 @@
+/**
+ * Runs one native command (a compiler, or a submitted program on one test's input) behind the OS
+ * wall of os-sandbox.ts, for the `program` judge. This is the judge's only way into the wall.
+ *
+ * The command runs under native-supervisor.c inside bwrap: the supervisor measures CPU time (the
+ * verdict's clock), wall time and peak memory next to the program, caps its output and reports
+ * through frames the program cannot forge. Each call is a fresh sandbox with a fresh tmpfs work
+ * folder, so nothing one test writes is seen by the next. The root holds /usr (the Debian
+ * runtimes: /usr/bin/python3, gcc, /usr/lib/go-*, /usr/lib/jvm, node), the loader cache, the
+ * JDK's configuration and what the caller binds (the build folder, read-only except while
+ * compiling).
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { SandboxUnavailableError } from '../errors';
+import { type NativeCommand, OS_SANDBOX_DEFAULTS } from './os-sandbox';
+import { sandboxRuntime } from './sandbox-runtime';
+
+const execFileAsync = promisify(execFile);
+
+/** Where the supervisor appears inside the sandbox. */
+const SUPERVISOR_PATH = '/sandbox/supervisor';
+
+export interface NativeBind {
+  /** Host path. */
+  host: string;
+  /** Path inside the sandbox. */
+  path: string;
+  /** Writable (the build folder while compiling); read-only otherwise. */
+  writable?: boolean;
+}
+
+export interface NativeRunRequest {
+  /** argv[0] is an absolute path inside the sandbox. */
+  argv: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  binds?: readonly NativeBind[];
+  stdin?: string;
+  /** CPU time of the program (all its threads): the time limit. */
+  cpuMs: number;
+  /** Wall-clock cap (stops sleepers). */
+  wallMs: number;
+  /** The run's cgroup memory limit (the program's limit plus its runtime's overhead). */
+  memoryMb: number;
+  /** RLIMIT_AS of the program; 0 = none (runtimes that reserve huge address space). */
+  programAddressSpaceMb: number;
+  /** stdout beyond this ends the run (limit 'output'). */
+  outputBytes: number;
+  /** stderr kept (the rest is dropped, the run goes on). */
+  stderrBytes: number;
+  /** Largest file the run may write, and the size of its tmpfs work folder. */
+  maxFileBytes?: number;
+  workDirBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface NativeRunResult {
+  exit: { kind: 'exited'; code: number } | { kind: 'signaled'; signal: number };
+  /** Which limit ended the run, if any. */
+  limit: 'none' | 'cpu' | 'wall' | 'output';
+  cpuMs: number;
+  wallMs: number;
+  /** Peak resident memory of the program (its largest process), KB. */
+  memoryKb: number;
+  /** The kernel's OOM killer fired in the run's cgroup. */
+  oomKilled: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+export const NATIVE_RUN_DEFAULTS = {
+  /** Allowance for bwrap and the supervisor to start, over the request's wall cap. */
+  launchGraceMs: 3_000,
+  maxFileBytes: 64 * 1024 * 1024,
+  workDirBytes: 64 * 1024 * 1024,
+  /** RLIMIT_AS/DATA of the whole chain (the JVM and Go reserve far more than they use). */
+  chainAddressSpaceMb: 16 * 1024,
+} as const;
+
+let supervisorPath: Promise<string> | undefined;
+
+/**
+ * Compiles the supervisor once per source version into a cache folder (gcc is needed anyway for
+ * C and C++; without it no native language is offered).
+ */
+export function nativeSupervisor(): Promise<string> {
+  supervisorPath ??= (async () => {
+    const source = path.join(__dirname, 'native-supervisor.c');
+    const text = await readFile(source, 'utf8');
+    const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    const dir = path.join(os.tmpdir(), 'challenge-judge-native', digest);
+    const binary = path.join(dir, 'native-supervisor');
+    if (existsSync(binary)) return binary;
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    await chmod(path.dirname(dir), 0o755);
+    await chmod(dir, 0o755);
+    const temporary = `${binary}.${process.pid}`;
+    try {
+      await execFileAsync('/usr/bin/gcc', ['-O2', '-Wall', '-o', temporary, source], { timeout: 60_000 });
+    } catch (error) {
+      throw new SandboxUnavailableError(
+        `cannot build the native supervisor (needs /usr/bin/gcc): ${(error as Error).message.split('\n')[0]}`,
+      );
+    }
+    await chmod(temporary, 0o755);
+    await rename(temporary, binary);
+    return binary;
+  })();
+  supervisorPath.catch(() => {
+    supervisorPath = undefined;
+  });
+  return supervisorPath;
+}
+
+/** Host paths every native sandbox sees read-only at the same place (when they exist). */
+const RUNTIME_PATHS = ['/usr', '/etc/ld.so.cache', '/etc/alternatives', '/etc/java-17-openjdk'];
+/** Debian's merged /usr: the usual paths (the ELF interpreter /lib64/ld-linux…, /bin/sh) inside it. */
+const MERGED_USR_BINDS = [
+  { source: '/usr/bin', target: '/bin' },
+  { source: '/usr/lib', target: '/lib' },
+  { source: '/usr/lib64', target: '/lib64' },
+];
+
+/** The run's command for the wall (os-sandbox.ts builds the rest: /dev, /proc, /work, seccomp). */
+export function nativeCommand(request: NativeRunRequest, supervisor: string): NativeCommand {
+  const binds = request.binds ?? [];
+  return {
+    argv: [
+      SUPERVISOR_PATH,
+      String(request.cpuMs),
+      String(request.wallMs),
+      String(request.outputBytes),
+      String(request.stderrBytes),
+      String(request.programAddressSpaceMb * 1024 * 1024),
+      '--',
+      ...request.argv,
+    ],
+    readOnlyPaths: RUNTIME_PATHS.filter((hostPath) => existsSync(hostPath)),
+    readOnlyBinds: [
+      ...MERGED_USR_BINDS.filter((bind) => existsSync(bind.source)),
+      { source: supervisor, target: SUPERVISOR_PATH },
+      ...binds.filter((bind) => !bind.writable).map((bind) => ({ source: bind.host, target: bind.path })),
+    ],
+    writableBinds: binds
+      .filter((bind) => bind.writable)
+      .map((bind) => ({ source: bind.host, target: bind.path })),
+    env: request.env ?? {},
+    memoryMb: request.memoryMb,
+    addressSpaceMb: NATIVE_RUN_DEFAULTS.chainAddressSpaceMb,
+  };
+}
+
+const REPORT =
+  /^status (exited|signaled) code (-?\d+) signal (\d+) cpu_ms (\d+) wall_ms (\d+) maxrss_kb (\d+) limit (none|cpu|wall|output)$/;
+
+/** Splits the supervisor's frames; returns the unconsumed tail. */
+function readFrames(buffer: Buffer, onFrame: (kind: string, data: Buffer) => void): Buffer {
+  let offset = 0;
+  while (buffer.length - offset >= 5) {
+    const length = buffer.readUInt32BE(offset + 1);
+    if (buffer.length - offset - 5 < length) break;
+    onFrame(String.fromCharCode(buffer[offset]), buffer.subarray(offset + 5, offset + 5 + length));
+    offset += 5 + length;
+  }
+  return buffer.subarray(offset);
+}
+
+/**
+ * Runs the command in a fresh sandbox on one judging slot. Resolves for anything the program
+ * does; rejects with SandboxUnavailableError when the wall itself failed (nothing was judged) or
+ * with the abort signal's reason.
+ */
+export async function runNativeInSandbox(request: NativeRunRequest): Promise<NativeRunResult> {
+  request.signal?.throwIfAborted();
+  const [supervisor, runtime] = await Promise.all([nativeSupervisor(), sandboxRuntime()]);
+  const slot = await runtime.slots.acquire(request.signal);
+  try {
+    const launched = await runtime.launcher.launch({
+      scriptSource: '',
+      hostScriptPath: '',
+      nodeFlags: () => [],
+      slot: slot.index,
+      limits: {
+        memoryMb: request.memoryMb,
+        cpuSeconds: Math.ceil(request.cpuMs / 1000) + 2,
+        maxProcesses: OS_SANDBOX_DEFAULTS.maxProcesses,
+        maxOpenFiles: OS_SANDBOX_DEFAULTS.maxOpenFiles,
+        maxFileBytes: request.maxFileBytes ?? NATIVE_RUN_DEFAULTS.maxFileBytes,
+        workDirBytes: request.workDirBytes ?? NATIVE_RUN_DEFAULTS.workDirBytes,
+      },
+      command: nativeCommand(request, supervisor),
+    });
+    const { child } = launched;
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let report: RegExpExecArray | null = null;
+    let pending: Buffer = Buffer.alloc(0);
+    let received = 0;
+    let hostKilled: 'wall' | 'abort' | 'protocol' | undefined;
+    const frameBudget = request.outputBytes + request.stderrBytes + 64 * 1024;
+    const kill = (why: NonNullable<typeof hostKilled>) => {
+      hostKilled ??= why;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => kill('wall'), request.wallMs + NATIVE_RUN_DEFAULTS.launchGraceMs);
+    const onAbort = () => kill('abort');
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    let launchErrors = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      launchErrors = (launchErrors + chunk.toString('utf8')).slice(-2_000);
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > frameBudget) return kill('protocol');
+      pending = readFrames(Buffer.concat([pending, chunk]), (kind, data) => {
+        if (kind === 'O') stdout.push(Buffer.from(data));
+        else if (kind === 'E') stderr.push(Buffer.from(data));
+        else if (kind === 'R') report = REPORT.exec(data.toString('utf8'));
+        else kill('protocol');
+      });
+    });
+    child.stdin.on('error', () => {}); // a program that does not read its input
+    child.stdin.end(request.stdin ?? '');
+    const closed = await new Promise<{ error?: Error }>((resolve) => {
+      child.once('error', (error) => resolve({ error }));
+      child.once('close', () => resolve({}));
+    });
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
+    const { oomKilled } = await launched.finish();
+    if (hostKilled === 'abort') throw request.signal?.reason ?? new Error('aborted');
+    if (closed.error) {
+      throw new SandboxUnavailableError(`could not start the native sandbox: ${closed.error.message}`);
+    }
+    const parsed = report as RegExpExecArray | null;
+    const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
+    if (parsed === null) {
+      // The whole sandbox was killed from here (wall cap) or by the kernel (OOM of the group).
+      if (hostKilled === 'wall' || oomKilled) {
+        return {
+          exit: { kind: 'signaled', signal: 9 },
+          limit: hostKilled === 'wall' ? 'wall' : 'none',
+          cpuMs: 0,
+          wallMs: request.wallMs,
+          memoryKb: 0,
+          oomKilled,
+          stdout: text(stdout),
+          stderr: text(stderr),
+        };
+      }
+      throw new SandboxUnavailableError(
+        `the native sandbox ended without a report${hostKilled ? ` (${hostKilled})` : ''}: ${launchErrors.trim().slice(-300)}`,
+      );
+    }
+    const [, kind, code, signalNumber, cpuMs, wallMs, maxrssKb, limit] = parsed;
+    return {
+      exit:
+        kind === 'exited'
+          ? { kind: 'exited', code: Number(code) }
+          : { kind: 'signaled', signal: Number(signalNumber) },
+      limit: limit as NativeRunResult['limit'],
+      cpuMs: Number(cpuMs),
+      wallMs: Number(wallMs),
+      memoryKb: Number(maxrssKb),
+      oomKilled,
+      stdout: text(stdout),
+      stderr: text(stderr),
+    };
+  } finally {
+    slot.release();
+  }
+}

@@ -1,0 +1,213 @@
+/*
+ * Supervisor of one native run (the `program` judge), executed INSIDE the OS wall as the
+ * sandbox's command:
+ *
+ *   native-supervisor <cpu_ms> <wall_ms> <output_bytes> <stderr_bytes> <address_space_bytes|0> -- argv...
+ *
+ * It starts argv in a process group of its own with the program's stdout and stderr on pipes,
+ * and forwards them to its own stdout as frames (1 byte kind 'O' | 'E' | 'R', 4 bytes big-endian
+ * length, data). The last frame, 'R', is the report:
+ *   status <exited|signaled> code <n> signal <n> cpu_ms <n> wall_ms <n> maxrss_kb <n> limit <none|cpu|wall|output>
+ * Why a supervisor: the CPU time (the verdict's clock, so a busy machine does not change it), the
+ * peak memory and the output cap are measured next to the program, and the program cannot forge
+ * them: it never holds the supervisor's stdout, and the supervisor is not dumpable (its /proc
+ * files and ptrace are closed to the program's uid).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int write_all(int fd, const void *buf, size_t len) {
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+static void frame(char kind, const char *data, uint32_t len) {
+  unsigned char head[5] = {(unsigned char)kind, (unsigned char)(len >> 24), (unsigned char)(len >> 16),
+                           (unsigned char)(len >> 8), (unsigned char)len};
+  write_all(1, head, 5);
+  if (len > 0) write_all(1, data, len);
+}
+
+static long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* CPU time of the child process (all its threads), -1 once it is gone. */
+static long long child_cpu_ms(pid_t pid) {
+  clockid_t clock;
+  struct timespec ts;
+  if (clock_getcpuclockid(pid, &clock) != 0) return -1;
+  if (clock_gettime(clock, &ts) != 0) return -1;
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 8 || strcmp(argv[6], "--") != 0) {
+    static const char usage[] = "usage: native-supervisor cpu_ms wall_ms output_bytes stderr_bytes as_bytes -- argv...\n";
+    write_all(2, usage, sizeof usage - 1);
+    return 2;
+  }
+  long long cpu_ms = atoll(argv[1]);
+  long long wall_ms = atoll(argv[2]);
+  long long output_cap = atoll(argv[3]);
+  long long stderr_cap = atoll(argv[4]);
+  long long as_bytes = atoll(argv[5]);
+  prctl(PR_SET_DUMPABLE, 0);
+  signal(SIGPIPE, SIG_IGN);
+
+  int out_pipe[2], err_pipe[2], exec_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) return 3;
+  long long started = now_ms();
+  pid_t child = fork();
+  if (child < 0) return 3;
+  if (child == 0) {
+    setpgid(0, 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    /* Every other descriptor is closed at exec (O_CLOEXEC) or here. */
+    for (int fd = 3; fd < 1024; fd++)
+      if (fd != exec_pipe[1]) close(fd);
+    struct rlimit cpu = {(rlim_t)(cpu_ms / 1000 + 1), (rlim_t)(cpu_ms / 1000 + 2)};
+    setrlimit(RLIMIT_CPU, &cpu);
+    if (as_bytes > 0) {
+      struct rlimit as = {(rlim_t)as_bytes, (rlim_t)as_bytes};
+      setrlimit(RLIMIT_AS, &as);
+    }
+    execv(argv[7], &argv[7]);
+    int err = errno;
+    write_all(exec_pipe[1], &err, sizeof err);
+    _exit(127);
+  }
+  setpgid(child, child);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  close(exec_pipe[1]);
+  int exec_errno = 0;
+  if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) == (ssize_t)sizeof exec_errno) {
+    char message[256];
+    int n = snprintf(message, sizeof message, "cannot execute %s: %s\n", argv[7], strerror(exec_errno));
+    frame('E', message, (uint32_t)n);
+  }
+  close(exec_pipe[0]);
+
+  const char *limit = "none";
+  long long out_bytes = 0, err_bytes = 0, max_cpu = 0;
+  int open_pipes = 2, status = 0, reaped = 0;
+  struct rusage usage;
+  memset(&usage, 0, sizeof usage);
+  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  char buf[65536];
+  while (!reaped) {
+    if (open_pipes > 0) {
+      int ready = poll(fds, 2, 5);
+      if (ready < 0 && errno != EINTR) break;
+      for (int i = 0; i < 2; i++) {
+        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        ssize_t n = read(fds[i].fd, buf, sizeof buf);
+        if (n <= 0) {
+          close(fds[i].fd);
+          fds[i].fd = -1;
+          open_pipes--;
+          continue;
+        }
+        if (i == 0) {
+          long long room = output_cap - out_bytes;
+          if (n > room) {
+            if (room > 0) frame('O', buf, (uint32_t)room);
+            out_bytes = output_cap;
+            limit = "output";
+            kill(-child, SIGKILL);
+            kill(child, SIGKILL);
+          } else {
+            frame('O', buf, (uint32_t)n);
+            out_bytes += n;
+          }
+        } else {
+          long long room = stderr_cap - err_bytes;
+          if (room > 0) frame('E', buf, (uint32_t)(n > room ? room : n));
+          err_bytes += n;
+        }
+      }
+    } else {
+      usleep(5000);
+    }
+    pid_t done = wait4(child, &status, WNOHANG, &usage);
+    if (done == child) {
+      reaped = 1;
+      break;
+    }
+    long long cpu = child_cpu_ms(child);
+    if (cpu > max_cpu) max_cpu = cpu;
+    if (strcmp(limit, "none") == 0) {
+      if (max_cpu > cpu_ms) limit = "cpu";
+      else if (now_ms() - started > wall_ms) limit = "wall";
+      if (strcmp(limit, "none") != 0) {
+        kill(-child, SIGKILL);
+        kill(child, SIGKILL);
+      }
+    }
+  }
+  if (!reaped) wait4(child, &status, 0, &usage);
+  long long wall = now_ms() - started;
+  /* Output still buffered in the pipes after the child exited. */
+  for (int i = 0; i < 2; i++) {
+    if (fds[i].fd < 0) continue;
+    ssize_t n;
+    fcntl(fds[i].fd, F_SETFL, O_NONBLOCK);
+    while ((n = read(fds[i].fd, buf, sizeof buf)) > 0) {
+      if (i == 0) {
+        long long room = output_cap - out_bytes;
+        if (n > room) {
+          if (room > 0) frame('O', buf, (uint32_t)room);
+          out_bytes = output_cap;
+          if (strcmp(limit, "none") == 0) limit = "output";
+        } else {
+          frame('O', buf, (uint32_t)n);
+          out_bytes += n;
+        }
+      } else {
+        long long room = stderr_cap - err_bytes;
+        if (room > 0) frame('E', buf, (uint32_t)(n > room ? room : n));
+        err_bytes += n;
+      }
+    }
+  }
+  /* Whatever the program left behind in its group dies with the run. */
+  kill(-child, SIGKILL);
+  long long used = (long long)usage.ru_utime.tv_sec * 1000 + usage.ru_utime.tv_usec / 1000 +
+                   (long long)usage.ru_stime.tv_sec * 1000 + usage.ru_stime.tv_usec / 1000;
+  if (used > max_cpu) max_cpu = used;
+  if (strcmp(limit, "none") == 0 && max_cpu > cpu_ms) limit = "cpu";
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU && strcmp(limit, "none") == 0) limit = "cpu";
+  char report[512];
+  int n = snprintf(report, sizeof report,
+                   "status %s code %d signal %d cpu_ms %lld wall_ms %lld maxrss_kb %ld limit %s",
+                   WIFSIGNALED(status) ? "signaled" : "exited", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                   WIFSIGNALED(status) ? WTERMSIG(status) : 0, max_cpu, wall, usage.ru_maxrss, limit);
+  frame('R', report, (uint32_t)n);
+  return 0;
+}

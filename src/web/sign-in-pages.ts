@@ -1,0 +1,68 @@
+/**
+ * Pages of signing in: the embedded provider's sign-in page (development), "sign-in is off", and
+ * the plain message pages the web's forms answer with (403 for a refused form, 400, …).
+ */
+import {
+  escapeHtml,
+  newNonce,
+  pageHeaders,
+  pageShell,
+  type HeaderAccount,
+  type RenderedPage,
+} from './layout';
+
+/** A page that says one thing and leads back: refusals and failures of the web's forms. */
+export function renderMessagePage(input: {
+  title: string;
+  message: string;
+  /** Where to go next (default: the home page). */
+  next?: { href: string; label: string };
+  account?: HeaderAccount;
+}): RenderedPage {
+  const nonce = newNonce();
+  const next = input.next ?? { href: '/', label: 'Back to the challenges' };
+  const body = `<h1>${escapeHtml(input.title)}</h1>
+<p>${escapeHtml(input.message)}</p>
+<p><a href="${escapeHtml(next.href)}">${escapeHtml(next.label)}</a></p>`;
+  return {
+    html: pageShell({ title: input.title, nonce, body, account: input.account }),
+    headers: pageHeaders(nonce),
+  };
+}
+
+export function renderSignInOffPage(): RenderedPage {
+  return renderMessagePage({
+    title: 'Sign-in is not available',
+    message:
+      'This service has no identity provider configured, so nobody can sign in on the web. The challenges, leaderboards and watch pages stay open to everyone, and the API takes the credentials its operator issues.',
+  });
+}
+
+/** The embedded provider's sign-in page: the demo accounts, or any name (development only). */
+export function renderEmbeddedProviderSignIn(input: {
+  action: string;
+  accounts: readonly { sub: string; name: string }[];
+  error?: string;
+}): RenderedPage {
+  const nonce = newNonce();
+  const accounts = input.accounts
+    .map(
+      (a) =>
+        `<li><form method="post" action="${escapeHtml(input.action)}"><input type="hidden" name="login" value="${escapeHtml(a.sub)}"><button type="submit">Continue as ${escapeHtml(a.name)}</button> <code>${escapeHtml(a.sub)}</code></form></li>`,
+    )
+    .join('');
+  const body = `<h1>Sign in (development provider)</h1>
+<p class="notice">This is the embedded OpenID provider of a development run: there are no passwords, anyone may sign in as any name. Production refuses it; there the service's own identity provider signs people in.</p>
+${input.error ? `<p class="notice" role="alert">${escapeHtml(input.error)}</p>` : ''}
+<h2>Demo accounts</h2>
+<ul class="stack">${accounts}</ul>
+<h2>Any name</h2>
+<form class="row" method="post" action="${escapeHtml(input.action)}">
+  <label for="login">Subject (the <code>sub</code> that <code>cli jwt mint --sub</code> takes)<input id="login" name="login" required maxlength="255" autocomplete="username" spellcheck="false"></label>
+  <button type="submit">Sign in</button>
+</form>`;
+  return {
+    html: pageShell({ title: 'Sign in (development provider)', nonce, body, referrer: 'same-origin' }),
+    headers: pageHeaders(nonce, { formAction: true, referrer: 'same-origin' }),
+  };
+}

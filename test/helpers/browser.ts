@@ -1,0 +1,122 @@
+/**
+ * Real Chromium for the page tests (Debian's package, driven by playwright-core): one launch
+ * recipe, a "person" with their own cookies who collects the page's own errors, sign-in through
+ * the embedded provider's page, the two-width layout check and axe-core. One copy of each, so a
+ * journey says only what the person does.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+declare const window: { axe: { run(ctx: unknown, options: unknown): Promise<AxeResults> } };
+declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
+interface AxeResults {
+  violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];
+}
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOTS = path.resolve(__dirname, '../../test-artifacts/screenshots');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Headless Chromium; fails with the reason when it is not installed (`.ci/run` installs it). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (Debian's package), or set CHROMIUM_PATH`,
+    );
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface Person {
+  context: BrowserContext;
+  page: Page;
+  /** The page's own uncaught errors and console errors: a journey ends expecting none. */
+  problems: string[];
+}
+
+/** A person at a desktop window with cookies of their own. */
+export async function person(browser: Browser): Promise<Person> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+  });
+  return { context, page, problems };
+}
+
+/**
+ * Signs in through /login and the embedded provider's page, as a person would: as `subject`
+ * typed into "Any name", or (null) with the first demo account's button.
+ */
+export async function signInOnPage(
+  page: Page,
+  baseUrl: string,
+  subject: string | null,
+  returnTo: string,
+): Promise<void> {
+  await page.goto(`${baseUrl}/login?return_to=${encodeURIComponent(returnTo)}`);
+  if (!page.url().includes('/oidc/interaction/')) throw new Error(`/login led to ${page.url()}`);
+  if (subject === null) await page.click('text=Continue as Ada (demo)');
+  else {
+    await page.fill('#login', subject);
+    await page.click('form.row button[type="submit"]');
+  }
+  await page.waitForURL(`${baseUrl}${returnTo}`);
+}
+
+/** Screenshots at 1280 and 390 px (test-artifacts/screenshots); at 390 the page must not scroll sideways. */
+export async function checkTwoWidths(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
+  expect({ name, scrollWidth }).toEqual({ name, scrollWidth: clientWidth });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 860 });
+}
+
+/**
+ * axe-core in a CSP-bypassing copy of the person's context, same cookies (axe injects a script,
+ * which the pages' CSP forbids), on an address, or on what a page shows now: reloaded from its
+ * address, or from its HTML (a form's answer has no address to GET). One line per violation of
+ * the given impacts, naming the nodes.
+ */
+export async function axeViolations(
+  browser: Browser,
+  context: BrowserContext,
+  target: Page | string,
+  options: { from?: 'url' | 'html'; impacts?: 'all' | 'serious'; name?: string } = {},
+): Promise<string[]> {
+  const copy = await browser.newContext({ bypassCSP: true, storageState: await context.storageState() });
+  try {
+    const checked = await copy.newPage();
+    const url = typeof target === 'string' ? target : target.url();
+    const where = options.name ?? url;
+    if (typeof target === 'string' || (options.from ?? 'url') === 'url') await checked.goto(url);
+    else await checked.setContent(await target.content());
+    await checked.addScriptTag({ content: AXE_SOURCE });
+    const results = await checked.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    return results.violations
+      .filter((v) => options.impacts !== 'serious' || v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) => `${where}: ${v.id} [${v.impact}] (${v.help}) ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+      );
+  } finally {
+    await copy.close();
+  }
+}
