@@ -90,6 +90,14 @@ test('support fixes a failing receiver and replays its dead letters; the subscri
     EMBEDDED_OPERATOR_SUBJECT,
     '/admin/deliveries?status=dead_letter',
   );
+  // Other suites dead-letter deliveries in parallel and the list is newest first: support narrows
+  // the dead letters to the failing subscription with the filter form.
+  await support.page.fill('#f-sub', subId);
+  await Promise.all([
+    support.page.waitForURL(/subscription_id=/),
+    support.page.click('form.filters button:has-text("Filter")'),
+  ]);
+  expect(new URL(support.page.url()).searchParams.get('status')).toBe('dead_letter');
   for (const id of [first, second])
     await support.page.waitForSelector(`#deliveries-table a:has-text("${id}")`);
   const firstRow = support.page.locator('#deliveries-table tr', { hasText: first });
