@@ -1,14 +1,16 @@
 /**
  * The program judge per language (issue 22), all in one run:
  *  1. compile time of a hello-world inside the wall (p50 of --compiles);
- *  2. one hello-world test inside the wall (runProgram: a fresh sandbox, the supervisor) against
- *     the same binary or script run directly as a plain child process (the anchor), alternating,
- *     p50 of --runs each;
+ *  2. a hello-world program's tests inside the wall (runProgram: a fresh sandbox per test, the
+ *     supervisor), --runs tests back to back as a submission runs them (the first launched cold,
+ *     the next ones taken from the warm pool, launched while the previous test ran), against the
+ *     same binary or script run directly as a plain child process --runs times (the anchor); the
+ *     two alternate for --rounds rounds; p50 of every test, and p50 of the first (cold) tests;
  *  3. submissions of 10 tests judged per second through runJudge (compile included), as many at
  *     once as the machine has judging slots.
  * Prints one JSON object last (read by bench/run-all.ts): { languages: [{ id, version?, ... }], slots }.
  *
- *   npx tsx bench/program-judge.ts [--runs 10] [--compiles 3] [--submissions 4] [--only python,c]
+ *   npx tsx bench/program-judge.ts [--runs 10] [--rounds 3] [--compiles 3] [--submissions 4] [--only python,c]
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -23,6 +25,7 @@ const arg = (name: string, fallback: string) => {
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
 const RUNS = Number(arg('runs', '10'));
+const ROUNDS = Number(arg('rounds', '3'));
 const COMPILES = Number(arg('compiles', '3'));
 const SUBMISSIONS = Number(arg('submissions', '4'));
 const ONLY = arg('only', LANGUAGE_IDS.join(',')).split(',') as LanguageId[];
@@ -81,18 +84,23 @@ async function main(): Promise<void> {
     const command = spec.runCommand({ memoryMb: 256 });
     const direct = command.argv.map((part) => part.split(BUILD_DIR).join(folder.dir));
     const wall: number[] = [];
+    const cold: number[] = [];
     const plain: number[] = [];
-    await runProgram(spec, folder, limits, '21\n'); // warm-up (page cache)
+    await runProgram(spec, folder, limits, '21\n', { followed: false }); // warm-up (page cache)
     await runDirectly(direct, command.env, '21\n');
-    for (let i = 0; i < RUNS; i++) {
-      let started = process.hrtime.bigint();
-      const run = await runProgram(spec, folder, limits, '21\n');
-      wall.push(ms(started));
-      if (run.stdout.trim() !== '42') throw new Error(`${id} in the wall printed ${run.stdout}`);
-      started = process.hrtime.bigint();
-      const out = await runDirectly(direct, command.env, '21\n');
-      plain.push(ms(started));
-      if (out.trim() !== '42') throw new Error(`${id} run directly printed ${out}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < RUNS; i++) {
+        const started = process.hrtime.bigint();
+        const run = await runProgram(spec, folder, limits, '21\n', { followed: i < RUNS - 1 });
+        (i === 0 ? cold : wall).push(ms(started));
+        if (run.stdout.trim() !== '42') throw new Error(`${id} in the wall printed ${run.stdout}`);
+      }
+      for (let i = 0; i < RUNS; i++) {
+        const started = process.hrtime.bigint();
+        const out = await runDirectly(direct, command.env, '21\n');
+        plain.push(ms(started));
+        if (out.trim() !== '42') throw new Error(`${id} run directly printed ${out}`);
+      }
     }
     await folder.remove();
 
@@ -122,6 +130,7 @@ async function main(): Promise<void> {
       wallP50Ms: p50(wall),
       directP50Ms: p50(plain),
       addedP50Ms: p50(wall) - p50(plain),
+      firstTestP50Ms: p50(cold),
       judgedPerSec: SUBMISSIONS / ((Date.now() - started) / 1000),
     });
     console.error(JSON.stringify(results[results.length - 1]));
@@ -130,6 +139,7 @@ async function main(): Promise<void> {
     JSON.stringify({
       languages: results,
       runs: RUNS,
+      rounds: ROUNDS,
       compiles: COMPILES,
       submissions: SUBMISSIONS,
       slots,

@@ -129,8 +129,11 @@ export async function runProgramJudge(
       config.tests,
       concurrency,
       options.signal,
-      async (test, signal): Promise<TestRun> => {
-        const run = await runProgram(spec, folder, limits, test.stdin, signal);
+      async (test, signal, index): Promise<TestRun> => {
+        const run = await runProgram(spec, folder, limits, test.stdin, {
+          followed: index < config.tests.length - 1,
+          signal,
+        });
         const stopped = limitVerdict({
           run,
           memoryMb: config.memory_mb + spec.runtimeOverheadMb,

@@ -71,7 +71,7 @@ export async function runPool<T, R>(
   items: readonly T[],
   limit: number,
   signal: AbortSignal | undefined,
-  worker: (item: T, signal: AbortSignal) => Promise<R>,
+  worker: (item: T, signal: AbortSignal, index: number) => Promise<R>,
 ): Promise<R[]> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
@@ -84,7 +84,7 @@ export async function runPool<T, R>(
     while (next < items.length) {
       controller.signal.throwIfAborted();
       const index = next++;
-      results[index] = await worker(items[index], controller.signal);
+      results[index] = await worker(items[index], controller.signal, index);
     }
   };
   try {

@@ -180,13 +180,16 @@ export async function buildProgram(
   return { kind: 'built', compileOutput: output };
 }
 
-/** Runs the built program on one input with the judge's limits, in a fresh sandbox. */
+/**
+ * Runs the built program on one input with the judge's limits, in a fresh sandbox. `followed`:
+ * another test of this program comes after this one, so the warm pool launches its sandbox now.
+ */
 export async function runProgram(
   spec: LanguageSpec,
   folder: BuildFolder,
   limits: { timeLimitMs: number; memoryMb: number; outputBytes: number; stderrBytes: number },
   stdin: string,
-  signal?: AbortSignal,
+  options: { followed: boolean; signal?: AbortSignal },
 ): Promise<NativeRunResult> {
   const command = spec.runCommand({ memoryMb: limits.memoryMb });
   return runNativeInSandbox({
@@ -202,6 +205,7 @@ export async function runProgram(
     programAddressSpaceMb: 0,
     outputBytes: limits.outputBytes,
     stderrBytes: limits.stderrBytes,
-    signal,
+    followed: options.followed,
+    signal: options.signal,
   });
 }

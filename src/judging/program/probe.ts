@@ -60,7 +60,7 @@ export async function probeLanguage(id: LanguageId, signal?: AbortSignal): Promi
           reason: `probe did not compile: ${built.compileOutput.slice(0, 300)}`,
         };
       }
-      const run = await runProgram(spec, folder, PROBE_LIMITS, '21\n', signal);
+      const run = await runProgram(spec, folder, PROBE_LIMITS, '21\n', { followed: false, signal });
       if (run.stdout.trim() !== '42') {
         return {
           language: id,

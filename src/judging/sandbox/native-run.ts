@@ -5,7 +5,8 @@
  * The command runs under native-supervisor.c inside bwrap: the supervisor measures CPU time (the
  * verdict's clock), wall time and peak memory next to the program, caps its output and reports
  * through frames the program cannot forge. Each call is a fresh sandbox with a fresh tmpfs work
- * folder, so nothing one test writes is seen by the next. The root holds /usr (the Debian
+ * folder, so nothing one test writes is seen by the next; a program's tests take sandboxes the
+ * warm pool launched ahead (`followed`), which wait for their input before anything starts. The root holds /usr (the Debian
  * runtimes: /usr/bin/python3, gcc, /usr/lib/go-*, /usr/lib/jvm, node), the loader cache, the
  * JDK's configuration and what the caller binds (the build folder, read-only except while
  * compiling).
@@ -22,6 +23,9 @@ import { type NativeCommand, OS_SANDBOX_DEFAULTS } from './os-sandbox';
 import { sandboxRuntime } from './sandbox-runtime';
 
 const execFileAsync = promisify(execFile);
+
+/** The byte the supervisor waits for before it starts the program (native-supervisor.c). */
+const GO_BYTE = Buffer.from('g');
 
 /** Where the supervisor appears inside the sandbox. */
 const SUPERVISOR_PATH = '/sandbox/supervisor';
@@ -56,6 +60,12 @@ export interface NativeRunRequest {
   /** Largest file the run may write, and the size of its tmpfs work folder. */
   maxFileBytes?: number;
   workDirBytes?: number;
+  /**
+   * Whether another run of the same command, binds and limits follows (the program judge's
+   * tests): with true the warm pool launches that run's sandbox now, with false it drops what it
+   * kept for them; unset (compiles, probes), the run is launched cold and nothing is kept.
+   */
+  followed?: boolean;
   signal?: AbortSignal;
 }
 
@@ -194,6 +204,7 @@ export async function runNativeInSandbox(request: NativeRunRequest): Promise<Nat
         workDirBytes: request.workDirBytes ?? NATIVE_RUN_DEFAULTS.workDirBytes,
       },
       command: nativeCommand(request, supervisor),
+      ...(request.followed === undefined ? {} : { followed: request.followed }),
     });
     const { child } = launched;
     const stdout: Buffer[] = [];
@@ -225,7 +236,8 @@ export async function runNativeInSandbox(request: NativeRunRequest): Promise<Nat
       });
     });
     child.stdin.on('error', () => {}); // a program that does not read its input
-    child.stdin.end(request.stdin ?? '');
+    // The go byte starts the run (the sandbox may have been launched ahead of it), then the input.
+    child.stdin.end(Buffer.concat([GO_BYTE, Buffer.from(request.stdin ?? '', 'utf8')]));
     const closed = await new Promise<{ error?: Error }>((resolve) => {
       child.once('error', (error) => resolve({ error }));
       child.once('close', () => resolve({}));

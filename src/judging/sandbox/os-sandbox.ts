@@ -112,8 +112,14 @@ export interface LaunchSpec {
   limits: ProcessLimits;
   /** Judging slot of the run (kept for callers; every sandbox now has a uid of its own). */
   slot: number;
-  /** Runs this instead of node and the script (no warm pool: its argv is known only now). */
+  /** Runs this instead of node and the script. */
   command?: NativeCommand;
+  /**
+   * A native command is pooled only when its caller says whether another run with the same spec
+   * follows (true: launch its sandbox now; false: drop what was kept for it). The node harness is
+   * always pooled.
+   */
+  followed?: boolean;
 }
 
 export interface FinishedProcess {
@@ -154,6 +160,8 @@ export interface SandboxLauncher {
   settled(): Promise<void>;
   /** Resolves once the warm pool has no launch under way (benchmarks pace their runs with it). */
   warmed(): Promise<void>;
+  /** Sandboxes the warm pool holds ready now. */
+  warmCount(): number;
   /** Kills the warm sandboxes and waits for every cgroup to be gone. */
   close(): Promise<void>;
 }
@@ -460,10 +468,9 @@ class BwrapLauncher implements SandboxLauncher {
   }
 
   async launch(spec: LaunchSpec): Promise<LaunchedProcess> {
-    // A native command's argv is known only now: launched cold. The node harness is pooled by
-    // everything that shapes its process (script, flags, limits).
-    if (spec.command !== undefined) return this.launchCold(spec);
-    return this.pool.take(poolKey(spec), spec);
+    // Pooled by everything that shapes the process (script or command, binds, flags, limits).
+    if (spec.command !== undefined && spec.followed === undefined) return this.launchCold(spec);
+    return this.pool.take(poolKey(spec), spec, { refill: spec.followed ?? true });
   }
 
   private async launchCold(spec: LaunchSpec): Promise<LaunchedProcess> {
@@ -540,6 +547,10 @@ class BwrapLauncher implements SandboxLauncher {
     return this.pool.idle();
   }
 
+  warmCount(): number {
+    return this.pool.parkedCount();
+  }
+
   async settled(): Promise<void> {
     while (this.cleanups.size > 0) await Promise.all([...this.cleanups]);
   }
@@ -566,6 +577,7 @@ function setReferenced(child: SandboxChild, referenced: boolean): void {
 const scriptDigests = new Map<string, string>();
 
 function poolKey(spec: LaunchSpec): string {
+  if (spec.command !== undefined) return JSON.stringify(['native', spec.command, spec.limits]);
   let digest = scriptDigests.get(spec.scriptSource);
   if (digest === undefined) {
     digest = createHash('sha256').update(spec.scriptSource).digest('hex');
@@ -609,6 +621,10 @@ class UnsafeProcessLauncher implements SandboxLauncher {
   async settled(): Promise<void> {}
 
   async warmed(): Promise<void> {}
+
+  warmCount(): number {
+    return 0;
+  }
 
   async close(): Promise<void> {}
 }
