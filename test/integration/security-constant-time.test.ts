@@ -101,6 +101,16 @@ const ALLOW_LIST: { file: string; text: string; why: string }[] = [
     why: "a warm sandbox's launch key (script, flags, limits), not a credential",
   },
   {
+    file: 'src/judging/sandbox/warm-pool.ts',
+    text: 'entry.key === key',
+    why: "a warm sandbox's launch key (script, flags, limits), not a credential",
+  },
+  {
+    file: 'src/judging/sandbox/warm-pool.ts',
+    text: 'launch.key === key',
+    why: "a launch under way's key (script or command, binds, limits), not a credential",
+  },
+  {
     file: 'src/api/middleware/idempotency.ts',
     text: 'row.request_hash !== bodyHash',
     why: 'hash of the request body (is this the same request?), not a credential',

@@ -60,7 +60,7 @@ function parse(stdout: string) {
   return { started: Number(started), input, work, shm };
 }
 
-test("every test of a program starts on a fresh /work and /dev/shm, whichever sandbox it takes", async () => {
+test('every test of a program starts on a fresh /work and /dev/shm, whichever sandbox it takes', async () => {
   const secrets = ['hidden-91827364', 'visible-1', 'hidden-55443322', 'visible-2', 'last'];
   const seen: ReturnType<typeof parse>[] = [];
   for (const [index, secret] of secrets.entries()) {

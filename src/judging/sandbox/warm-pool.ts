@@ -59,7 +59,10 @@ export class WarmPool<T, S> {
    */
   take(key: string, spec: S, options: { refill?: boolean } = {}): Promise<T> {
     const found = this.takeParked(key);
-    const pending = found === undefined ? this.launching.find((l) => l.key === key && !l.claimed) : undefined;
+    const pending =
+      found === undefined
+        ? this.launching.find((launch) => launch.key === key && !launch.claimed)
+        : undefined;
     if (pending !== undefined) pending.claimed = true;
     let taken: Promise<T>;
     if (found !== undefined) {
@@ -100,7 +103,7 @@ export class WarmPool<T, S> {
 
   private refill(key: string, spec: S): void {
     if (this.closed || this.capacity === 0) return;
-    const waiting = () => this.parked.length + this.launching.filter((l) => !l.claimed).length;
+    const waiting = () => this.parked.length + this.launching.filter((launch) => !launch.claimed).length;
     if (waiting() >= this.capacity) {
       const other = this.parked.findIndex((entry) => entry.key !== key);
       if (other < 0) return;
