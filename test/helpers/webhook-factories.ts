@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Pool } from 'pg';
@@ -7,7 +8,7 @@ import { planFirstAttemptBatches } from '../../src/domain/webhooks/dispatch';
 import { fanOutEvent } from '../../src/domain/webhooks/fan-out';
 import type { OutboxEventRow } from '../../src/db/queries/outbox-events';
 import { emitEvent, type DomainEvent } from '../../src/events/outbox';
-import { newUser, type TestUser } from './factories';
+import { eventually, newUser, type TestUser } from './factories';
 import type { TestServer } from './server';
 
 /** How the receiver answers one request. */
@@ -153,6 +154,31 @@ export async function userIdOf(db: Pool, subject: string): Promise<string> {
 /** A real outbox row (emitEvent in its own transaction): the worker's dispatcher fans it out. */
 export async function emit(db: Pool, event: DomainEvent): Promise<string> {
   return withTransaction(db, (tx) => emitEvent(tx, event));
+}
+
+/** A result.finalized for the user's subscriptions, as the judge emits it; resolves with its event id. */
+export function emitResultFinalized(db: Pool, ownerUserId: string, finalScore = 87.5): Promise<string> {
+  return emit(db, {
+    type: 'result.finalized',
+    payload: {
+      submission_id: randomUUID(),
+      final_score: finalScore,
+      result_state: 'scored',
+      challenge_id: randomUUID(),
+    },
+    ownerUserId,
+  });
+}
+
+/** The event's delivery id, once the delivery is dead-lettered (its receiver keeps failing). */
+export function deadLetteredDelivery(db: Pool, eventId: string): Promise<string> {
+  return eventually(async () => {
+    const res = await db.query<{ id: string; status: string }>(
+      'SELECT id, status FROM webhook_deliveries WHERE event_id = $1',
+      [eventId],
+    );
+    return res.rows[0]?.status === 'dead_letter' ? res.rows[0].id : undefined;
+  }, 30_000);
 }
 
 /**

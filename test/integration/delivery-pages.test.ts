@@ -16,7 +16,8 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import {
   createWebhook,
   deliveryRow,
-  emit,
+  deadLetteredDelivery,
+  emitResultFinalized,
   startReceiver,
   subscriptionRow,
   userIdOf,
@@ -54,25 +55,8 @@ let ownerId: string;
 let subId: string;
 
 /** A result.finalized for the owner; resolves with its delivery once it is dead-lettered. */
-async function deadLetter(): Promise<string> {
-  const eventId = await emit(server.deps.db, {
-    type: 'result.finalized',
-    payload: {
-      submission_id: randomUUID(),
-      final_score: 87.5,
-      result_state: 'scored',
-      challenge_id: randomUUID(),
-    },
-    ownerUserId: ownerId,
-  });
-  return eventually(async () => {
-    const res = await server.deps.db.query<{ id: string; status: string }>(
-      'SELECT id, status FROM webhook_deliveries WHERE event_id = $1',
-      [eventId],
-    );
-    return res.rows[0]?.status === 'dead_letter' ? res.rows[0].id : undefined;
-  }, 30_000);
-}
+const deadLetter = async () =>
+  deadLetteredDelivery(server.deps.db, await emitResultFinalized(server.deps.db, ownerId));
 
 const page = async (who: Person, path: string) => {
   const res = await who.web.fetch(path);
@@ -518,16 +502,7 @@ describe('subscribers: creating a webhook from /me/webhooks', () => {
     expect(again.html).toContain(`href="/me/webhooks/${created.id}"`);
     expect(again.html).not.toContain(secret!);
 
-    const eventId = await emit(server.deps.db, {
-      type: 'result.finalized',
-      payload: {
-        submission_id: randomUUID(),
-        final_score: 50,
-        result_state: 'scored',
-        challenge_id: randomUUID(),
-      },
-      ownerUserId: makerId,
-    });
+    const eventId = await emitResultFinalized(server.deps.db, makerId, 50);
     const deliveryId = await eventually(async () => {
       const rows = await server.deps.db.query<{ id: string; status: string }>(
         'SELECT id, status FROM webhook_deliveries WHERE event_id = $1 AND subscription_id = $2',

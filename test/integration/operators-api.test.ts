@@ -8,7 +8,12 @@ import { createDraft, transition } from '../helpers/challenge-factories';
 import { eventually, newAdmin, newAgent, newUser, type TestAgent, type TestUser } from '../helpers/factories';
 import { expectError, startTestServer, type TestServer } from '../helpers/server';
 import { sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
-import { emit, userIdOf, webhookFixtures, type TestReceiver } from '../helpers/webhook-factories';
+import {
+  emitResultFinalized,
+  userIdOf,
+  webhookFixtures,
+  type TestReceiver,
+} from '../helpers/webhook-factories';
 
 let server: TestServer;
 let admin: TestUser;
@@ -226,16 +231,7 @@ describe('deliveries and their attempts (support)', () => {
 
   /** A result.finalized for the owner; resolves with its delivery once it is dead-lettered. */
   async function deadLetter(): Promise<string> {
-    const eventId = await emit(server.deps.db, {
-      type: 'result.finalized',
-      payload: {
-        submission_id: randomUUID(),
-        final_score: 87.5,
-        result_state: 'scored',
-        challenge_id: randomUUID(),
-      },
-      ownerUserId: ownerId,
-    });
+    const eventId = await emitResultFinalized(server.deps.db, ownerId);
     return eventually(async () => {
       const res = await get(
         `/api/v1/admin/webhooks/deliveries?subscription_id=${sub.id}&status=dead_letter`,

@@ -6,7 +6,6 @@
  * the audit trail. Then the subscriber sees the same for their own subscription under
  * /me/webhooks, sends a test event and replays. Screenshots at 1280 and 390 px; axe on every page.
  */
-import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { allRoutes } from '../../src/api/routes';
 import { mintSessionJwt } from '../../src/auth/jwt';
@@ -17,7 +16,8 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import {
   createWebhook,
   deliveryRow,
-  emit,
+  deadLetteredDelivery,
+  emitResultFinalized,
   startReceiver,
   userIdOf,
   type TestReceiver,
@@ -54,25 +54,8 @@ afterAll(async () => {
 });
 
 /** A result.finalized for the subscriber; resolves with its delivery once it is dead-lettered. */
-async function deadLetter(): Promise<string> {
-  const eventId = await emit(server.deps.db, {
-    type: 'result.finalized',
-    payload: {
-      submission_id: randomUUID(),
-      final_score: 64.25,
-      result_state: 'scored',
-      challenge_id: randomUUID(),
-    },
-    ownerUserId: subscriberId,
-  });
-  return eventually(async () => {
-    const res = await server.deps.db.query<{ id: string; status: string }>(
-      'SELECT id, status FROM webhook_deliveries WHERE event_id = $1',
-      [eventId],
-    );
-    return res.rows[0]?.status === 'dead_letter' ? res.rows[0].id : undefined;
-  }, 30_000);
-}
+const deadLetter = async () =>
+  deadLetteredDelivery(server.deps.db, await emitResultFinalized(server.deps.db, subscriberId, 64.25));
 
 const delivered = (id: string) =>
   eventually(async () => (await deliveryRow(server.deps.db, id)).status === 'delivered', 30_000);
