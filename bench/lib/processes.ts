@@ -120,10 +120,17 @@ function installExitHook(): void {
   });
 }
 
+/** How many output lines a crash report quotes. */
+const RECENT_LINES = 8;
+
 export class ManagedProcess {
   child: ChildProcess | null = null;
   /** Exits nobody asked for (crashes). */
   unexpectedExits = 0;
+  /** For each unexpected exit, its exit status and the output lines just before it (why it died). */
+  readonly crashReports: string[] = [];
+  /** The latest output lines, kept so that a crash report can quote them. */
+  private readonly recentLines: string[] = [];
   readonly events: ProcessEvent[] = [];
   private expectingExit = false;
   private log: WriteStream;
@@ -193,6 +200,8 @@ export class ManagedProcess {
       this.log.write(chunk);
       const text = chunk.toString();
       if (ready.kind === 'stdout' && text.includes(ready.text)) sawReadyText = true;
+      for (const line of text.split('\n')) if (line.trim()) this.recentLines.push(line.slice(0, 400));
+      this.recentLines.splice(0, this.recentLines.length - RECENT_LINES);
       if (this.options.onLine) for (const line of text.split('\n')) if (line) this.options.onLine(line);
     };
     child.stdout!.on('data', onData);
@@ -205,6 +214,9 @@ export class ManagedProcess {
       for (const w of this.exitWaiters.splice(0)) w();
       if (!expected) {
         this.unexpectedExits += 1;
+        this.crashReports.push(
+          [`code ${code} signal ${signal}; its last output:`, ...this.recentLines.splice(0)].join('\n  '),
+        );
         // A failed start is retried by startLoop; a crash after readiness by this timer.
         if (this.options.supervise && !this.stopped && !this.starting) {
           setTimeout(() => {

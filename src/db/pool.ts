@@ -21,6 +21,12 @@ export function createPool(
   });
   // An idle client losing its connection (e.g. PostgreSQL restart) must not crash the process.
   pool.on('error', () => undefined);
+  // pg-pool takes its own listener off a client before handing it over, and `pool.connect()` hands
+  // it over through a promise: a FATAL in the packet that completed the connection (a restart
+  // terminating a new backend) is emitted before the caller can listen, and would kill the process
+  // (found by the fault run). Every client listens from birth; the error is not lost: the client is
+  // then unqueryable, so its next query rejects and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -297,7 +297,7 @@ describe('fault run', () => {
       .filter((p) => p.unexpectedExits > 0)
       .map(
         (p) =>
-          `CRASH: the ${p.name} exited ${p.unexpectedExits} time(s) without being killed (see ${path.relative(ROOT, stack!.logDir)}/${p.name}.log)`,
+          `CRASH: the ${p.name} exited ${p.unexpectedExits} time(s) without being killed (see ${path.relative(ROOT, stack!.logDir)}/${p.name}.log): ${p.crashReports.join(' / ')}`,
       );
     const problems = [
       ...(settled ? [] : [`did not settle within ${SETTLE_TIMEOUT_MS / 1000} s`]),

@@ -435,7 +435,9 @@ describe('production topology', () => {
     const visibility = await checkVisibility(temporalClient, challengeId, rows);
     const crashes = [...apis, ...workers]
       .filter((p) => p.unexpectedExits > 0)
-      .map((p) => `CRASH: ${p.name} exited ${p.unexpectedExits} time(s) unasked`);
+      .map(
+        (p) => `CRASH: ${p.name} exited ${p.unexpectedExits} time(s) unasked: ${p.crashReports.join(' / ')}`,
+      );
     const problems = [
       ...crashes,
       ...submissions.problems,
