@@ -69,6 +69,26 @@ static long long child_cpu_ms(pid_t pid) {
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Frames one read of the program's stdout (stream 0) or stderr (1) within the stream's cap.
+   Returns 1 when stdout went past its cap: the run is over its output limit. Stderr past its
+   cap is only cut (a diagnostic, not the answer). */
+static int forward(int stream, const char *buf, ssize_t n, long long *sent, long long cap) {
+  long long room = cap - *sent;
+  if (stream == 1) {
+    if (room > 0) frame('E', buf, (uint32_t)(n > room ? room : n));
+    *sent += n;
+    return 0;
+  }
+  if (n > room) {
+    if (room > 0) frame('O', buf, (uint32_t)room);
+    *sent = cap;
+    return 1;
+  }
+  frame('O', buf, (uint32_t)n);
+  *sent += n;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 8 || strcmp(argv[6], "--") != 0) {
     static const char usage[] = "usage: native-supervisor cpu_ms wall_ms output_bytes stderr_bytes as_bytes -- argv...\n";
@@ -148,22 +168,10 @@ int main(int argc, char **argv) {
           open_pipes--;
           continue;
         }
-        if (i == 0) {
-          long long room = output_cap - out_bytes;
-          if (n > room) {
-            if (room > 0) frame('O', buf, (uint32_t)room);
-            out_bytes = output_cap;
-            limit = "output";
-            kill(-child, SIGKILL);
-            kill(child, SIGKILL);
-          } else {
-            frame('O', buf, (uint32_t)n);
-            out_bytes += n;
-          }
-        } else {
-          long long room = stderr_cap - err_bytes;
-          if (room > 0) frame('E', buf, (uint32_t)(n > room ? room : n));
-          err_bytes += n;
+        if (forward(i, buf, n, i == 0 ? &out_bytes : &err_bytes, i == 0 ? output_cap : stderr_cap)) {
+          limit = "output";
+          kill(-child, SIGKILL);
+          kill(child, SIGKILL);
         }
       }
     }
@@ -191,21 +199,9 @@ int main(int argc, char **argv) {
     ssize_t n;
     fcntl(fds[i].fd, F_SETFL, O_NONBLOCK);
     while ((n = read(fds[i].fd, buf, sizeof buf)) > 0) {
-      if (i == 0) {
-        long long room = output_cap - out_bytes;
-        if (n > room) {
-          if (room > 0) frame('O', buf, (uint32_t)room);
-          out_bytes = output_cap;
-          if (strcmp(limit, "none") == 0) limit = "output";
-        } else {
-          frame('O', buf, (uint32_t)n);
-          out_bytes += n;
-        }
-      } else {
-        long long room = stderr_cap - err_bytes;
-        if (room > 0) frame('E', buf, (uint32_t)(n > room ? room : n));
-        err_bytes += n;
-      }
+      if (forward(i, buf, n, i == 0 ? &out_bytes : &err_bytes, i == 0 ? output_cap : stderr_cap) &&
+          strcmp(limit, "none") == 0)
+        limit = "output";
     }
   }
   /* Whatever the program left behind in its group dies with the run. */
