@@ -5,14 +5,7 @@
 import type { AgentKeyRow } from '../db/queries/agent-keys';
 import type { AgentRow } from '../db/queries/agents';
 import type { ApiTokenRow } from '../db/queries/api-tokens';
-import {
-  escapeHtml as h,
-  newNonce,
-  pageHeaders,
-  pageShell,
-  type HeaderAccount,
-  type RenderedPage,
-} from './layout';
+import { escapeHtml as h, renderPage, type HeaderAccount, type RenderedPage } from './layout';
 
 const fmtDate = (d: Date | null) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—');
 
@@ -20,8 +13,7 @@ const fmtDate = (d: Date | null) => (d ? `${d.toISOString().slice(0, 16).replace
 export const csrfField = (token: string) => `<input type="hidden" name="_csrf" value="${h(token)}">`;
 
 function accountPage(title: string, body: string, account: HeaderAccount, script?: string): RenderedPage {
-  const nonce = newNonce();
-  return { html: pageShell({ title, nonce, body, account, script }), headers: pageHeaders(nonce) };
+  return renderPage({ title, body, account, script });
 }
 
 /** A secret shown once, right after it was made. */

@@ -6,14 +6,7 @@
  */
 import { formatScore } from '../lib/score';
 import { csrfField } from './account-pages';
-import {
-  escapeHtml as h,
-  newNonce,
-  pageHeaders,
-  pageShell,
-  type HeaderAccount,
-  type RenderedPage,
-} from './layout';
+import { escapeHtml as h, renderPage, type HeaderAccount, type RenderedPage } from './layout';
 
 export const fmtTime = (d: Date | null) =>
   d ? `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
@@ -57,18 +50,12 @@ export function consolePage(input: {
   body: string;
   account: HeaderAccount;
 }): RenderedPage {
-  const nonce = newNonce();
-  const nav = consoleNav(input.section);
-  return {
-    html: pageShell({
-      title: `${input.title} · Console`,
-      nonce,
-      body: `${nav}\n${input.body}`,
-      account: input.account,
-      style: CONSOLE_STYLE,
-    }),
-    headers: pageHeaders(nonce),
-  };
+  return renderPage({
+    title: `${input.title} · Console`,
+    body: `${consoleNav(input.section)}\n${input.body}`,
+    account: input.account,
+    style: CONSOLE_STYLE,
+  });
 }
 
 export const statusBadge = (status: string) => `<span class="badge b-${h(status)}">${h(status)}</span>`;

@@ -9,14 +9,7 @@ import { CONSOLE_NAV_STYLE, consoleNav } from './admin-pages';
 import type { DeliveryStatus, WebhookAttemptRow } from '../db/queries/webhook-deliveries';
 import type { WebhookSubscriptionRow } from '../db/queries/webhook-subscriptions';
 import { type ShownOnce, csrfField, shownOnceBlock } from './account-pages';
-import {
-  escapeHtml as h,
-  newNonce,
-  pageHeaders,
-  pageShell,
-  type HeaderAccount,
-  type RenderedPage,
-} from './layout';
+import { escapeHtml as h, renderPage, type HeaderAccount, type RenderedPage } from './layout';
 
 export const DELIVERY_STATUS_LABELS: Record<DeliveryStatus, string> = {
   pending: 'pending',
@@ -54,17 +47,12 @@ const code = (n: number | null) => (n === null ? '—' : String(n));
 
 /** A delivery page; under /admin (`inConsole`) with the console's navigation. */
 function deliveryPage(title: string, body: string, account: HeaderAccount, inConsole = false): RenderedPage {
-  const nonce = newNonce();
-  const style = inConsole ? `${DELIVERY_STYLE}\n${CONSOLE_NAV_STYLE}` : DELIVERY_STYLE;
-  return {
-    html: pageShell({
-      title: inConsole ? `${title} · Console` : `${title} · Challenges`,
-      nonce,
-      body: `<style nonce="${nonce}">${style}</style>\n${inConsole ? consoleNav('deliveries') : ''}${body}`,
-      account,
-    }),
-    headers: pageHeaders(nonce),
-  };
+  return renderPage({
+    title: inConsole ? `${title} · Console` : `${title} · Challenges`,
+    body: `${inConsole ? consoleNav('deliveries') : ''}${body}`,
+    style: inConsole ? `${DELIVERY_STYLE}\n${CONSOLE_NAV_STYLE}` : DELIVERY_STYLE,
+    account,
+  });
 }
 
 /** One delivery in a listing. */

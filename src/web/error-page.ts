@@ -1,11 +1,4 @@
-import {
-  type HeaderAccount,
-  escapeHtml,
-  newNonce,
-  pageHeaders,
-  pageShell,
-  type RenderedPage,
-} from './layout';
+import { type HeaderAccount, escapeHtml, renderPage, type RenderedPage } from './layout';
 
 /**
  * The HTML answer of a page route that fails (and of any unknown path outside /api/): what went
@@ -54,7 +47,6 @@ export function renderErrorPage(input: {
 }): RenderedPage {
   const known = TITLES[input.status] ?? TITLES[input.status >= 500 ? 500 : 400];
   const title = input.title ?? known.title;
-  const nonce = newNonce();
   const detail =
     input.detail && input.status < 500 ? `<p class="muted small">${escapeHtml(input.detail)}</p>` : '';
   const retry =
@@ -70,10 +62,7 @@ ${input.back ? `<li><a href="${escapeHtml(input.back.href)}">${escapeHtml(input.
 <li><a href="/api/v1/docs">API reference</a></li>
 </ul></nav>
 <p class="muted small">Error ${input.status}${input.requestId ? ` · request id <code>${escapeHtml(input.requestId)}</code>` : ''}</p>`;
-  const headers: Record<string, string> = pageHeaders(nonce);
-  if (input.retryAfterSec !== undefined) headers['Retry-After'] = String(input.retryAfterSec);
-  return {
-    html: pageShell({ title: `${title} · Challenges`, nonce, body, account: input.account }),
-    headers,
-  };
+  const page = renderPage({ title: `${title} · Challenges`, body, account: input.account });
+  if (input.retryAfterSec !== undefined) page.headers['Retry-After'] = String(input.retryAfterSec);
+  return page;
 }

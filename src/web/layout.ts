@@ -241,3 +241,15 @@ ${input.script ? `<script nonce="${input.nonce}">${input.script}</script>` : ''}
 </html>
 `;
 }
+
+/**
+ * A whole page: a fresh nonce for its inline style and script, the shell, and the headers whose
+ * policy allows exactly those (every page is rendered through here, so none forgets a header).
+ */
+export function renderPage(
+  shell: Omit<Parameters<typeof pageShell>[0], 'nonce'>,
+  headers: Parameters<typeof pageHeaders>[1] = {},
+): RenderedPage {
+  const nonce = newNonce();
+  return { html: pageShell({ ...shell, nonce }), headers: pageHeaders(nonce, headers) };
+}

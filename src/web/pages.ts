@@ -7,9 +7,7 @@ import {
   jsonForScriptBlock,
   LEADERBOARD_DISPLAY_JS,
   leaderboardDisplay,
-  newNonce,
-  pageHeaders,
-  pageShell,
+  renderPage,
   type HeaderAccount,
   type RenderedPage,
 } from './layout';
@@ -55,7 +53,6 @@ export function renderHomePage(input: {
   now?: Date;
   account?: HeaderAccount;
 }): RenderedPage {
-  const nonce = newNonce();
   const now = input.now ?? new Date();
   const { filters } = input;
   const cards = input.rows
@@ -90,10 +87,7 @@ export function renderHomePage(input: {
 <p class="muted small" id="count">${input.total} ${input.total === 1 ? 'challenge' : 'challenges'}${pages > 1 ? `, page ${filters.page} of ${pages}` : ''}</p>
 ${input.rows.length ? `<ul class="cards" id="challenges">${cards}</ul>` : '<p class="notice" id="challenges">No challenges match these filters.</p>'}
 <nav class="pager" aria-label="Pages">${filters.page > 1 ? `<a href="${h(query(filters.page - 1))}" rel="prev">← Newer</a>` : ''}${filters.page < pages ? `<a href="${h(query(filters.page + 1))}" rel="next">Older →</a>` : ''}</nav>`;
-  return {
-    html: pageShell({ title: 'Challenges', nonce, body, account: input.account }),
-    headers: pageHeaders(nonce, { formAction: true }),
-  };
+  return renderPage({ title: 'Challenges', body, account: input.account }, { formAction: true });
 }
 
 // ---- /challenges/{id} ----------------------------------------------------------------------------
@@ -204,7 +198,6 @@ export function renderChallengePage(input: {
   now?: Date;
   account?: HeaderAccount;
 }): RenderedPage {
-  const nonce = newNonce();
   const c = input.challenge;
   const judge = judgePublicView(c.judge);
   const phase = phaseOf(c, input.now ?? new Date());
@@ -234,10 +227,7 @@ ${input.hasMore ? `<p class="small"><a href="/api/v1/leaderboards/${h(c.id)}/exp
 </section>
 </div>
 <script type="application/json" id="page-config">${jsonForScriptBlock({ challengeId: c.id, limit: 50 })}</script>`;
-  return {
-    html: pageShell({ title: c.title, nonce, body, script: CHALLENGE_SCRIPT, account: input.account }),
-    headers: pageHeaders(nonce),
-  };
+  return renderPage({ title: c.title, body, script: CHALLENGE_SCRIPT, account: input.account });
 }
 
 /**

@@ -2,14 +2,7 @@
  * Pages of signing in: the embedded provider's sign-in page (development), "sign-in is off", and
  * the plain message pages the web's forms answer with (403 for a refused form, 400, …).
  */
-import {
-  escapeHtml,
-  newNonce,
-  pageHeaders,
-  pageShell,
-  type HeaderAccount,
-  type RenderedPage,
-} from './layout';
+import { escapeHtml, renderPage, type HeaderAccount, type RenderedPage } from './layout';
 
 /** A page that says one thing and leads back: refusals and failures of the web's forms. */
 export function renderMessagePage(input: {
@@ -19,15 +12,11 @@ export function renderMessagePage(input: {
   next?: { href: string; label: string };
   account?: HeaderAccount;
 }): RenderedPage {
-  const nonce = newNonce();
   const next = input.next ?? { href: '/', label: 'Back to the challenges' };
   const body = `<h1>${escapeHtml(input.title)}</h1>
 <p>${escapeHtml(input.message)}</p>
 <p><a href="${escapeHtml(next.href)}">${escapeHtml(next.label)}</a></p>`;
-  return {
-    html: pageShell({ title: input.title, nonce, body, account: input.account }),
-    headers: pageHeaders(nonce),
-  };
+  return renderPage({ title: input.title, body, account: input.account });
 }
 
 export function renderSignInOffPage(): RenderedPage {
@@ -44,7 +33,6 @@ export function renderEmbeddedProviderSignIn(input: {
   accounts: readonly { sub: string; name: string }[];
   error?: string;
 }): RenderedPage {
-  const nonce = newNonce();
   const accounts = input.accounts
     .map(
       (a) =>
@@ -61,8 +49,8 @@ ${input.error ? `<p class="notice" role="alert">${escapeHtml(input.error)}</p>` 
   <label for="login">Subject (the <code>sub</code> that <code>cli jwt mint --sub</code> takes)<input id="login" name="login" required maxlength="255" autocomplete="username" spellcheck="false"></label>
   <button type="submit">Sign in</button>
 </form>`;
-  return {
-    html: pageShell({ title: 'Sign in (development provider)', nonce, body, referrer: 'same-origin' }),
-    headers: pageHeaders(nonce, { formAction: true, referrer: 'same-origin' }),
-  };
+  return renderPage(
+    { title: 'Sign in (development provider)', body, referrer: 'same-origin' },
+    { formAction: true, referrer: 'same-origin' },
+  );
 }
