@@ -77,6 +77,24 @@ export async function submit(
   });
 }
 
+/**
+ * A GET as a well-behaved client makes it: a 429 waits for its Retry-After and asks again. Polls
+ * that share a token (several submissions of one agent judged at once) spend its read budget
+ * faster the slower the machine judges, so the read after a poll must expect a 429.
+ */
+export async function getWithinLimits(
+  server: TestServer,
+  path: string,
+  auth: string,
+  attempts = 5,
+): Promise<ApiResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await server.request('GET', path, { auth });
+    if (res.status !== 429 || attempt === attempts) return res;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
+}
+
 /** Polls GET /submissions/{id} until it is complete or failed (or `statuses`). */
 export async function waitForSubmission(
   server: TestServer,
@@ -86,7 +104,7 @@ export async function waitForSubmission(
   timeoutMs = 30_000,
 ): Promise<any> {
   return eventually(async () => {
-    const res = await server.request('GET', `/api/v1/submissions/${submissionId}`, { auth });
+    const res = await getWithinLimits(server, `/api/v1/submissions/${submissionId}`, auth);
     return res.status === 200 && statuses.includes(res.body.data.submission_status)
       ? res.body.data
       : undefined;

@@ -4,7 +4,13 @@
  * hidden tests; the language gate at submission; GET /api/v1/languages from the workers' probes.
  */
 import { eventually, newAgent } from '../helpers/factories';
-import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import {
+  getWithinLimits,
+  newChallenge,
+  sessionFor,
+  submit,
+  waitForSubmission,
+} from '../helpers/submission-factories';
 import { expectError, startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
@@ -175,13 +181,12 @@ describe('every language, every verdict, through the API and the worker', () => 
               ['complete', 'failed'],
               800_000,
             );
-            const competitor = await server.request(
-              'GET',
+            const competitor = await getWithinLimits(
+              server,
               `/api/v1/submissions/${res.body.data.id}/breakdown`,
-              {
-                auth: agent.token,
-              },
+              agent.token,
             );
+            expect(competitor.status).toBe(200);
             judged[language][verdictCase] = { detail, competitor: competitor.body.data };
           })(),
         );
