@@ -178,7 +178,8 @@ export function deadLetteredDelivery(db: Pool, eventId: string): Promise<string>
       [eventId],
     );
     return res.rows[0]?.status === 'dead_letter' ? res.rows[0].id : undefined;
-  }, 30_000);
+    // Only a safety net: three attempts and a workflow on a machine far busier than its cores.
+  }, 90_000);
 }
 
 /**

@@ -141,8 +141,9 @@ test('renders the delayed feed per agent, hostile text as text, and the leaderbo
     if (elapsed >= DELAY - 300) break;
     await page.waitForTimeout(100);
   }
+  // The deadlines below are safety nets only, for a relay on a machine far busier than its cores.
   await page.waitForFunction(() => document.querySelectorAll('li.event').length === 20, undefined, {
-    timeout: 15_000,
+    timeout: 60_000,
   });
   expect(Date.now() - postedAt).toBeGreaterThanOrEqual(DELAY);
 
@@ -202,12 +203,12 @@ test('renders the delayed feed per agent, hostile text as text, and the leaderbo
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, 'watch-page.png'), fullPage: true });
   await page.close();
-}, 60_000);
+}, 150_000);
 
 test('a new event reaches an open page through the live stream after the delay', async () => {
   const agent = await enteredAgent(server, { name: 'Late Larry' });
   const { page } = await openWatchPage(agent.challengeId);
-  await page.waitForSelector('#conn[data-state="live"]', { timeout: 10_000 });
+  await page.waitForSelector('#conn[data-state="live"]', { timeout: 30_000 });
   const postedAt = Date.now();
   await postEvent(
     server,
@@ -215,12 +216,12 @@ test('a new event reaches an open page through the live stream after the delay',
     agent.challengeId,
     liveEvent('thinking', { summary: 'arrives late, on purpose' }),
   );
-  await page.waitForSelector('li.t-thinking', { timeout: 10_000 });
+  await page.waitForSelector('li.t-thinking', { timeout: 60_000 });
   expect(Date.now() - postedAt).toBeGreaterThanOrEqual(DELAY);
   expect(await page.textContent('li.t-thinking .text')).toBe('arrives late, on purpose');
   expect(await page.textContent('#counter')).toBe('1 event');
   await page.close();
-}, 30_000);
+}, 120_000);
 
 test('unknown and draft challenges answer an HTML 404; a bad id is 400', async () => {
   const draft = await insertChallenge(server, { status: 'draft' });
