@@ -2,13 +2,14 @@
  * Fair share of the judges: one user floods 100 `tests` submissions from four agents; another
  * user's single submission, sent right after, is judged without waiting for the flood.
  */
-import { newAgent, type TestAgent } from '../helpers/factories';
+import { eventually, newAgent, type TestAgent } from '../helpers/factories';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { loadConfig } from '../../src/config';
 import { defaultJudgeSlots } from '../../src/judging/sandbox/sandbox-runtime';
 
-jest.setTimeout(240_000);
+// A safety net: a hundred judgings on a machine far busier than its cores take minutes.
+jest.setTimeout(600_000);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -55,7 +56,6 @@ test('a flooding user cannot keep another user waiting behind the whole flood', 
   for (let i = 1; i < 4; i++) flooderAgents.push(await newAgent(server, { user: flooder.user }));
   const sessions = await Promise.all(flooderAgents.map((agent) => sessionFor(server, agent, challengeId)));
   const flood: string[] = [];
-  const floodToken = new Map<string, string>();
   for (let batch = 0; batch < 10; batch++) {
     const accepted = await Promise.all(
       Array.from({ length: 10 }, (_, i) => {
@@ -71,9 +71,6 @@ test('a flooding user cannot keep another user waiting behind the whole flood', 
       expect(res.status).toBe(201);
       flood.push(res.body.data.id);
     }
-    accepted.forEach((res, i) =>
-      floodToken.set(res.body.data.id, flooderAgents[(batch * 10 + i) % flooderAgents.length].token),
-    );
   }
 
   // Sample the flooder's leases while the flood is judged: never more than its caps at once.
@@ -114,10 +111,17 @@ test('a flooding user cannot keep another user waiting behind the whole flood', 
   expect(judged.submission_status).toBe('complete');
   expect(judged.result.final_score).toBe(100);
 
-  for (const id of flood) {
-    const done = await waitForSubmission(server, floodToken.get(id)!, id, ['complete', 'failed'], 180_000);
-    expect(done.submission_status).toBe('complete');
-  }
+  // The rest of the flood, read from the database: a hundred polls over the API would only spend
+  // the flooder's read budget (and wait out its 429s) on a busy machine.
+  const floodStatuses = await eventually(async () => {
+    const rows = await server.deps.db.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM submissions WHERE id = ANY($1::uuid[]) GROUP BY status`,
+      [flood],
+    );
+    const byStatus = Object.fromEntries(rows.rows.map((row) => [row.status, row.n]));
+    return (byStatus.complete ?? 0) + (byStatus.failed ?? 0) === flood.length ? byStatus : undefined;
+  }, 480_000);
+  expect(floodStatuses).toEqual({ complete: flood.length });
   sampling = false;
   await sampler;
   expect(maxUserLeases).toBeGreaterThan(0);
