@@ -9,6 +9,8 @@ import { eventually, newAdmin, newAgent, newUser, type TestAgent, type TestUser 
 import { expectError, startTestServer, type TestServer } from '../helpers/server';
 import { sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 import {
+  deadLetteredDelivery,
+  deliveryRow,
   emitResultFinalized,
   userIdOf,
   webhookFixtures,
@@ -229,16 +231,20 @@ describe('deliveries and their attempts (support)', () => {
   let deliveryId: string;
   const BROKEN = 'receiver exploded: TypeError: cannot read properties of undefined (reading "score")';
 
-  /** A result.finalized for the owner; resolves with its delivery once it is dead-lettered. */
+  /**
+   * A result.finalized for the owner; resolves with its delivery once it is dead-lettered (waited
+   * for in the database, not by polling the API on the admin's read budget), and listed where
+   * support looks for it.
+   */
   async function deadLetter(): Promise<string> {
     const eventId = await emitResultFinalized(server.deps.db, ownerId);
-    return eventually(async () => {
-      const res = await get(
-        `/api/v1/admin/webhooks/deliveries?subscription_id=${sub.id}&status=dead_letter`,
-        admin.jwt,
-      );
-      return res.body.data.find((d: { event_id: string }) => d.event_id === eventId)?.id;
-    }, 30_000);
+    const id = await deadLetteredDelivery(server.deps.db, eventId);
+    const listed = await get(
+      `/api/v1/admin/webhooks/deliveries?subscription_id=${sub.id}&status=dead_letter`,
+      admin.jwt,
+    );
+    expect(listed.body.data.find((d: { event_id: string }) => d.event_id === eventId)?.id).toBe(id);
+    return id;
   }
 
   beforeEach(async () => {
@@ -315,10 +321,9 @@ describe('deliveries and their attempts (support)', () => {
     expect(res.status).toBe(202);
     expect(new Set(res.body.data.delivery_ids)).toEqual(new Set([deliveryId, second]));
     for (const id of [deliveryId, second]) {
-      const done = await eventually(async () => {
-        const d = (await get(`/api/v1/webhooks/${sub.id}/deliveries/${id}`, owner.jwt)).body.data;
-        return d.status === 'delivered' ? d : undefined;
-      });
+      await eventually(async () => (await deliveryRow(server.deps.db, id)).status === 'delivered', 90_000);
+      const done = (await get(`/api/v1/webhooks/${sub.id}/deliveries/${id}`, owner.jwt)).body.data;
+      expect(done.status).toBe('delivered');
       expect(done.attempts.at(-1)).toMatchObject({
         replay: 1,
         attempt_number: 1,
