@@ -258,7 +258,9 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
       res.writeHead(202, { 'content-type': 'text/plain' });
       res.write('accepted, still talking');
     });
-    const outcome = await attemptTo(receiver.url, { timeoutMs: 300 });
+    // The attempt ends only at its deadline (the body never ends), which must come after the status
+    // line and the first chunk reached it: 300 ms did not on a busy CI machine (load 12 on 2 cores).
+    const outcome = await attemptTo(receiver.url, { timeoutMs: 3_000 });
     expect(outcome).toMatchObject({
       ok: true,
       statusCode: 202,
