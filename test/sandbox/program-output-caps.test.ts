@@ -4,9 +4,9 @@
  * so going past its cap only cuts it. native-supervisor.c applies both caps while the program runs
  * and again to what is still in the pipes when it exits (one `forward` for both).
  */
-import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from '../../src/judging/program/build';
+import { runProgram } from '../../src/judging/program/build';
 import { LANGUAGES } from '../../src/judging/program/languages';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
+import { useBuiltCProgram } from './built-program';
 
 jest.setTimeout(120_000);
 
@@ -31,20 +31,9 @@ int main(void) {
 
 // A CPU limit no flood reaches first, however starved the machine: the output cap must end it.
 const LIMITS = { timeLimitMs: 10_000, memoryMb: 64, outputBytes: 4_096, stderrBytes: 2_048 };
-let folder: BuildFolder;
+const folder = useBuiltCProgram(WRITER);
 
-beforeAll(async () => {
-  const runtime = await sandboxRuntime();
-  expect(runtime.launcher.isolation).toBe('bwrap');
-  folder = await newBuildFolder();
-  expect(await buildProgram(LANGUAGES.c, WRITER, folder)).toMatchObject({ kind: 'built' });
-});
-
-afterAll(async () => {
-  await folder?.remove();
-});
-
-const run = (input: string) => runProgram(LANGUAGES.c, folder, LIMITS, input, { followed: false });
+const run = (input: string) => runProgram(LANGUAGES.c, folder(), LIMITS, input, { followed: false });
 
 test('stdout within its cap is the answer, whole', async () => {
   const result = await run(`out ${LIMITS.outputBytes - 'done'.length}`);

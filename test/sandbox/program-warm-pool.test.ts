@@ -4,8 +4,9 @@
  * be written down for a later visible test to echo), and a sandbox launched ahead starts nothing,
  * and runs no clock, before its test hands it its input.
  */
-import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from '../../src/judging/program/build';
+import { runProgram } from '../../src/judging/program/build';
 import { LANGUAGES } from '../../src/judging/program/languages';
+import { useBuiltCProgram } from './built-program';
 import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
 
 jest.setTimeout(120_000);
@@ -41,19 +42,7 @@ int main(void) {
 `;
 
 const LIMITS = { timeLimitMs: 1_000, memoryMb: 64, outputBytes: 4_096, stderrBytes: 4_096 };
-let folder: BuildFolder;
-
-beforeAll(async () => {
-  const runtime = await sandboxRuntime();
-  expect(runtime.launcher.isolation).toBe('bwrap');
-  folder = await newBuildFolder();
-  const built = await buildProgram(LANGUAGES.c, REMEMBERS, folder);
-  expect(built).toMatchObject({ kind: 'built' });
-});
-
-afterAll(async () => {
-  await folder?.remove();
-});
+const folder = useBuiltCProgram(REMEMBERS);
 
 function parse(stdout: string) {
   const [started, input, work, shm] = stdout.trim().split('|');
@@ -64,7 +53,7 @@ test('every test of a program starts on a fresh /work and /dev/shm, whichever sa
   const secrets = ['hidden-91827364', 'visible-1', 'hidden-55443322', 'visible-2', 'last'];
   const seen: ReturnType<typeof parse>[] = [];
   for (const [index, secret] of secrets.entries()) {
-    const run = await runProgram(LANGUAGES.c, folder, LIMITS, `${secret}\n`, {
+    const run = await runProgram(LANGUAGES.c, folder(), LIMITS, `${secret}\n`, {
       followed: index < secrets.length - 1,
     });
     expect(run.exit).toEqual({ kind: 'exited', code: 0 });
@@ -77,7 +66,7 @@ test('every test of a program starts on a fresh /work and /dev/shm, whichever sa
 
 test('a sandbox launched ahead starts its program only when its test hands over the input', async () => {
   const { launcher } = await sandboxRuntime();
-  const first = await runProgram(LANGUAGES.c, folder, LIMITS, 'one\n', { followed: true });
+  const first = await runProgram(LANGUAGES.c, folder(), LIMITS, 'one\n', { followed: true });
   expect(first.exit).toEqual({ kind: 'exited', code: 0 });
   await launcher.warmed();
   const parked = launcher.warmCount();
@@ -85,7 +74,7 @@ test('a sandbox launched ahead starts its program only when its test hands over 
   // The parked sandbox waits; had its program started at launch, it would have started before this.
   await new Promise((resolve) => setTimeout(resolve, 300));
   const handedOver = Date.now();
-  const second = await runProgram(LANGUAGES.c, folder, LIMITS, 'two\n', { followed: false });
+  const second = await runProgram(LANGUAGES.c, folder(), LIMITS, 'two\n', { followed: false });
   expect(launcher.warmCount()).toBe(parked - 1); // it was the parked one, and none was launched after it
   const { started, input } = parse(second.stdout);
   expect(input).toBe('two');
