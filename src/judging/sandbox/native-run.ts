@@ -2,10 +2,12 @@
  * Runs one native command (a compiler, or a submitted program on one test's input) behind the OS
  * wall of os-sandbox.ts, for the `program` judge. This is the judge's only way into the wall.
  *
- * The command runs under native-supervisor.c inside bwrap: the supervisor measures CPU time (the
- * verdict's clock), wall time and peak memory next to the program, caps its output and reports
- * through frames the program cannot forge. Each call is a fresh sandbox with a fresh tmpfs work
- * folder, so nothing one test writes is seen by the next; a program's tests take sandboxes the
+ * The command runs under native-supervisor.c, the sandbox's PID 1, which starts it, caps its
+ * output and reports how it ended through frames only the supervisor can write. What decides a
+ * verdict is measured here, outside the program's reach (decideRun): CPU time and peak memory
+ * from the run's cgroup, wall time and kills on the host's clock. Each call is a fresh sandbox
+ * with a fresh tmpfs work folder, so nothing one test writes is seen by the next; a program's
+ * tests take sandboxes the
  * warm pool launched ahead (`followed`), which wait for their input before anything starts. The root holds /usr (the Debian
  * runtimes: /usr/bin/python3, gcc, /usr/lib/go-*, /usr/lib/jvm, node), the loader cache, the
  * JDK's configuration and what the caller binds (the build folder, read-only except while
@@ -19,7 +21,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SandboxUnavailableError } from '../errors';
-import { type NativeCommand, OS_SANDBOX_DEFAULTS } from './os-sandbox';
+import {
+  type FinishedProcess,
+  type LaunchedProcess,
+  type NativeCommand,
+  OS_SANDBOX_DEFAULTS,
+} from './os-sandbox';
 import { sandboxRuntime } from './sandbox-runtime';
 
 const execFileAsync = promisify(execFile);
@@ -168,6 +175,29 @@ export function nativeCommand(request: NativeRunRequest, supervisor: string): Na
 const REPORT =
   /^status (exited|signaled) code (-?\d+) signal (\d+) cpu_ms (\d+) wall_ms (\d+) maxrss_kb (\d+) limit (none|cpu|wall|output)$/;
 
+/** What the supervisor's one report says (native-supervisor.c); its figures are only a fallback. */
+export interface SupervisorReport {
+  exit: NativeRunResult['exit'];
+  limit: NativeRunResult['limit'];
+  cpuMs: number;
+  maxrssKb: number;
+}
+
+export function parseReport(text: string): SupervisorReport | undefined {
+  const parsed = REPORT.exec(text);
+  if (parsed === null) return undefined;
+  const [, kind, code, signalNumber, cpuMs, , maxrssKb, limit] = parsed;
+  return {
+    exit:
+      kind === 'exited'
+        ? { kind: 'exited', code: Number(code) }
+        : { kind: 'signaled', signal: Number(signalNumber) },
+    limit: limit as NativeRunResult['limit'],
+    cpuMs: Number(cpuMs),
+    maxrssKb: Number(maxrssKb),
+  };
+}
+
 /** Splits the supervisor's frames; returns the unconsumed tail. */
 function readFrames(buffer: Buffer, onFrame: (kind: string, data: Buffer) => void): Buffer {
   let offset = 0;
@@ -178,6 +208,183 @@ function readFrames(buffer: Buffer, onFrame: (kind: string, data: Buffer) => voi
     offset += 5 + length;
   }
   return buffer.subarray(offset);
+}
+
+/** Why the host ended a run itself. */
+export type HostKill = 'wall' | 'cpu' | 'abort' | 'protocol';
+
+/** What the host saw of one run, before the kernel's figures are read. */
+export interface ObservedRun {
+  /** The supervisor started the program ('S' frame): a run that ends after this is judged. */
+  started: boolean;
+  /** The first report; the only one accepted. */
+  report: SupervisorReport | undefined;
+  /** Frames after the report, unknown frames, a report that does not parse, or a frame flood. */
+  tampered: boolean;
+  hostKilled: HostKill | undefined;
+  /** From the go byte to the sandbox's end, on the host's clock. */
+  wallMs: number;
+  /** The run's cgroup CPU time when the go byte was sent (undefined without a cgroup). */
+  cpuBaselineMs: number | undefined;
+  stdout: string;
+  stderr: string;
+  /** The sandbox could not be started at all. */
+  launchError?: Error;
+  /** What bwrap and the launch chain printed (for an infrastructure failure's message). */
+  launchErrors: string;
+}
+
+/**
+ * The verdict figures of a run, decided on the host: CPU time and peak memory from the run's
+ * cgroup (every process of the run, reaped or not), wall time and kills from the host. The
+ * supervisor's report explains how the program ended and may add a limit; it never lowers a
+ * figure or removes a limit the host saw. Throws SandboxUnavailableError when the program never
+ * started (nothing was judged).
+ */
+export function decideRun(
+  request: Pick<NativeRunRequest, 'cpuMs'>,
+  observed: ObservedRun,
+  kernel: FinishedProcess,
+): NativeRunResult {
+  const { report } = observed;
+  if (observed.launchError !== undefined) {
+    throw new SandboxUnavailableError(`could not start the native sandbox: ${observed.launchError.message}`);
+  }
+  if (!observed.started) {
+    throw new SandboxUnavailableError(
+      `the native sandbox ended before its program started${observed.hostKilled ? ` (${observed.hostKilled})` : ''}: ${observed.launchErrors.trim().slice(-300)}`,
+    );
+  }
+  const cgroupCpuMs =
+    kernel.cpuTimeMs === undefined || observed.cpuBaselineMs === undefined
+      ? undefined
+      : Math.max(0, kernel.cpuTimeMs - observed.cpuBaselineMs);
+  // Without a cgroup (never in production) the supervisor's own measure is all there is.
+  const cpuMs = cgroupCpuMs ?? report?.cpuMs ?? 0;
+  const memoryKb =
+    kernel.peakMemoryBytes === undefined ? (report?.maxrssKb ?? 0) : Math.ceil(kernel.peakMemoryBytes / 1024);
+  let limit: NativeRunResult['limit'] = 'none';
+  if (observed.hostKilled === 'wall') limit = 'wall';
+  else if (observed.hostKilled === 'cpu' || cpuMs > request.cpuMs) limit = 'cpu';
+  else if (report !== undefined && report.limit !== 'none') limit = report.limit;
+  // No report (the supervisor vanished after the start, or the host or the kernel ended the
+  // sandbox) or a tampered channel: the program's run ended by a kill, never a clean exit.
+  const exit: NativeRunResult['exit'] =
+    report === undefined || observed.tampered ? { kind: 'signaled', signal: 9 } : report.exit;
+  return {
+    exit,
+    limit,
+    cpuMs,
+    wallMs: observed.wallMs,
+    memoryKb,
+    oomKilled: kernel.oomKilled,
+    stdout: observed.stdout,
+    stderr: observed.stderr,
+  };
+}
+
+/** How often the host reads the run's cgroup CPU time while it runs. */
+const CPU_POLL_MS = 25;
+
+/**
+ * Feeds the run its go byte and input once the supervisor waits for them, reads its frames,
+ * and ends it from the host at the wall cap, at the CPU limit (cgroup) and on a broken channel.
+ */
+async function observeRun(launched: LaunchedProcess, request: NativeRunRequest): Promise<ObservedRun> {
+  const { child } = launched;
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  const observed: ObservedRun = {
+    started: false,
+    report: undefined,
+    tampered: false,
+    hostKilled: undefined,
+    wallMs: 0,
+    cpuBaselineMs: undefined,
+    stdout: '',
+    stderr: '',
+    launchErrors: '',
+  };
+  let pending: Buffer = Buffer.alloc(0);
+  let received = 0;
+  let goAt: number | undefined;
+  let wallTimer: NodeJS.Timeout | undefined;
+  let cpuTimer: NodeJS.Timeout | undefined;
+  const frameBudget = request.outputBytes + request.stderrBytes + 64 * 1024;
+  const kill = (why: HostKill) => {
+    observed.hostKilled ??= why;
+    child.kill('SIGKILL');
+  };
+  const onAbort = () => kill('abort');
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const go = async () => {
+    observed.cpuBaselineMs = await launched.cpuTimeMs?.();
+    if (observed.hostKilled !== undefined) return;
+    goAt = performance.now();
+    wallTimer = setTimeout(() => kill('wall'), request.wallMs + NATIVE_RUN_DEFAULTS.launchGraceMs);
+    if (launched.cpuTimeMs !== undefined && observed.cpuBaselineMs !== undefined) {
+      const baseline = observed.cpuBaselineMs;
+      let reading = false;
+      cpuTimer = setInterval(() => {
+        if (reading) return;
+        reading = true;
+        void launched.cpuTimeMs!()
+          .then((used) => {
+            if (used !== undefined && used - baseline > request.cpuMs) kill('cpu');
+          })
+          .finally(() => (reading = false));
+      }, CPU_POLL_MS);
+    }
+    // The go byte starts the run, then the input follows.
+    child.stdin.end(Buffer.concat([GO_BYTE, Buffer.from(request.stdin ?? '', 'utf8')]));
+  };
+
+  child.stderr.on('data', (chunk: Buffer) => {
+    observed.launchErrors = (observed.launchErrors + chunk.toString('utf8')).slice(-2_000);
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > frameBudget) {
+      observed.tampered = true;
+      return kill('protocol');
+    }
+    pending = readFrames(Buffer.concat([pending, chunk]), (kind, data) => {
+      if (observed.report !== undefined) {
+        // Exactly one final report: anything after it did not come from the supervisor.
+        observed.tampered = true;
+        return kill('protocol');
+      }
+      if (kind === 'W' && goAt === undefined) void go();
+      else if (kind === 'S') observed.started = true;
+      else if (kind === 'O') stdout.push(Buffer.from(data));
+      else if (kind === 'E') stderr.push(Buffer.from(data));
+      else if (kind === 'R') {
+        observed.report = parseReport(data.toString('utf8'));
+        if (observed.report === undefined) {
+          observed.tampered = true;
+          kill('protocol');
+        }
+      } else {
+        observed.tampered = true;
+        kill('protocol');
+      }
+    });
+  });
+  child.stdin.on('error', () => {}); // a program that does not read its input
+  const closed = await new Promise<{ error?: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ error }));
+    child.once('close', () => resolve({}));
+  });
+  clearTimeout(wallTimer);
+  clearInterval(cpuTimer);
+  request.signal?.removeEventListener('abort', onAbort);
+  observed.wallMs = goAt === undefined ? 0 : Math.round(performance.now() - goAt);
+  if (closed.error !== undefined) observed.launchError = closed.error;
+  const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
+  observed.stdout = text(stdout);
+  observed.stderr = text(stderr);
+  return observed;
 }
 
 /**
@@ -206,83 +413,10 @@ export async function runNativeInSandbox(request: NativeRunRequest): Promise<Nat
       command: nativeCommand(request, supervisor),
       ...(request.followed === undefined ? {} : { followed: request.followed }),
     });
-    const { child } = launched;
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    let report: RegExpExecArray | null = null;
-    let pending: Buffer = Buffer.alloc(0);
-    let received = 0;
-    let hostKilled: 'wall' | 'abort' | 'protocol' | undefined;
-    const frameBudget = request.outputBytes + request.stderrBytes + 64 * 1024;
-    const kill = (why: NonNullable<typeof hostKilled>) => {
-      hostKilled ??= why;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => kill('wall'), request.wallMs + NATIVE_RUN_DEFAULTS.launchGraceMs);
-    const onAbort = () => kill('abort');
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    let launchErrors = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      launchErrors = (launchErrors + chunk.toString('utf8')).slice(-2_000);
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > frameBudget) return kill('protocol');
-      pending = readFrames(Buffer.concat([pending, chunk]), (kind, data) => {
-        if (kind === 'O') stdout.push(Buffer.from(data));
-        else if (kind === 'E') stderr.push(Buffer.from(data));
-        else if (kind === 'R') report = REPORT.exec(data.toString('utf8'));
-        else kill('protocol');
-      });
-    });
-    child.stdin.on('error', () => {}); // a program that does not read its input
-    // The go byte starts the run (the sandbox may have been launched ahead of it), then the input.
-    child.stdin.end(Buffer.concat([GO_BYTE, Buffer.from(request.stdin ?? '', 'utf8')]));
-    const closed = await new Promise<{ error?: Error }>((resolve) => {
-      child.once('error', (error) => resolve({ error }));
-      child.once('close', () => resolve({}));
-    });
-    clearTimeout(timer);
-    request.signal?.removeEventListener('abort', onAbort);
-    const { oomKilled } = await launched.finish();
-    if (hostKilled === 'abort') throw request.signal?.reason ?? new Error('aborted');
-    if (closed.error) {
-      throw new SandboxUnavailableError(`could not start the native sandbox: ${closed.error.message}`);
-    }
-    const parsed = report as RegExpExecArray | null;
-    const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
-    if (parsed === null) {
-      // The whole sandbox was killed from here (wall cap) or by the kernel (OOM of the group).
-      if (hostKilled === 'wall' || oomKilled) {
-        return {
-          exit: { kind: 'signaled', signal: 9 },
-          limit: hostKilled === 'wall' ? 'wall' : 'none',
-          cpuMs: 0,
-          wallMs: request.wallMs,
-          memoryKb: 0,
-          oomKilled,
-          stdout: text(stdout),
-          stderr: text(stderr),
-        };
-      }
-      throw new SandboxUnavailableError(
-        `the native sandbox ended without a report${hostKilled ? ` (${hostKilled})` : ''}: ${launchErrors.trim().slice(-300)}`,
-      );
-    }
-    const [, kind, code, signalNumber, cpuMs, wallMs, maxrssKb, limit] = parsed;
-    return {
-      exit:
-        kind === 'exited'
-          ? { kind: 'exited', code: Number(code) }
-          : { kind: 'signaled', signal: Number(signalNumber) },
-      limit: limit as NativeRunResult['limit'],
-      cpuMs: Number(cpuMs),
-      wallMs: Number(wallMs),
-      memoryKb: Number(maxrssKb),
-      oomKilled,
-      stdout: text(stdout),
-      stderr: text(stderr),
-    };
+    const observed = await observeRun(launched, request);
+    const kernel = await launched.finish();
+    if (observed.hostKilled === 'abort') throw request.signal?.reason ?? new Error('aborted');
+    return decideRun(request, observed, kernel);
   } finally {
     slot.release();
   }

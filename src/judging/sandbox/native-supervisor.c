@@ -1,6 +1,6 @@
 /*
  * Supervisor of one native run (the `program` judge), executed INSIDE the OS wall as the
- * sandbox's command:
+ * sandbox's PID 1 (bwrap --as-pid-1: no bwrap init runs inside):
  *
  *   native-supervisor <cpu_ms> <wall_ms> <output_bytes> <stderr_bytes> <address_space_bytes|0> -- argv...
  *
@@ -8,13 +8,18 @@
  * run (the warm pool) and nothing starts, no clock runs, until the run is handed its input. The
  * rest of stdin is the program's.
  * It starts argv in a process group of its own with the program's stdout and stderr on pipes,
- * and forwards them to its own stdout as frames (1 byte kind 'O' | 'E' | 'R', 4 bytes big-endian
- * length, data). The last frame, 'R', is the report:
+ * and forwards them to its own stdout as frames (1 byte kind, 4 bytes big-endian length, data):
+ * 'W' when it waits for the go byte, 'S' once the program was started, then 'O' | 'E' output, and exactly one final 'R', the report:
  *   status <exited|signaled> code <n> signal <n> cpu_ms <n> wall_ms <n> maxrss_kb <n> limit <none|cpu|wall|output>
- * Why a supervisor: the CPU time (the verdict's clock, so a busy machine does not change it), the
- * peak memory and the output cap are measured next to the program, and the program cannot forge
- * them: it never holds the supervisor's stdout, and the supervisor is not dumpable (its /proc
- * files and ptrace are closed to the program's uid).
+ *
+ * Why PID 1: the kernel delivers to a namespace's init only the signals it has a handler for when
+ * they come from inside, so the program can neither stop nor kill it; it is not dumpable, so its
+ * /proc files (mem, fd, syscall) and ptrace are closed to the program's uid; and no other process
+ * of the run holds the frame channel (with a bwrap init, that init did: the red team injected a
+ * report through its /proc/1/mem). As init it also reaps every orphan, and its exit ends them all.
+ * The host still trusts none of the figures here for a verdict: CPU time and peak memory come from
+ * the run's cgroup, wall time and kills from the host (native-run.ts). The report explains how the
+ * program ended (its exit status or signal) and enforces the limits early.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -103,7 +108,9 @@ int main(int argc, char **argv) {
   prctl(PR_SET_DUMPABLE, 0);
   signal(SIGPIPE, SIG_IGN);
 
-  /* The go byte, read alone so that the program's stdin starts right after it. */
+  /* Ready: the host takes its CPU baseline now, then sends the go byte (nothing of the program
+     has run yet). The go byte is read alone so that the program's stdin starts right after it. */
+  frame('W', NULL, 0);
   char go;
   ssize_t got;
   do got = read(0, &go, 1);
@@ -134,6 +141,8 @@ int main(int argc, char **argv) {
     _exit(127);
   }
   setpgid(child, child);
+  /* From here on a run that ends without a report is the program's doing (native-run.ts). */
+  frame('S', NULL, 0);
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(exec_pipe[1]);
@@ -175,11 +184,18 @@ int main(int argc, char **argv) {
         }
       }
     }
-    pid_t done = wait4(child, &status, WNOHANG, &usage);
-    if (done == child) {
-      reaped = 1;
-      break;
+    /* As init, every orphan of the run is ours to reap; the program's own status is kept. */
+    pid_t done;
+    int any_status;
+    struct rusage any_usage;
+    while ((done = wait4(-1, &any_status, WNOHANG, &any_usage)) > 0) {
+      if (done == child) {
+        status = any_status;
+        usage = any_usage;
+        reaped = 1;
+      }
     }
+    if (reaped) break;
     long long cpu = child_cpu_ms(child);
     if (cpu > max_cpu) max_cpu = cpu;
     if (strcmp(limit, "none") == 0) {
@@ -204,8 +220,10 @@ int main(int argc, char **argv) {
         limit = "output";
     }
   }
-  /* Whatever the program left behind in its group dies with the run. */
+  /* Whatever the program left behind dies with the run (as init, kill(-1) reaches every other
+     process of the namespace). */
   kill(-child, SIGKILL);
+  kill(-1, SIGKILL);
   long long used = (long long)usage.ru_utime.tv_sec * 1000 + usage.ru_utime.tv_usec / 1000 +
                    (long long)usage.ru_stime.tv_sec * 1000 + usage.ru_stime.tv_usec / 1000;
   if (used > max_cpu) max_cpu = used;

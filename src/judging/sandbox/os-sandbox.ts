@@ -239,15 +239,21 @@ async function compileSeccompPolicy(): Promise<Buffer> {
 const SCRIPT_FD = 3;
 const SECCOMP_FD = 4;
 
-/** The bwrap arguments that build the sandbox's filesystem, devices and namespaces (no command yet). */
+/**
+ * The bwrap arguments that build the sandbox's filesystem, devices and namespaces (no command yet).
+ * `harness`: node and the harness script; `native`: the native supervisor, which runs as the pid
+ * namespace's init (`--as-pid-1`) so that no bwrap init, of the program's uid and holding the
+ * frame channel, is inside with the program (native-supervisor.c says why).
+ */
 function bwrapProfile(
   binds: readonly { source: string; target: string; writable?: boolean }[],
   limits: ProcessLimits,
   env: Readonly<Record<string, string>>,
-  withScript: boolean,
+  kind: 'harness' | 'native',
 ): string[] {
   const args = [
     '--unshare-all',
+    ...(kind === 'native' ? ['--as-pid-1'] : []),
     '--unshare-user',
     '--disable-userns',
     '--die-with-parent',
@@ -308,7 +314,7 @@ function bwrapProfile(
     '--chdir',
     SANDBOX_WORK_DIR,
   );
-  if (withScript) {
+  if (kind === 'harness') {
     // The harness script, copied into a read-only file inside the sandbox from a pipe.
     args.push('--perms', '0444', '--ro-bind-data', String(SCRIPT_FD), SANDBOX_SCRIPT_PATH);
   }
@@ -445,7 +451,7 @@ class BwrapLauncher implements SandboxLauncher {
     const env = { ...DEFAULT_ENV, ...(native?.env ?? {}) };
     const inner = [
       tools.bwrap,
-      ...bwrapProfile(binds, spec.limits, env, native === undefined),
+      ...bwrapProfile(binds, spec.limits, env, native === undefined ? 'harness' : 'native'),
       '--',
       ...program,
     ];

@@ -1,0 +1,42 @@
+/**
+ * Verdicts come from the host: the red team's forgery (code injected into PID 1 through
+ * /proc/1/mem, see forgery.ts) in all eight languages, judged by the real program judge inside
+ * the wall. Each program burns CPU past its limit; whatever it writes, the verdict is
+ * time_limit_exceeded and the figures are the host's.
+ */
+import { judgeConfigSchema } from '../../src/judging/config';
+import { runProgramJudge } from '../../src/judging/program-judge';
+import { LANGUAGE_IDS } from '../../src/judging/program/languages';
+import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
+import { forgerSource } from './forgery';
+
+jest.setTimeout(300_000);
+
+const TIME_LIMIT_MS = 1_000;
+const config = judgeConfigSchema.parse({
+  kind: 'program',
+  time_limit_ms: TIME_LIMIT_MS,
+  memory_mb: 256,
+  tests: [{ name: 'echo', stdin: 'hello\n', expected_stdout: 'hello\n' }],
+});
+if (config.kind !== 'program') throw new Error('not a program judge');
+
+beforeAll(async () => {
+  expect((await sandboxRuntime()).launcher.isolation).toBe('bwrap');
+});
+
+describe.each(LANGUAGE_IDS)(
+  '%s: a program that injects a report into PID 1 and burns past its limit',
+  (language) => {
+    it('is time_limit_exceeded, with the CPU time the host measured', async () => {
+      const outcome = await runProgramJudge(config, {
+        content: '',
+        files: [forgerSource(language, 'hello\n')],
+      });
+      const tests = (outcome.details as { tests: { verdict: string; time_ms: number }[] }).tests;
+      expect(outcome.score).toBe(0);
+      expect(tests[0].verdict).toBe('time_limit_exceeded');
+      expect(tests[0].time_ms).toBeGreaterThan(TIME_LIMIT_MS);
+    });
+  },
+);
