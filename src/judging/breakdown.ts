@@ -74,15 +74,13 @@ function competitorDetails(
   return Object.keys(visible).length > 0 ? visible : undefined;
 }
 
-/** What an owner sees of a hidden program test (an allowlist: nothing of its input or output). */
+/**
+ * What an owner sees of a hidden program test (an allowlist): its name and verdict. No figures:
+ * a program can encode its hidden input in its own CPU time or memory, and the red team read
+ * hidden stdin back through them. Operators see everything (the admin audience).
+ */
 function hiddenProgramTest(test: Record<string, unknown>): Record<string, unknown> {
-  return {
-    name: test.name,
-    hidden: true,
-    verdict: test.verdict,
-    time_ms: test.time_ms,
-    memory_kb: test.memory_kb,
-  };
+  return { name: test.name, hidden: true, verdict: test.verdict };
 }
 
 /** Projects a judge outcome for one audience; snake_case, JSON-ready. */

@@ -24,7 +24,10 @@ export interface ProgramTestDetail {
   verdict: Verdict;
   time_ms: number;
   memory_kb: number;
-  /** Visible tests only: never stored for a hidden test, so no view can leak it. */
+  /**
+   * Every test's, so that an operator can see why a hidden one failed; the competitor view keeps
+   * only a hidden test's name and verdict (breakdown.ts).
+   */
   stdout_excerpt?: string;
   stderr_excerpt?: string;
 }
@@ -152,9 +155,8 @@ export async function runProgramJudge(
           verdict,
           time_ms: run.cpuMs,
           memory_kb: run.memoryKb,
-          ...(test.hidden
-            ? {}
-            : { stdout_excerpt: excerpt(run.stdout), stderr_excerpt: excerpt(run.stderr) }),
+          stdout_excerpt: excerpt(run.stdout),
+          stderr_excerpt: excerpt(run.stderr),
         };
         const feedback =
           verdict === 'runtime_error'
