@@ -255,6 +255,137 @@ async function runBatchInSandbox(
   }
 }
 
+/** The harness's stdin: the run's nonce, its limits, the submission's modules and the calls. */
+function harnessInput(request: SandboxBatchRequest, nonce: string, wallLimitMs: number): string {
+  return JSON.stringify({
+    nonce,
+    // The child's own (wall-clock) limit: the cap, when CPU time is counted here.
+    timeout_ms: wallLimitMs,
+    limits: {
+      maxLogChars: SANDBOX_LIMITS.maxLogChars,
+      maxResultChars: SANDBOX_LIMITS.maxResultChars,
+      maxMessageChars: SANDBOX_LIMITS.maxMessageChars,
+      maxDepth: SANDBOX_LIMITS.maxValueDepth,
+    },
+    modules: request.modules,
+    calls: request.calls.map((call) => ({
+      entry: request.entry,
+      export_name: call.exportName,
+      args: call.args,
+    })),
+  });
+}
+
+/** How a run that closed before reporting its last call ends. */
+export type CloseOutcome =
+  | { kind: 'settle'; status: 'memory_limit' | 'timeout' }
+  | { kind: 'crashed'; reason: string }
+  | { kind: 'unavailable'; why: string }
+  | { kind: 'aborted' };
+
+/**
+ * The verdict of a sandbox that closed while a call was running (or before it started), from
+ * what the host saw: its own kills, the kernel's (the cgroup's OOM killer, RLIMIT_CPU's SIGXCPU)
+ * and the process's exit. Order matters: an abort is nobody's verdict, the kernel's OOM verdict is
+ * certain even when our timer fired while the kill was on its way, and a process that never
+ * became ready is the wall's failure, not the submission's.
+ */
+export function closeOutcome(seen: {
+  killedFor: 'timeout' | 'memory_limit' | 'output' | 'startup' | 'abort' | undefined;
+  oomKilled: boolean;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  ready: boolean;
+  stderrTail: string;
+}): CloseOutcome {
+  const { killedFor, oomKilled, exitCode, signal, ready, stderrTail } = seen;
+  if (killedFor === 'abort') return { kind: 'aborted' };
+  if (oomKilled && (signal === 'SIGKILL' || exitCode === SIGKILL_EXIT)) {
+    return { kind: 'settle', status: 'memory_limit' };
+  }
+  if (killedFor === 'timeout' || signal === 'SIGXCPU' || (ready && exitCode === SIGXCPU_EXIT)) {
+    return { kind: 'settle', status: 'timeout' };
+  }
+  if (killedFor === 'memory_limit' || OUT_OF_MEMORY.test(stderrTail)) {
+    return { kind: 'settle', status: 'memory_limit' };
+  }
+  if (!ready) {
+    return {
+      kind: 'unavailable',
+      why:
+        killedFor === 'startup' ? 'did not start in time' : `exited during startup (${exitCode ?? signal})`,
+    };
+  }
+  return {
+    kind: 'crashed',
+    reason: `exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${exitCode}`}) without reporting a result`,
+  };
+}
+
+/**
+ * One call's time limit at a time: the CPU time of the run's cgroup, read every
+ * `cpuPollIntervalMs` (a call's CPU clock starts at the first reading after it began: one poll
+ * interval of slack in the call's favour), and a wall-clock cap for calls that wait instead of
+ * computing. Without a cgroup only the wall clock counts.
+ */
+class CallClock {
+  private startedAt: number | undefined;
+  /** Counts calls, so that a CPU reading started during one call is not charged to the next. */
+  private callNumber = 0;
+  private cpuStartMs: number | undefined;
+  private reading = false;
+  private stopped = false;
+  private wallTimer: NodeJS.Timeout | undefined;
+  private readonly cpuTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly cpuClock: (() => Promise<number | undefined>) | undefined,
+    private readonly limitMs: number,
+    private readonly wallLimitMs: number,
+    private readonly onTimeout: () => void,
+  ) {
+    if (cpuClock !== undefined) {
+      this.cpuTimer = setInterval(() => this.readCpu(), SANDBOX_LIMITS.cpuPollIntervalMs);
+    }
+  }
+
+  /** A call starts: the ready line, then each previous result. */
+  start(): void {
+    this.startedAt = Date.now();
+    this.callNumber += 1;
+    this.cpuStartMs = undefined;
+    clearTimeout(this.wallTimer);
+    this.wallTimer = setTimeout(this.onTimeout, this.wallLimitMs + SANDBOX_LIMITS.killGraceMs);
+  }
+
+  elapsed(): number {
+    return this.startedAt === undefined ? 0 : Date.now() - this.startedAt;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.wallTimer);
+    clearInterval(this.cpuTimer);
+  }
+
+  private readCpu(): void {
+    if (this.reading || this.startedAt === undefined || this.cpuClock === undefined) return;
+    this.reading = true;
+    const call = this.callNumber;
+    void this.cpuClock().then(
+      (cpuMs) => {
+        this.reading = false;
+        if (cpuMs === undefined || call !== this.callNumber || this.stopped) return;
+        if (this.cpuStartMs === undefined) this.cpuStartMs = cpuMs;
+        else if (cpuMs - this.cpuStartMs > this.limitMs) this.onTimeout();
+      },
+      () => {
+        this.reading = false;
+      },
+    );
+  }
+}
+
 async function runLaunched(
   request: SandboxBatchRequest,
   launcher: Awaited<ReturnType<typeof sandboxRuntime>>['launcher'],
@@ -273,23 +404,7 @@ async function runLaunched(
   });
   const cpuClock = launched.cpuTimeMs;
   const wallLimitMs = callWallLimitMs(request.timeoutMs, cpuClock !== undefined);
-  const input = JSON.stringify({
-    nonce,
-    // The child's own (wall-clock) limit: the cap, when CPU time is counted here.
-    timeout_ms: wallLimitMs,
-    limits: {
-      maxLogChars: SANDBOX_LIMITS.maxLogChars,
-      maxResultChars: SANDBOX_LIMITS.maxResultChars,
-      maxMessageChars: SANDBOX_LIMITS.maxMessageChars,
-      maxDepth: SANDBOX_LIMITS.maxValueDepth,
-    },
-    modules: request.modules,
-    calls: request.calls.map((call) => ({
-      entry: request.entry,
-      export_name: call.exportName,
-      args: call.args,
-    })),
-  });
+  const input = harnessInput(request, nonce, wallLimitMs);
 
   const isolation = launched.isolation;
   const { child } = launched;
@@ -304,8 +419,6 @@ async function runLaunched(
     return await new Promise<SandboxResult[]>((resolve, reject) => {
       let settled = false;
       let readyAt: number | undefined;
-      /** When the current call started: the ready line, then each previous result. */
-      let callStartedAt: number | undefined;
       const results: SandboxResult[] = [];
       let killedFor: 'timeout' | 'memory_limit' | 'output' | 'startup' | 'abort' | undefined;
       let stdoutBytes = 0;
@@ -314,7 +427,7 @@ async function runLaunched(
       let rssCheckRunning = false;
       const rssLimitMb = request.memoryMb + SANDBOX_LIMITS.rssOverheadMb;
 
-      const elapsed = () => (callStartedAt === undefined ? 0 : Date.now() - callStartedAt);
+      const elapsed = () => clock.elapsed();
       const noLogs = { isolation, logs: '', logsTruncated: false };
 
       const kill = (reason: NonNullable<typeof killedFor>) => {
@@ -323,30 +436,7 @@ async function runLaunched(
       };
 
       const startupTimer = setTimeout(() => kill('startup'), SANDBOX_LIMITS.startupTimeoutMs);
-      let limitTimer: NodeJS.Timeout | undefined;
-      /** Counts calls, so that a CPU reading started during one call is not charged to the next. */
-      let callNumber = 0;
-      let callCpuStartMs: number | undefined;
-      let cpuReading = false;
-      const cpuTimer =
-        cpuClock === undefined
-          ? undefined
-          : setInterval(() => {
-              if (cpuReading || callStartedAt === undefined) return;
-              cpuReading = true;
-              const call = callNumber;
-              void cpuClock().then(
-                (cpuMs) => {
-                  cpuReading = false;
-                  if (cpuMs === undefined || call !== callNumber || settled) return;
-                  if (callCpuStartMs === undefined) callCpuStartMs = cpuMs;
-                  else if (cpuMs - callCpuStartMs > request.timeoutMs) kill('timeout');
-                },
-                () => {
-                  cpuReading = false;
-                },
-              );
-            }, SANDBOX_LIMITS.cpuPollIntervalMs);
+      const clock = new CallClock(cpuClock, request.timeoutMs, wallLimitMs, () => kill('timeout'));
       // Without a memory cgroup, memory outside the V8 heap is watched from here.
       const rssTimer =
         process.platform === 'linux' && !launched.memoryBoundedByKernel
@@ -367,22 +457,15 @@ async function runLaunched(
 
       const cleanUp = () => {
         clearTimeout(startupTimer);
-        clearTimeout(limitTimer);
+        clock.stop();
         clearInterval(rssTimer);
-        clearInterval(cpuTimer);
         request.signal?.removeEventListener('abort', onAbort);
       };
 
       const startCall = () => {
-        callStartedAt = Date.now();
         // The output cap is per call: what is already buffered belongs to the next one.
         stdoutBytes = Buffer.byteLength(pendingLine);
-        callNumber += 1;
-        // The call's CPU clock starts at the first reading after it began (one poll interval
-        // of slack in the call's favour).
-        callCpuStartMs = undefined;
-        clearTimeout(limitTimer);
-        limitTimer = setTimeout(() => kill('timeout'), wallLimitMs + SANDBOX_LIMITS.killGraceMs);
+        clock.start();
       };
 
       const record = (result: SandboxResult) => {
@@ -485,30 +568,25 @@ async function runLaunched(
         // The kernel's verdicts: the cgroup's OOM killer, or RLIMIT_CPU (SIGXCPU, then SIGKILL).
         const { oomKilled } = await finished();
         if (settled) return;
-        if (killedFor === 'abort') {
-          fail(request.signal?.reason ?? new Error('aborted'));
-        } else if (oomKilled && (signal === 'SIGKILL' || exitCode === SIGKILL_EXIT)) {
-          // The kernel's OOM verdict is certain; our wall-clock timer may have fired while the
-          // kill was on its way.
-          settle({ status: 'memory_limit', durationMs, ...noLogs });
-        } else if (
-          killedFor === 'timeout' ||
-          signal === 'SIGXCPU' ||
-          (readyAt !== undefined && exitCode === SIGXCPU_EXIT)
-        ) {
-          settle({ status: 'timeout', durationMs, ...noLogs });
-        } else if (killedFor === 'memory_limit' || OUT_OF_MEMORY.test(stderrTail)) {
-          settle({ status: 'memory_limit', durationMs, ...noLogs });
-        } else if (readyAt === undefined) {
-          const why =
-            killedFor === 'startup'
-              ? 'did not start in time'
-              : `exited during startup (${exitCode ?? signal})`;
-          fail(new SandboxUnavailableError(`sandbox process ${why}: ${stderrTail.trim().slice(-500)}`));
-        } else {
-          crashed(
-            `exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${exitCode}`}) without reporting a result`,
-          );
+        const outcome = closeOutcome({
+          killedFor,
+          oomKilled,
+          exitCode,
+          signal,
+          ready: readyAt !== undefined,
+          stderrTail,
+        });
+        switch (outcome.kind) {
+          case 'aborted':
+            return fail(request.signal?.reason ?? new Error('aborted'));
+          case 'settle':
+            return settle({ status: outcome.status, durationMs, ...noLogs });
+          case 'unavailable':
+            return fail(
+              new SandboxUnavailableError(`sandbox process ${outcome.why}: ${stderrTail.trim().slice(-500)}`),
+            );
+          case 'crashed':
+            return crashed(outcome.reason);
         }
       });
     });
