@@ -18,7 +18,8 @@
  * The parent validates every line; anything else counts as a crashed test.
  *
  * Plain JavaScript on purpose: this file is executed directly by `node` (no transpiler), and
- * `createHarness` is serialised with Function.prototype.toString into the vm context.
+ * the harness's phases (createHarness) are serialised with Function.prototype.toString into the vm
+ * context.
  */
 // Executed by plain `node`, so CommonJS require is the right import here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -51,11 +52,13 @@ function readStdin() {
  * to the submission's realm and no host object is ever handed to submitted code. It must not
  * reference anything outside its own body. It only ever returns strings to the runner.
  */
-function createHarness(limits) {
+/**
+ * The realm's built-ins, captured before any submitted code runs, so that a submission tampering
+ * with globals or prototypes cannot break the harness. (Tampering can at most distort its own
+ * reported value, which it could return directly anyway: pass/fail is decided by the parent.)
+ */
+function capturePrimordials() {
   'use strict';
-  // Built-ins captured up front so that a submission tampering with globals or prototypes cannot
-  // break module loading. (Tampering can at most distort its own reported value, which it could
-  // return directly anyway: pass/fail is decided by the parent, not here.)
   const reflectApply = Reflect.apply;
   const objectCreate = Object.create;
   const objectFreeze = Object.freeze;
@@ -84,16 +87,40 @@ function createHarness(limits) {
   const startsWith = (s, p) => reflectApply(stringStartsWith, s, [p]);
   const endsWith = (s, p) => reflectApply(stringEndsWith, s, [p]);
 
-  const CODE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
-  // TypeScript sources conventionally import './x.js' for './x.ts'.
-  const JS_TO_TS = [
-    ['.js', '.ts'],
-    ['.jsx', '.tsx'],
-    ['.mjs', '.mts'],
-    ['.cjs', '.cts'],
-  ];
+  return objectFreeze({
+    reflectApply,
+    objectCreate,
+    objectFreeze,
+    objectKeys,
+    objectIs,
+    hasOwn,
+    isArray,
+    jsonParse,
+    jsonStringify,
+    StringCtor,
+    ErrorCtor,
+    TypeErrorCtor,
+    PromiseCtor,
+    promiseThen,
+    objectToString,
+    mapSize,
+    setSize,
+    stringSlice,
+    stringSplit,
+    stringStartsWith,
+    stringEndsWith,
+    stringLastIndexOf,
+    arrayJoin,
+    slice,
+    startsWith,
+    endsWith,
+  });
+}
 
-  // ---- captured console output -------------------------------------------------------------
+/** console.* of the submission, captured into a bounded log. */
+function createConsoleCapture(p, limits) {
+  'use strict';
+  const { reflectApply, objectFreeze, jsonStringify, StringCtor, objectToString, slice } = p;
   let logText = '';
   let logsTruncated = false;
 
@@ -142,7 +169,35 @@ function createHarness(limits) {
     error: (...args) => appendLog('[error] ', args),
   });
 
-  // ---- CommonJS shim over the submission's own files only -----------------------------------
+  return objectFreeze({ printable, logs: () => ({ text: logText, truncated: logsTruncated }) });
+}
+
+/** A CommonJS shim over the submission's own files only: no built-ins, no packages. */
+function createModuleShim(p) {
+  'use strict';
+  const {
+    reflectApply,
+    objectCreate,
+    hasOwn,
+    jsonParse,
+    ErrorCtor,
+    TypeErrorCtor,
+    stringSplit,
+    stringLastIndexOf,
+    arrayJoin,
+    slice,
+    startsWith,
+    endsWith,
+  } = p;
+  const CODE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
+  // TypeScript sources conventionally import './x.js' for './x.ts'.
+  const JS_TO_TS = [
+    ['.js', '.ts'],
+    ['.jsx', '.tsx'],
+    ['.mjs', '.mts'],
+    ['.cjs', '.cts'],
+  ];
+
   const modules = objectCreate(null); // normalised path -> { kind: 'js' | 'json', payload }
   const cache = objectCreate(null); // normalised path -> module object
 
@@ -246,7 +301,13 @@ function createHarness(limits) {
     return module.exports;
   }
 
-  // ---- describing values --------------------------------------------------------------------
+  return p.objectFreeze({ register, load });
+}
+
+/** Describes what the submission threw or returned, within the report's limits. */
+function createValueDescriber(p, limits, printable) {
+  'use strict';
+  const { reflectApply, objectKeys, objectIs, isArray, StringCtor, ErrorCtor, mapSize, setSize, slice } = p;
   function clip(text, max) {
     return text.length > max ? slice(text, 0, max) + '…' : text;
   }
@@ -387,13 +448,21 @@ function createHarness(limits) {
     return visit(root, 0);
   }
 
-  // ---- running the test --------------------------------------------------------------------
+  return p.objectFreeze({ clip, describeThrown, encode, OutputLimitError });
+}
+
+/** One call of the entry module's export: its outcome as the report the parent reads. */
+function createTestRun(p, shim, describer, consoleCapture) {
+  'use strict';
+  const { clip, describeThrown, encode, OutputLimitError } = describer;
+  const { reflectApply, objectKeys, jsonParse, jsonStringify, PromiseCtor, promiseThen, arrayJoin } = p;
   let settled; // the final report (JSON text) once the test has an outcome
 
   function settle(report) {
     if (settled === undefined) {
-      report.logs = logText;
-      report.logs_truncated = logsTruncated;
+      const logs = consoleCapture.logs();
+      report.logs = logs.text;
+      report.logs_truncated = logs.truncated;
       settled = jsonStringify(report);
     }
     return settled;
@@ -447,7 +516,7 @@ function createHarness(limits) {
     const request = jsonParse(requestJson);
     let value;
     try {
-      const exportsObject = load(request.entry);
+      const exportsObject = shim.load(request.entry);
       const target = pickExport(exportsObject, request.export_name);
       if (typeof target !== 'function') {
         return settle({
@@ -483,12 +552,47 @@ function createHarness(limits) {
     return undefined;
   }
 
-  return objectFreeze({
-    register,
-    start,
-    poll: () => settled,
-    logs: () => logText,
+  return p.objectFreeze({ start, poll: () => settled });
+}
+
+/**
+ * The harness inside the submission's realm, composed from the phases above. Every phase is
+ * serialised with Function.prototype.toString and evaluated in the vm context (harnessSource), so
+ * each is self-contained: what it needs comes in as arguments.
+ */
+function createHarness(limits, phases) {
+  'use strict';
+  const p = phases.capturePrimordials();
+  const consoleCapture = phases.createConsoleCapture(p, limits);
+  const shim = phases.createModuleShim(p);
+  const describer = phases.createValueDescriber(p, limits, consoleCapture.printable);
+  const run = phases.createTestRun(p, shim, describer, consoleCapture);
+  return p.objectFreeze({
+    register: shim.register,
+    start: run.start,
+    poll: run.poll,
+    logs: () => consoleCapture.logs().text,
   });
+}
+
+/** The source that builds the harness inside the vm context. */
+function harnessSource(limits) {
+  const phases = [
+    capturePrimordials,
+    createConsoleCapture,
+    createModuleShim,
+    createValueDescriber,
+    createTestRun,
+  ];
+  return (
+    '(' +
+    createHarness.toString() +
+    ')(' +
+    JSON.stringify(limits) +
+    ', { ' +
+    phases.map((phase) => phase.name + ': ' + phase.toString()).join(', ') +
+    ' })'
+  );
 }
 
 const START_SCRIPT = new vm.Script(
@@ -591,7 +695,7 @@ function runCall(request, call) {
       })`,
       context,
     );
-    const harness = new vm.Script(`(${createHarness.toString()})(${JSON.stringify(request.limits)})`, {
+    const harness = new vm.Script(harnessSource(request.limits), {
       filename: 'judge-harness.js',
     }).runInContext(context);
     const { register, start, poll, logs } = harness;
