@@ -187,3 +187,156 @@ public class Main {
       return { path: 'main.ts', content: `declare const require: (name: string) => any;\n${js}` };
   }
 }
+
+/**
+ * The other half of the attack: stop and kill every other process it can name (the supervisor
+ * was PID 2 under bwrap's init; it is PID 1 now), then answer correctly. Its own threads are
+ * skipped (a kill of a thread id stops the whole process). Judged as usual only if nothing that
+ * reports can be signalled.
+ */
+export function signallerSource(language: LanguageId): { path: string; content: string } {
+  const js = `const fs = require('fs');
+const own = new Set(fs.readdirSync('/proc/self/task').map(Number));
+const line = fs.readFileSync(0, 'utf8');
+for (let pid = 1; pid < 64; pid++) {
+  if (own.has(pid)) continue;
+  for (const signal of ['SIGSTOP', 'SIGKILL']) {
+    try { process.kill(pid, signal); } catch (e) {}
+  }
+}
+process.stdout.write(line);
+`;
+  switch (language) {
+    case 'c':
+    case 'cpp':
+      return {
+        path: language === 'c' ? 'main.c' : 'main.cpp',
+        content: `#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static int own(int pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d", pid);
+  return access(path, F_OK) == 0;
+}
+int main(void) {
+  char line[256];
+  if (!fgets(line, sizeof line, stdin)) return 1;
+  for (int pid = 1; pid < 64; pid++) {
+    if (own(pid)) continue;
+    kill(pid, SIGSTOP);
+    kill(pid, SIGKILL);
+  }
+  fputs(line, stdout);
+  return 0;
+}
+`,
+      };
+    case 'python':
+      return {
+        path: 'main.py',
+        content: `import os, signal, sys
+own = set(int(t) for t in os.listdir('/proc/self/task'))
+line = sys.stdin.readline()
+for pid in range(1, 64):
+    if pid in own:
+        continue
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+sys.stdout.write(line)
+`,
+      };
+    case 'go':
+      return {
+        path: 'main.go',
+        content: `package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+func main() {
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\\n')
+	own := map[int]bool{}
+	entries, _ := os.ReadDir("/proc/self/task")
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil {
+			own[n] = true
+		}
+	}
+	for pid := 1; pid < 64; pid++ {
+		if own[pid] {
+			continue
+		}
+		syscall.Kill(pid, syscall.SIGSTOP)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	fmt.Print(line)
+}
+`,
+      };
+    case 'rust':
+      return {
+        path: 'main.rs',
+        content: `use std::io::Read;
+extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+fn main() {
+    let mut line = String::new();
+    std::io::stdin().read_to_string(&mut line).unwrap();
+    let own: Vec<i32> = std::fs::read_dir("/proc/self/task")
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_default();
+    for pid in 1..64 {
+        if own.contains(&pid) {
+            continue;
+        }
+        unsafe {
+            kill(pid, 19);
+            kill(pid, 9);
+        }
+    }
+    print!("{}", line);
+}
+`,
+      };
+    case 'java':
+      return {
+        path: 'Main.java',
+        content: `import java.io.File;
+import java.util.HashSet;
+import java.util.Scanner;
+import java.util.Set;
+public class Main {
+  public static void main(String[] args) {
+    String line = new Scanner(System.in).nextLine();
+    Set<Long> own = new HashSet<>();
+    for (String t : new File("/proc/self/task").list()) own.add(Long.parseLong(t));
+    for (long pid = 1; pid < 64; pid++) {
+      if (own.contains(pid)) continue;
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    }
+    System.out.println(line);
+  }
+}
+`,
+      };
+    case 'javascript':
+      return { path: 'main.js', content: js };
+    case 'typescript':
+      return {
+        path: 'main.ts',
+        content: `declare const require: (name: string) => any;\ndeclare const process: any;\n${js}`,
+      };
+  }
+}

@@ -8,7 +8,7 @@ import { judgeConfigSchema } from '../../src/judging/config';
 import { runProgramJudge } from '../../src/judging/program-judge';
 import { LANGUAGE_IDS } from '../../src/judging/program/languages';
 import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
-import { forgerSource } from './forgery';
+import { forgerSource, signallerSource } from './forgery';
 
 jest.setTimeout(300_000);
 
@@ -37,6 +37,21 @@ describe.each(LANGUAGE_IDS)(
       expect(outcome.score).toBe(0);
       expect(tests[0].verdict).toBe('time_limit_exceeded');
       expect(tests[0].time_ms).toBeGreaterThan(TIME_LIMIT_MS);
+    });
+  },
+);
+
+describe.each(LANGUAGE_IDS)(
+  '%s: a program that stops and kills every other process, then answers',
+  (language) => {
+    it('is judged as usual: nothing that reports can be signalled', async () => {
+      const outcome = await runProgramJudge(config, { content: '', files: [signallerSource(language)] });
+      const tests = (outcome.details as { tests: { verdict: string }[] }).tests;
+      expect({ language, verdict: tests[0].verdict, score: outcome.score }).toEqual({
+        language,
+        verdict: 'accepted',
+        score: 100,
+      });
     });
   },
 );
