@@ -755,7 +755,7 @@ describe('devices: a fixed-size /dev and /dev/shm inside the quota', () => {
 
 describe('the inner layer: no host-realm object reaches submitted code, whichever host callback produced it', () => {
   it('stack formatting, promise rejection, import() and inspection near the stack limit yield only objects of the submission realm', async () => {
-    const prepared = prepareSubmission(
+    const prepared = await prepareSubmission(
       {
         content: '',
         files: [

@@ -3,6 +3,7 @@
  * retried once in a fresh process, a second one judged as the input's; other jobs untouched; the
  * caller's event loop never waits for a parse.
  */
+import { prepareSubmission } from '../../../src/judging/sandbox/prepare-submission';
 import {
   TOOLCHAIN_LIMITS,
   type ToolchainFile,
@@ -176,5 +177,37 @@ describe('transformInChild', () => {
       onAttempt: () => setTimeout(() => controller.abort(new Error('cancelled')), 50),
     });
     await expect(pending).rejects.toThrow('cancelled');
+  });
+});
+
+describe("the tests judge's preparation", () => {
+  it("turns a toolchain that died twice into the submission's compile error", async () => {
+    const prepared = await prepareSubmission({
+      content: '',
+      files: [
+        { path: 'main.ts', content: UNARY_CRASH },
+        { path: 'data.json', content: '{"a": 1}' },
+      ],
+    });
+    expect(prepared).toEqual({
+      kind: 'compile_error',
+      entry: 'main.ts',
+      message: expect.stringMatching(/esbuild\) crashed twice on this input.*stack overflow/),
+    });
+    const fine = await prepareSubmission({
+      content: '',
+      files: [
+        { path: 'main.ts', content: "import data from './data.json';\nexport const a: number = data.a;\n" },
+        { path: 'data.json', content: '{"a": 1}' },
+      ],
+    });
+    expect(fine).toMatchObject({
+      kind: 'ready',
+      entry: 'main.ts',
+      modules: [
+        { path: 'main.ts', kind: 'js' },
+        { path: 'data.json', kind: 'json', source: '{"a": 1}' },
+      ],
+    });
   });
 });
