@@ -14,7 +14,7 @@
  *   which the judges score as a compile error naming the failure. Other jobs are untouched: they
  *   run in processes of their own.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { TransformOptions } from 'esbuild';
 import { SOURCE_BOUNDS, sourceBoundsProblem } from './source-bounds';
@@ -24,6 +24,12 @@ export const TOOLCHAIN_LIMITS = {
   wallMs: 20_000,
   /** The child's JavaScript heap (it holds the sources and esbuild's answers). */
   heapMb: 512,
+  /**
+   * Address space of the child and of its esbuild, each (RLIMIT_AS, set by `ulimit -v`): some
+   * inputs make esbuild's parser grow without end (a statement nest took 2.6 GB in 4 s; a
+   * recursion grows Go's stack up to 1 GB); at the limit esbuild dies, which is a crash.
+   */
+  addressSpaceMb: 2048,
   /** esbuild's stderr kept to explain a crash (a Go crash prints every goroutine's stack). */
   stderrBytes: 16 * 1024,
   attempts: 2,
@@ -65,13 +71,25 @@ let esbuildMain: string | undefined;
 
 function spawnChild(): ChildProcess {
   esbuildMain ??= require.resolve('esbuild');
-  const child = fork(CHILD_SCRIPT, [esbuildMain], {
-    // Its own process group: the deadline kills esbuild's service with it.
-    detached: true,
-    execArgv: [`--max-old-space-size=${TOOLCHAIN_LIMITS.heapMb}`],
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    serialization: 'json',
-  });
+  // `sh -c 'ulimit -v …; exec node …'`: node has no setrlimit; the limit passes to esbuild.
+  const child = spawn(
+    '/bin/sh',
+    [
+      '-c',
+      'ulimit -v "$0" && exec "$@"',
+      String(TOOLCHAIN_LIMITS.addressSpaceMb * 1024),
+      process.execPath,
+      `--max-old-space-size=${TOOLCHAIN_LIMITS.heapMb}`,
+      CHILD_SCRIPT,
+      esbuildMain,
+    ],
+    {
+      // Its own process group: the deadline kills esbuild's service with it.
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    },
+  );
   // A failed spawn surfaces as the attempt's crash (below), never as an unhandled error.
   child.on('error', () => undefined);
   return child;

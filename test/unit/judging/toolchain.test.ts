@@ -20,7 +20,7 @@ const ts = (source: string, path = 'main.ts'): ToolchainFile => ({
   source,
   options: { loader: 'ts', format: 'cjs', target: 'node20', sourcefile: path },
 });
-/** 200k unary operators: no bracket nesting, yet it overflowed esbuild's parser (its service died). */
+/** 200k unary operators: no bracket nesting, yet esbuild's parser recursion grows until its process dies. */
 const UNARY_CRASH = `export const x = ${'!'.repeat(200_000)}1;\n`;
 /** 400k `[` and `]`: the red team's 0.8 MB file. */
 const BRACKETS = `x=${'['.repeat(400_000)}${']'.repeat(400_000)};\n`;
@@ -120,7 +120,7 @@ describe('transformInChild', () => {
     expect(crashed).toMatchObject({ kind: 'crashed', attempts: 2 });
     if (crashed.kind !== 'crashed') return;
     expect(crashed.reason).toMatch(
-      /^the JavaScript\/TypeScript toolchain \(esbuild\) crashed twice on this input, each time in a fresh process: The service was stopped \(on main\.ts\): .*stack overflow/,
+      /^the JavaScript\/TypeScript toolchain \(esbuild\) crashed twice on this input, each time in a fresh process: The service was stopped \(on main\.ts\): .*fatal error: (stack overflow|out of memory)$/,
     );
     expect(new Set(pids).size).toBe(2);
     // Two esbuild parses of seconds each happened meanwhile; this process kept ticking.
@@ -128,6 +128,17 @@ describe('transformInChild', () => {
 
     const after = await transformInChild([ts('export const ok: string = "yes";\n')]);
     expect(after).toMatchObject({ kind: 'transformed', attempts: 1, files: [{ ok: true }] });
+  });
+
+  it('a statement nest that makes esbuild grow without end dies at its address-space limit, well before the deadline', async () => {
+    // 75 KB of `if(1)`: esbuild's memory grew past 2.6 GB within 4 s without a limit.
+    const started = Date.now();
+    const outcome = await transformInChild([ts(`${'if(1)'.repeat(15_000)};\n`)]);
+    expect(outcome).toMatchObject({
+      kind: 'crashed',
+      reason: expect.stringMatching(/crashed twice.*fatal error: out of memory$/),
+    });
+    expect(Date.now() - started).toBeLessThan(2 * TOOLCHAIN_LIMITS.wallMs);
   });
 
   it('a process that dies once (killed from outside) is replaced and the job still succeeds', async () => {
@@ -192,7 +203,9 @@ describe("the tests judge's preparation", () => {
     expect(prepared).toEqual({
       kind: 'compile_error',
       entry: 'main.ts',
-      message: expect.stringMatching(/esbuild\) crashed twice on this input.*stack overflow/),
+      message: expect.stringMatching(
+        /esbuild\) crashed twice on this input.*fatal error: (stack overflow|out of memory)/,
+      ),
     });
     const fine = await prepareSubmission({
       content: '',
