@@ -11,12 +11,15 @@
  *   file's compile error, and nothing is parsed.
  * - A crash (the process or its esbuild died, was killed, or passed the deadline) is retried once
  *   in another fresh process; a second crash on the same input is that input's `crashed` outcome,
- *   which the judges score as a compile error naming the failure. Other jobs are untouched: they
- *   run in processes of their own.
+ *   which the judges score as a compile error naming the failure, provided a trivial file still
+ *   transforms in a third process (else the toolchain itself is broken: SandboxUnavailableError,
+ *   retried by the workflow, never a competitor's 0). Other jobs are untouched: they run in
+ *   processes of their own.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { TransformOptions } from 'esbuild';
+import { SandboxUnavailableError } from '../errors';
 import { SOURCE_BOUNDS, sourceBoundsProblem } from './source-bounds';
 
 export const TOOLCHAIN_LIMITS = {
@@ -64,12 +67,14 @@ export interface ToolchainRunOptions {
   wallMs?: number;
   /** Tests: told of each attempt's process as it starts. */
   onAttempt?: (attempt: number, child: ChildProcess) => void;
+  /** Tests: another child script (a toolchain that cannot work at all). */
+  childScript?: string;
 }
 
 const CHILD_SCRIPT = path.join(__dirname, 'esbuild-child.cjs');
 let esbuildMain: string | undefined;
 
-function spawnChild(): ChildProcess {
+function spawnChild(script = CHILD_SCRIPT): ChildProcess {
   esbuildMain ??= require.resolve('esbuild');
   // `sh -c 'ulimit -v …; exec node …'`: node has no setrlimit; the limit passes to esbuild.
   const child = spawn(
@@ -80,7 +85,7 @@ function spawnChild(): ChildProcess {
       String(TOOLCHAIN_LIMITS.addressSpaceMb * 1024),
       process.execPath,
       `--max-old-space-size=${TOOLCHAIN_LIMITS.heapMb}`,
-      CHILD_SCRIPT,
+      script,
       esbuildMain,
     ],
     {
@@ -90,8 +95,6 @@ function spawnChild(): ChildProcess {
       serialization: 'json',
     },
   );
-  // A failed spawn surfaces as the attempt's crash (below), never as an unhandled error.
-  child.on('error', () => undefined);
   return child;
 }
 
@@ -117,7 +120,8 @@ function setIdle(child: ChildProcess, idle: boolean): void {
 }
 
 /** A process that has never run a job: the spare when it is alive, else a new one. */
-function freshChild(): ChildProcess {
+function freshChild(script?: string): ChildProcess {
+  if (script !== undefined) return spawnChild(script);
   const taken = spare;
   spare = undefined;
   const child =
@@ -170,9 +174,23 @@ function attemptOnce(
   wallMs: number,
   signal: AbortSignal | undefined,
   onStart: (child: ChildProcess) => void,
+  script?: string,
 ): Promise<Attempt> {
   return new Promise<Attempt>((resolve, reject) => {
-    const child = freshChild();
+    const child = freshChild(script);
+    let settled = false;
+    const settle = (attempt: Attempt) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(attempt);
+    };
+    // A process that could not even start (no /bin/sh, no node): a crash, never an unhandled error.
+    child.on('error', (error) => {
+      killGroup(child);
+      settle({ kind: 'crashed', reason: `could not run: ${error.message}` });
+    });
     let stderr = '';
     let answer: ChildAnswer | undefined;
     let timedOut = false;
@@ -191,21 +209,21 @@ function attemptOnce(
     }, wallMs);
     const onAbort = () => {
       killGroup(child);
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
       reject(signal?.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     child.once('close', (code, childSignal) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (signal?.aborted) return;
       const why = crashWords(stderr);
-      if (answer?.results !== undefined) resolve({ kind: 'answered', results: answer.results });
-      else if (timedOut) resolve({ kind: 'crashed', reason: `no answer within ${wallMs / 1000} s, killed` });
+      if (answer?.results !== undefined) settle({ kind: 'answered', results: answer.results });
+      else if (timedOut) settle({ kind: 'crashed', reason: `no answer within ${wallMs / 1000} s, killed` });
       else if (answer?.crash !== undefined)
-        resolve({ kind: 'crashed', reason: why === '' ? answer.crash : `${answer.crash}: ${why}` });
+        settle({ kind: 'crashed', reason: why === '' ? answer.crash : `${answer.crash}: ${why}` });
       else {
         const how = childSignal !== null ? `killed by ${childSignal}` : `exited with code ${code}`;
-        resolve({ kind: 'crashed', reason: why === '' ? how : `${how}: ${why}` });
+        settle({ kind: 'crashed', reason: why === '' ? how : `${how}: ${why}` });
       }
     });
     onStart(child);
@@ -213,6 +231,7 @@ function attemptOnce(
       onAbort();
       return;
     }
+    if (!child.connected) return; // could not start: 'error' settles
     child.send(
       { files: files.map((file) => ({ path: file.path, source: file.source, options: file.options })) },
       (error) => {
@@ -222,10 +241,15 @@ function attemptOnce(
   });
 }
 
+/** Transformed after an input crashed the toolchain twice: is it the input, or the toolchain? */
+const CANARY: ToolchainFile = { path: 'canary.js', source: '0;\n', options: { loader: 'js' } };
+
 /**
  * Transforms the files (in one fresh process per attempt; see the module comment). Resolves with
- * every file's code or errors, or `crashed` when the toolchain died on this input twice; rejects
- * only with the abort reason.
+ * every file's code or errors, or `crashed` when the toolchain died on this input twice while a
+ * trivial input still transforms (the input's fault, judged); rejects with
+ * SandboxUnavailableError when that trivial input crashes too (the toolchain's fault: retried by
+ * the workflow, never a competitor's compile error), or with the abort reason.
  */
 export async function transformInChild(
   files: readonly ToolchainFile[],
@@ -247,6 +271,7 @@ export async function transformInChild(
       options.wallMs ?? TOOLCHAIN_LIMITS.wallMs,
       options.signal,
       (child) => options.onAttempt?.(attempt, child),
+      options.childScript,
     );
     if (outcome.kind === 'answered') {
       let next = 0;
@@ -257,6 +282,18 @@ export async function transformInChild(
       };
     }
     reasons.push(outcome.reason);
+  }
+  const canary = await attemptOnce(
+    [CANARY],
+    TOOLCHAIN_LIMITS.wallMs,
+    options.signal,
+    () => undefined,
+    options.childScript,
+  );
+  if (canary.kind !== 'answered' || !canary.results[0]?.ok) {
+    throw new SandboxUnavailableError(
+      `the JavaScript/TypeScript toolchain (esbuild) does not work on this worker: ${canary.kind === 'crashed' ? canary.reason : 'a trivial file did not transform'}`,
+    );
   }
   return {
     kind: 'crashed',

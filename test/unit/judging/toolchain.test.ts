@@ -3,6 +3,10 @@
  * retried once in a fresh process, a second one judged as the input's; other jobs untouched; the
  * caller's event loop never waits for a parse.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SandboxUnavailableError } from '../../../src/judging/errors';
 import { prepareSubmission } from '../../../src/judging/sandbox/prepare-submission';
 import {
   TOOLCHAIN_LIMITS,
@@ -179,6 +183,21 @@ describe('transformInChild', () => {
     const { result, gapMs } = await largestTickGap(() => transformInChild([ts(source)]));
     expect(result).toMatchObject({ kind: 'transformed', files: [{ ok: true }] });
     expect(gapMs).toBeLessThan(300);
+  });
+
+  it("a toolchain that cannot transform even a trivial file is the worker's failure, not the input's compile error", async () => {
+    const script = path.join(mkdtempSync(path.join(os.tmpdir(), 'toolchain-test-')), 'broken-child.cjs');
+    writeFileSync(script, "process.stderr.write('cannot load esbuild\\n'); process.exit(3);\n");
+    let attempts = 0;
+    const pending = transformInChild([ts('export const a = 1;\n')], {
+      childScript: script,
+      onAttempt: () => (attempts += 1),
+    });
+    await expect(pending).rejects.toThrow(SandboxUnavailableError);
+    await expect(pending).rejects.toThrow(
+      'the JavaScript/TypeScript toolchain (esbuild) does not work on this worker: exited with code 3: cannot load esbuild',
+    );
+    expect(attempts).toBe(2);
   });
 
   it('an abort kills the attempt and rejects with the reason', async () => {
