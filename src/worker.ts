@@ -14,6 +14,7 @@ import { keepSubmissionSweeperRunning } from './runtime/submission-sweeper';
 import { startOutboxDispatcher } from './runtime/outbox-dispatcher';
 import { SandboxUnavailableError } from './judging/errors';
 import { configureSandboxRuntime } from './judging/sandbox/sandbox-runtime';
+import { stopToolchainSpare } from './judging/toolchain/run-esbuild';
 import { startLanguageOffer } from './runtime/language-offer';
 import { createLogger } from './lib/logger';
 import { lazyTemporalClient, temporalConnectionOptions } from './temporal-client/client';
@@ -152,6 +153,8 @@ async function main(): Promise<void> {
   // Tests wait for this exact line on stdout.
   console.log('WORKER_READY');
   await Promise.all([worker.run(), judgingWorker.run()]);
+  // The esbuild child kept ready for the next JS/TS job (it would also exit with this process).
+  stopToolchainSpare();
   relaySweeper.stop();
   submissionSweeper.stop();
   await languageOffer?.stop();

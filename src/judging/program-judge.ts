@@ -114,7 +114,7 @@ export async function runProgramJudge(
   try {
     const built = await buildProgram(spec, detection.source, folder, options.signal);
     if (built.kind === 'compile_error') {
-      return zeroOutcome(config, 'compile_error', 'compilation failed', {
+      return zeroOutcome(config, 'compile_error', built.reason ?? 'compilation failed', {
         language: spec.id,
         entry: detection.entry,
         compile_output: built.compileOutput,

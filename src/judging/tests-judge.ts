@@ -180,7 +180,9 @@ export async function runTestsJudge(
   submission: SubmissionForJudging,
   options: JudgeRunOptions = {},
 ): Promise<JudgeOutcome> {
-  const prepared: PreparedSubmission = prepareSubmission(submission, config.entry);
+  const prepared: PreparedSubmission = await prepareSubmission(submission, config.entry, {
+    signal: options.signal,
+  });
   if (prepared.kind === 'unrunnable') {
     // The submission's fault (no entry file, no code it could run): a judged 0, not a failure of ours.
     const verdicts = config.tests.map(() => ({ passed: false, feedback: `not run: ${prepared.reason}` }));

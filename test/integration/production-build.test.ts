@@ -94,6 +94,7 @@ describe('compiled production build', () => {
       'src/connector-client/cli.js',
       'src/db/migrations/1000_platform_core.sql',
       'src/judging/sandbox/sandbox-runner.cjs',
+      'src/judging/toolchain/esbuild-child.cjs',
       'src/judging/sandbox/native-supervisor.c',
       'src/judging/sandbox/seccomp/policy.json',
       'src/judging/sandbox/seccomp/compile-policy.py',
@@ -104,6 +105,19 @@ describe('compiled production build', () => {
     expect(existsSync(path.join(OUT, 'bench'))).toBe(false);
     // The bundle holds the registry's workflows (one of them by name).
     expect(readFileSync(path.join(OUT, 'workflow-bundle.js'), 'utf8')).toContain('submissionWorkflow');
+  });
+
+  it('transforms TypeScript in the built toolchain child, with node alone', () => {
+    const script = `require(${JSON.stringify(path.join(OUT, 'src/judging/toolchain/run-esbuild.js'))})
+      .transformInChild([{ path: 'main.ts', source: 'export const n: number = 1;', options: { loader: 'ts', format: 'cjs' } }])
+      .then((outcome) => { console.log(JSON.stringify(outcome)); process.exit(0); });`;
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      kind: 'transformed',
+      attempts: 1,
+      files: [{ ok: true, code: expect.stringContaining('n = 1') }],
+    });
   });
 
   it('the image and compose start only entry points the build produces, with node, never tsx', () => {

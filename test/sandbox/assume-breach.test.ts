@@ -779,7 +779,7 @@ describe('the inner layer: no host-realm object reaches submitted code, whicheve
     // V8 sees the module. The test used to pass vacuously on that: it now proves the rewrite and
     // that the require() it became is refused inside the realm. (Fed raw to the vm, import() near
     // the stack limit does hand host-realm errors over: docs/decisions/security.md.)
-    const prepared = prepareSubmission(
+    const prepared = await prepareSubmission(
       {
         content: '',
         files: [

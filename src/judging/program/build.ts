@@ -9,8 +9,8 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type Message, transformSync } from 'esbuild';
 import { type NativeBind, type NativeRunResult, runNativeInSandbox } from '../sandbox/native-run';
+import { formatToolchainMessage, transformInChild } from '../toolchain/run-esbuild';
 import { BUILD_DIR, GO_PREBUILT_CACHE_DIR, type LanguageSpec, debianGoRoot, goEnv } from './languages';
 
 export const COMPILE_LIMITS = {
@@ -40,16 +40,13 @@ export async function newBuildFolder(): Promise<BuildFolder> {
 }
 
 export type BuildResult =
-  { kind: 'built'; compileOutput: string } | { kind: 'compile_error'; compileOutput: string };
+  | { kind: 'built'; compileOutput: string }
+  /** `reason`: why, when it is more than "compilation failed" (the toolchain died on the input). */
+  | { kind: 'compile_error'; compileOutput: string; reason?: string };
 
 function truncate(text: string, bytes: number): string {
   const buffer = Buffer.from(text, 'utf8');
   return buffer.length <= bytes ? text : `${buffer.subarray(0, bytes).toString('utf8')}\n… (truncated)`;
-}
-
-function esbuildMessage(message: Message): string {
-  const where = message.location ? `main.ts:${message.location.line}:${message.location.column + 1}: ` : '';
-  return `${where}${message.text}`;
 }
 
 /** What contest programs import; anything else still builds, just slower. */
@@ -124,7 +121,11 @@ async function languageBinds(spec: LanguageSpec): Promise<NativeBind[]> {
   return cache === undefined ? [] : [{ host: cache, path: GO_PREBUILT_CACHE_DIR }];
 }
 
-/** Writes the entry and compiles it (inside the wall; TypeScript by esbuild's transform here). */
+/**
+ * Writes the entry and compiles it: inside the wall, or for TypeScript by esbuild's transform in
+ * a toolchain process of its own (toolchain/run-esbuild.ts: never the worker's, retried once
+ * when it dies, a second death being this input's compile error).
+ */
 export async function buildProgram(
   spec: LanguageSpec,
   source: string,
@@ -132,23 +133,36 @@ export async function buildProgram(
   signal?: AbortSignal,
 ): Promise<BuildResult> {
   if (spec.id === 'typescript') {
-    try {
-      const { code, warnings } = transformSync(source, {
-        loader: 'ts',
-        format: 'cjs',
-        target: 'node18',
-        sourcefile: 'main.ts',
-      });
-      await writeFile(path.join(folder.dir, spec.sourceFile), code, { mode: 0o644 });
+    const outcome = await transformInChild(
+      [
+        {
+          path: 'main.ts',
+          source,
+          options: { loader: 'ts', format: 'cjs', target: 'node18', sourcefile: 'main.ts' },
+        },
+      ],
+      { signal },
+    );
+    if (outcome.kind === 'crashed') {
       return {
-        kind: 'built',
-        compileOutput: truncate(warnings.map(esbuildMessage).join('\n'), COMPILE_LIMITS.shownOutputBytes),
+        kind: 'compile_error',
+        compileOutput: truncate(outcome.reason, COMPILE_LIMITS.shownOutputBytes),
+        reason: outcome.reason,
       };
-    } catch (error) {
-      const errors = (error as { errors?: Message[] }).errors;
-      const text = Array.isArray(errors) ? errors.map(esbuildMessage).join('\n') : String(error);
+    }
+    const [result] = outcome.files;
+    if (!result.ok) {
+      const text = result.errors.map((message) => formatToolchainMessage(message, 'main.ts')).join('\n');
       return { kind: 'compile_error', compileOutput: truncate(text, COMPILE_LIMITS.shownOutputBytes) };
     }
+    await writeFile(path.join(folder.dir, spec.sourceFile), result.code, { mode: 0o644 });
+    return {
+      kind: 'built',
+      compileOutput: truncate(
+        result.warnings.map((message) => formatToolchainMessage(message, 'main.ts')).join('\n'),
+        COMPILE_LIMITS.shownOutputBytes,
+      ),
+    };
   }
   await writeFile(path.join(folder.dir, spec.sourceFile), source, { mode: 0o644 });
   if (spec.compileCommand === undefined) return { kind: 'built', compileOutput: '' };

@@ -58,7 +58,8 @@ export interface LanguageSpec {
   /** Other names accepted in a file's `language` and a fence's info string. */
   aliases: readonly string[];
   /**
-   * A compile step produces what runs (in the wall, or esbuild's transform for TypeScript).
+   * A compile step produces what runs (in the wall, or for TypeScript esbuild's transform in a
+   * toolchain process of its own: toolchain/run-esbuild.ts).
    * Python and JavaScript are not compiled but get a syntax check (compileCommand) all the same.
    */
   compiled: boolean;
@@ -69,7 +70,7 @@ export interface LanguageSpec {
   /** Prints the version (stdout or stderr); the first match of versionPattern is it. */
   versionCommand: () => CommandSpec;
   versionPattern: RegExp;
-  /** Compile or syntax-check inside the wall (`build` writable at BUILD_DIR); TypeScript: esbuild here. */
+  /** Compile or syntax-check inside the wall (`build` writable at BUILD_DIR); TypeScript: see build.ts. */
   compileCommand?: () => CommandSpec;
   runCommand: (settings: RunSettings) => CommandSpec;
   /** Memory the runtime needs beyond the program's limit (the cgroup gets limit + this). */
@@ -256,7 +257,8 @@ export const LANGUAGES: Readonly<Record<LanguageId, LanguageSpec>> = {
     extensions: ['.ts', '.mts', '.cts'],
     aliases: ['ts'],
     compiled: true,
-    // Transpiled on the host by esbuild (no code runs), then run as JavaScript.
+    // Transpiled on the host by esbuild in a child process that may die (no code runs; build.ts),
+    // then run as JavaScript.
     sourceFile: 'main.js',
     runtimeBinary: fixed('/usr/bin/node'),
     versionCommand: () => ({ argv: ['/usr/bin/node', '--version'] }),

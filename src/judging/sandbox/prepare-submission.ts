@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { type Loader, type Message, transformSync } from 'esbuild';
+import type { Loader } from 'esbuild';
+import {
+  type ToolchainFile,
+  type ToolchainRunOptions,
+  formatToolchainMessage,
+  transformInChild,
+} from '../toolchain/run-esbuild';
 import type { SubmissionForJudging } from '../types';
 import { firstFencedCode } from './fenced-code';
 import type { SandboxModule } from './run-in-sandbox';
@@ -51,28 +57,19 @@ function codeFromContent(content: string): string {
   return firstFencedCode(content) ?? content;
 }
 
-function formatEsbuildMessage(message: Message): string {
-  const where = message.location
-    ? `${message.location.file}:${message.location.line}:${message.location.column + 1}: `
-    : '';
-  return `${where}${message.text}`;
-}
-
-function compileErrorsOf(error: unknown): string[] {
-  const errors = (error as { errors?: Message[] } | null)?.errors;
-  if (Array.isArray(errors) && errors.length > 0) return errors.map(formatEsbuildMessage);
-  return [error instanceof Error ? error.message : String(error)];
-}
-
 /**
  * Collects the submission's JavaScript/TypeScript (and JSON) files, transpiles them to CommonJS
- * with esbuild (in this process: the sandbox may not spawn esbuild's service) and picks the entry.
- * A submission without code files is judged on its `content` as `main.ts`.
+ * with esbuild (in a toolchain process of their own, before the sandbox: the sandbox may not
+ * spawn esbuild's service; see toolchain/run-esbuild.ts) and picks the entry. A submission
+ * without code files is judged on its `content` as `main.ts`. A toolchain that died on the
+ * files twice is the submission's compile error, naming the failure; rejects only with the
+ * abort reason.
  */
-export function prepareSubmission(
+export async function prepareSubmission(
   submission: SubmissionForJudging,
   configuredEntry?: string,
-): PreparedSubmission {
+  options: Pick<ToolchainRunOptions, 'signal'> = {},
+): Promise<PreparedSubmission> {
   const files = submission.files ?? [];
   if (files.length > PREPARE_LIMITS.maxFiles) {
     return { kind: 'unrunnable', reason: `the submission has more than ${PREPARE_LIMITS.maxFiles} files` };
@@ -124,14 +121,14 @@ export function prepareSubmission(
 
   const modules: SandboxModule[] = [];
   const errors: string[] = [];
+  const toTransform: ToolchainFile[] = [];
   for (const file of sources) {
     const loader = LOADERS[file.extension];
-    if (loader === undefined) {
-      modules.push({ path: file.path, kind: 'json', source: file.source });
-      continue;
-    }
-    try {
-      const { code } = transformSync(file.source, {
+    if (loader === undefined) continue;
+    toTransform.push({
+      path: file.path,
+      source: file.source,
+      options: {
         loader,
         format: 'cjs',
         target: 'node20',
@@ -139,11 +136,17 @@ export function prepareSubmission(
         logLevel: 'silent',
         // import() would reach Node's real module loader; as require() it goes through the shim.
         supported: { 'dynamic-import': false },
-      });
-      modules.push({ path: file.path, kind: 'js', source: code });
-    } catch (error) {
-      errors.push(...compileErrorsOf(error));
-    }
+      },
+    });
+  }
+  const transformed = await transformInChild(toTransform, { signal: options.signal });
+  if (transformed.kind === 'crashed') return { kind: 'compile_error', entry, message: transformed.reason };
+  const results = new Map(toTransform.map((file, index) => [file.path, transformed.files[index]]));
+  for (const file of sources) {
+    const result = results.get(file.path);
+    if (result === undefined) modules.push({ path: file.path, kind: 'json', source: file.source });
+    else if (result.ok) modules.push({ path: file.path, kind: 'js', source: result.code });
+    else errors.push(...result.errors.map((message) => formatToolchainMessage(message)));
   }
   if (errors.length > 0) {
     const shown = errors.slice(0, PREPARE_LIMITS.maxCompileErrorsShown);
