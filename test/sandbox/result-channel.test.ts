@@ -99,7 +99,9 @@ int main(void) {
 }
 `);
   expect(result.verdict).toBe('time_limit_exceeded');
-  expect(result.cpuMs).toBeGreaterThan(LIMITS.timeLimitMs);
+  // Past the CPU limit, or cut by the wall cap on a machine too busy to give it its CPU in time.
+  if (result.limit === 'cpu') expect(result.cpuMs).toBeGreaterThan(LIMITS.timeLimitMs);
+  else expect(result.limit).toBe('wall');
   expect(result.stdout).toContain(FORGED_REPORT);
 });
 

@@ -22,6 +22,9 @@ export const COMPILE_LIMITS = {
   shownOutputBytes: 8 * 1024,
 } as const;
 
+/** A compile's limits (COMPILE_LIMITS; tests shrink them). */
+export type CompileLimits = { readonly [K in keyof typeof COMPILE_LIMITS]: number };
+
 const execFileAsync = promisify(execFile);
 const BUILDS_ROOT = path.join(os.tmpdir(), 'challenge-judge-builds');
 
@@ -131,6 +134,7 @@ export async function buildProgram(
   source: string,
   folder: BuildFolder,
   signal?: AbortSignal,
+  limits: CompileLimits = COMPILE_LIMITS,
 ): Promise<BuildResult> {
   if (spec.id === 'typescript') {
     const outcome = await transformInChild(
@@ -166,32 +170,52 @@ export async function buildProgram(
   }
   await writeFile(path.join(folder.dir, spec.sourceFile), source, { mode: 0o644 });
   if (spec.compileCommand === undefined) return { kind: 'built', compileOutput: '' };
-  const command = spec.compileCommand();
-  const run: NativeRunResult = await runNativeInSandbox({
-    argv: command.argv,
-    env: command.env,
-    binds: [{ host: folder.dir, path: BUILD_DIR, writable: true }, ...(await languageBinds(spec))],
-    cpuMs: COMPILE_LIMITS.cpuMs,
-    wallMs: COMPILE_LIMITS.wallMs,
-    memoryMb: COMPILE_LIMITS.memoryMb,
-    programAddressSpaceMb: 0,
-    outputBytes: COMPILE_LIMITS.outputBytes,
-    stderrBytes: COMPILE_LIMITS.outputBytes,
-    signal,
-  });
-  const output = truncate(`${run.stdout}${run.stderr}`.trim(), COMPILE_LIMITS.shownOutputBytes);
-  if (run.limit === 'cpu' || run.limit === 'wall') {
-    return { kind: 'compile_error', compileOutput: `compilation exceeded its time limit\n${output}`.trim() };
-  }
-  if (run.oomKilled) {
-    return {
-      kind: 'compile_error',
-      compileOutput: `compilation exceeded its memory limit\n${output}`.trim(),
-    };
+  // A compiler the host stopped at its own limits, or that died of a signal, is a toolchain
+  // crash: retried once in a fresh sandbox (a busy moment is not the input's fault); the same
+  // input crashing it again is that input's compile error (DESIGN, "Verdicts come from the host").
+  const { run, crash } = await retriedOnceOnCrash(() => compileInWall(spec, folder, limits, signal));
+  const output = truncate(`${run.stdout}${run.stderr}`.trim(), limits.shownOutputBytes);
+  if (crash !== undefined) {
+    const reason = `the ${spec.name} compiler ${crash} twice, each time in a fresh sandbox`;
+    return { kind: 'compile_error', compileOutput: `${reason}\n${output}`.trim(), reason };
   }
   if (run.exit.kind !== 'exited' || run.exit.code !== 0)
     return { kind: 'compile_error', compileOutput: output };
   return { kind: 'built', compileOutput: output };
+}
+
+/** Runs a toolchain step, and once more in a fresh process when it crashed; the last outcome counts. */
+export async function retriedOnceOnCrash<T extends { crash?: string }>(
+  attempt: () => Promise<T>,
+): Promise<T> {
+  const first = await attempt();
+  return first.crash === undefined ? first : attempt();
+}
+
+/** One compile inside the wall, and how it crashed if it did (words for the competitor). */
+async function compileInWall(
+  spec: LanguageSpec,
+  folder: BuildFolder,
+  limits: CompileLimits,
+  signal: AbortSignal | undefined,
+): Promise<{ run: NativeRunResult; crash?: string }> {
+  const command = spec.compileCommand!();
+  const run = await runNativeInSandbox({
+    argv: command.argv,
+    env: command.env,
+    binds: [{ host: folder.dir, path: BUILD_DIR, writable: true }, ...(await languageBinds(spec))],
+    cpuMs: limits.cpuMs,
+    wallMs: limits.wallMs,
+    memoryMb: limits.memoryMb,
+    programAddressSpaceMb: 0,
+    outputBytes: limits.outputBytes,
+    stderrBytes: limits.outputBytes,
+    signal,
+  });
+  if (run.limit === 'cpu' || run.limit === 'wall') return { run, crash: 'exceeded its time limit' };
+  if (run.oomKilled) return { run, crash: 'exceeded its memory limit' };
+  if (run.exit.kind === 'signaled') return { run, crash: `was killed by signal ${run.exit.signal}` };
+  return { run };
 }
 
 /**
