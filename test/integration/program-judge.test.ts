@@ -291,13 +291,9 @@ describe('every language, every verdict, through the API and the worker', () => 
     for (const language of Object.keys(PROGRAMS)) {
       const visible = judged[language].forged_report.admin.details.tests[0];
       expect({ language, verdict: visible.verdict }).toEqual({ language, verdict: 'time_limit_exceeded' });
-      // The host's figures (past the limit, or cut by the wall cap on a busy machine), never the
-      // forged report's cpu_ms 1 and maxrss_kb 1000.
-      expect({ language, time_ms: visible.time_ms === 1, memory_kb: visible.memory_kb === 1000 }).toEqual({
-        language,
-        time_ms: false,
-        memory_kb: false,
-      });
+      // The host's CPU time (past the limit, or cut by the wall cap on a busy machine), never the
+      // forged report's cpu_ms 1.
+      expect({ language, forgedTime: visible.time_ms === 1 }).toEqual({ language, forgedTime: false });
     }
     // The weighted share: the hidden test weighs 3.
     expect(judged.python.accepted.competitor.hidden_summary).toEqual({ hidden_passed: 1, hidden_total: 1 });
