@@ -1,0 +1,162 @@
+/**
+ * The judging queue's order (docs/decisions/judging.md, "One queue for all judging work"): two
+ * owners flood 8 sleeping submissions, all within their caps; a third owner's single submission,
+ * sent once the flood is waiting, starts before the waiting flood, whatever arrived first. What is
+ * compared is the ORDER in which judgings started on a worker (the judge activity's start in each
+ * run's Temporal history), not how long anything took.
+ */
+import { submissionWorkflowId } from '../../src/domain/submissions/contract';
+import { eventually, newAdmin, newAgent, type TestAgent } from '../helpers/factories';
+import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { liveWorkerSlots } from '../../src/db/queries/judging-queue';
+
+// A safety net for a machine far busier than its cores; the scenario itself takes about 30 s.
+jest.setTimeout(300_000);
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/**
+ * Each flood judging holds its slot this long, sleeping (two sleepers do not take a 2-core
+ * machine's CPU): long beside the victim's way into the queue, so no slot frees in between.
+ */
+const SLEEP_MS = 5_000;
+const SLEEPER =
+  `export function slowAdd(a: number, b: number): number {\n` +
+  `  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${SLEEP_MS});\n  return a + b;\n}`;
+const QUICK = `export function add(a: number, b: number): number {\n  return a + b;\n}`;
+
+/** When the run's judge activity (`judgeSubmission`) started on a worker, from its Temporal history. */
+async function judgingStartedAt(submissionId: string): Promise<number> {
+  const client = await server.deps.temporal();
+  const history = await client.workflow.getHandle(submissionWorkflowId(submissionId, 0)).fetchHistory();
+  const judgeScheduled = new Set<string>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name === 'judgeSubmission') judgeScheduled.add(String(event.eventId));
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && judgeScheduled.has(String(started.scheduledEventId))) {
+      const time = event.eventTime!;
+      return Number(time.seconds) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
+    }
+  }
+  throw new Error(`no judgeSubmission start in the history of ${submissionId}`);
+}
+
+async function statusesOf(ids: string[]): Promise<Record<string, number>> {
+  const rows = await server.deps.db.query<{ status: string; n: number }>(
+    `SELECT status, count(*)::int AS n FROM submissions WHERE id = ANY($1::uuid[]) GROUP BY status`,
+    [ids],
+  );
+  return Object.fromEntries(rows.rows.map((row) => [row.status, row.n]));
+}
+
+test("a lone owner's submission starts before the waiting flood of two other owners", async () => {
+  const floodChallenge = await newChallenge(server, {
+    judge: {
+      kind: 'tests',
+      timeout_ms_per_test: 10_000,
+      tests: [{ name: 'adds', export: 'slowAdd', args: [2, 3], expected: 5 }],
+    },
+  });
+  const quickChallenge = await newChallenge(server, {
+    judge: { kind: 'tests', tests: [{ name: 'adds', export: 'add', args: [2, 3], expected: 5 }] },
+  });
+
+  // Two owners, two agents each, two submissions per agent: 8 sleepers, every one within the
+  // per-agent (2) and per-owner (4) caps, so only the slots make them wait.
+  const flooders: TestAgent[] = [];
+  for (let owner = 0; owner < 2; owner++) {
+    const first = await newAgent(server);
+    flooders.push(first, await newAgent(server, { user: first.user }));
+  }
+  const sessions = await Promise.all(flooders.map((agent) => sessionFor(server, agent, floodChallenge)));
+  const flood: string[] = [];
+  const accepted = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      submit(server, flooders[i % 4].token, sessions[i % 4], {
+        content: `sleeper ${i}`,
+        files: [{ path: 'index.ts', content: `// sleeper ${i}\n${SLEEPER}` }],
+      }),
+    ),
+  );
+  for (const res of accepted) {
+    expect(res.status).toBe(201);
+    flood.push(res.body.data.id);
+  }
+  // The whole flood has reached admission (every run past `judging`'s start) before the victim comes.
+  await eventually(async () => {
+    const byStatus = await statusesOf(flood);
+    return (byStatus.judging ?? 0) + (byStatus.complete ?? 0) === flood.length;
+  }, 120_000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const doneBeforeVictim = (await statusesOf(flood)).complete ?? 0;
+  // Otherwise the machine is so slow that the scenario did not happen (no flood waited).
+  expect(doneBeforeVictim).toBeLessThan(3);
+
+  const victim = await newAgent(server);
+  const single = await submit(server, victim.token, await sessionFor(server, victim, quickChallenge), {
+    content: 'victim',
+    files: [{ path: 'index.ts', content: QUICK }],
+  });
+  expect(single.status).toBe(201);
+  const judged = await waitForSubmission(
+    server,
+    victim.token,
+    single.body.data.id,
+    ['complete', 'failed'],
+    120_000,
+  );
+  expect(judged.submission_status).toBe('complete');
+  expect(judged.result.final_score).toBe(100);
+
+  await eventually(async () => {
+    const byStatus = await statusesOf(flood);
+    return (byStatus.complete ?? 0) + (byStatus.failed ?? 0) === flood.length;
+  }, 240_000);
+  expect(await statusesOf(flood)).toEqual({ complete: flood.length });
+
+  const victimStart = await judgingStartedAt(single.body.data.id);
+  const floodStarts = await Promise.all(flood.map(judgingStartedAt));
+  const startedBefore = floodStarts.filter((time) => time < victimStart).length;
+  // With S slots, S sleepers were running when the victim arrived (each holds its slot 5 s, far
+  // longer than the victim's way into the queue); the victim takes the first slot that frees, so
+  // exactly those S start before it and the rest of the flood after it. The code before the queue
+  // (every sleeper within its caps admitted at once, the victim behind them in the judging task
+  // queue) started all 8 first with 2 slots (4 of 8 with sleepers of 2.5 s).
+  const slots = server.config.JUDGE_QUEUE_SLOTS ?? (await liveWorkerSlots(server.deps.db, 30));
+  const order = { slots, startedBefore, startedAfter: flood.length - startedBefore };
+  expect({ ...order, victimAmongFirst: startedBefore <= Math.min(slots, flood.length) }).toEqual({
+    ...order,
+    victimAmongFirst: true,
+  });
+});
+
+test("an operator's dry run of a sandboxed judge waits in the queue, runs in its slot and gives it back", async () => {
+  const admin = await newAdmin(server);
+  const res = await server.request('POST', '/api/v1/admin/challenges/dry-run', {
+    auth: admin.jwt,
+    body: {
+      judge: { kind: 'tests', tests: [{ name: 'adds', export: 'add', args: [2, 3], expected: 5 }] },
+      submission: { content: 'dry run', files: [{ path: 'index.ts', content: QUICK }] },
+    },
+  });
+  expect(res.status).toBe(200);
+  expect(res.body.data.breakdown).toMatchObject({ final_score: 100 });
+  const client = await server.deps.temporal();
+  const history = await client.workflow.getHandle(res.body.data.workflow_id).fetchHistory();
+  const activities = (history.events ?? [])
+    .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
+    .filter(Boolean);
+  expect(activities).toEqual(['waitForDryRunSlots', 'judgeDryRun']);
+  const left = await server.deps.db.query(`SELECT 1 FROM judging_queue WHERE work_key = $1`, [
+    `dry-run:${res.body.data.workflow_id}`,
+  ]);
+  expect(left.rowCount).toBe(0);
+});
