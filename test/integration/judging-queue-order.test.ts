@@ -160,3 +160,65 @@ test("an operator's dry run of a sandboxed judge waits in the queue, runs in its
   ]);
   expect(left.rowCount).toBe(0);
 });
+
+test('a program judging holds JUDGE_PROGRAM_SLOTS slots (never more than its tests) and gives them back', async () => {
+  const challengeId = await newChallenge(server, {
+    judge: {
+      kind: 'program',
+      time_limit_ms: 1000,
+      memory_mb: 64,
+      languages: ['python'],
+      tests: ['1 2', '3 4', '5 6'].map((stdin, i) => ({
+        name: `sum ${i}`,
+        stdin: `${stdin}\n`,
+        expected_stdout: `${stdin.split(' ').reduce((a, b) => a + Number(b), 0)}\n`,
+      })),
+    } as never,
+  });
+  const agent = await newAgent(server);
+  const res = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+    content: 'program',
+    files: [
+      {
+        path: 'main.py',
+        content: 'import time\ntime.sleep(1.5)\na, b = map(int, input().split())\nprint(a + b)\n',
+      },
+    ],
+  });
+  expect(res.status).toBe(201);
+  const workKey = `submission:${res.body.data.id}:0`;
+  // The row while it runs: granted, with the program judge's slots.
+  const held = await eventually(
+    async () => {
+      const row = await server.deps.db.query<{ state: string; slots: number; kind: string }>(
+        `SELECT state, slots, kind FROM judging_queue WHERE work_key = $1`,
+        [workKey],
+      );
+      return row.rows[0]?.state === 'running' ? row.rows[0] : undefined;
+    },
+    60_000,
+    20,
+  );
+  const capacity = server.config.JUDGE_QUEUE_SLOTS ?? (await liveWorkerSlots(server.deps.db, 30));
+  expect(held).toEqual({
+    state: 'running',
+    kind: 'submission',
+    slots: Math.min(
+      server.config.JUDGE_PROGRAM_SLOTS,
+      3,
+      capacity,
+      server.config.JUDGE_MAX_IN_FLIGHT_PER_AGENT,
+    ),
+  });
+  const judged = await waitForSubmission(
+    server,
+    agent.token,
+    res.body.data.id,
+    ['complete', 'failed'],
+    120_000,
+  );
+  expect(judged.submission_status).toBe('complete');
+  expect(judged.result.final_score).toBe(100);
+  const left = await server.deps.db.query(`SELECT 1 FROM judging_queue WHERE work_key = $1`, [workKey]);
+  expect(left.rowCount).toBe(0);
+});
