@@ -9,7 +9,9 @@ import { submissionWorkflowId } from '../../src/domain/submissions/contract';
 import { eventually, newAdmin, newAgent, type TestAgent } from '../helpers/factories';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { liveWorkerSlots } from '../../src/db/queries/judging-queue';
+import { randomUUID } from 'node:crypto';
+import { liveWorkerSlots, removeWork } from '../../src/db/queries/judging-queue';
+import { enqueue, runQueuePass, waitForSlots } from '../../src/domain/judging-queue/queue';
 
 // A safety net for a machine far busier than its cores; the scenario itself takes about 30 s.
 jest.setTimeout(300_000);
@@ -221,4 +223,97 @@ test('a program judging holds JUDGE_PROGRAM_SLOTS slots (never more than its tes
   expect(judged.result.final_score).toBe(100);
   const left = await server.deps.db.query(`SELECT 1 FROM judging_queue WHERE work_key = $1`, [workKey]);
   expect(left.rowCount).toBe(0);
+});
+
+test('a rejudge waits at low priority, counted against no owner, and is judged', async () => {
+  const challengeId = await newChallenge(server, {
+    judge: {
+      kind: 'tests',
+      timeout_ms_per_test: 10_000,
+      tests: [{ name: 'adds', export: 'slowAdd', args: [2, 3], expected: 5 }],
+    },
+  });
+  const agent = await newAgent(server);
+  const first = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+    content: 'to rejudge',
+    files: [{ path: 'index.ts', content: SLEEPER.replace(String(SLEEP_MS), '1500') }],
+  });
+  expect(first.status).toBe(201);
+  const id = first.body.data.id;
+  await waitForSubmission(server, agent.token, id, ['complete'], 60_000);
+  const admin = await newAdmin(server);
+  const rejudge = await server.request('POST', `/api/v1/admin/submissions/${id}/rejudge`, {
+    auth: admin.jwt,
+  });
+  expect(rejudge.status).toBe(202);
+  const row = await eventually(
+    async () => {
+      const rows = await server.deps.db.query<{
+        kind: string;
+        priority: number;
+        owner_user_id: string | null;
+        agent_id: string | null;
+      }>(`SELECT kind, priority, owner_user_id, agent_id FROM judging_queue WHERE work_key = $1`, [
+        `submission:${id}:${rejudge.body.data.run}`,
+      ]);
+      return rows.rows[0];
+    },
+    30_000,
+    20,
+  );
+  expect(row).toEqual({ kind: 'rejudge', priority: 1, owner_user_id: null, agent_id: null });
+  await eventually(async () => {
+    const rows = await server.deps.db.query<{ judge_run: number; status: string }>(
+      `SELECT judge_run, status FROM submissions WHERE id = $1`,
+      [id],
+    );
+    return rows.rows[0].judge_run === rejudge.body.data.run && rows.rows[0].status === 'complete';
+  }, 60_000);
+});
+
+describe('the queue in the database', () => {
+  const config = {
+    JUDGE_QUEUE_SLOTS: 1,
+    JUDGE_MAX_IN_FLIGHT_PER_USER: 4,
+    JUDGE_MAX_IN_FLIGHT_PER_AGENT: 2,
+    JUDGE_QUEUE_POLL_MS: 20,
+  };
+  const ownerless = (key: string) => ({
+    workKey: key,
+    kind: 'dry_run' as const,
+    priority: 0,
+    ownerUserId: null,
+    agentId: null,
+    submissionId: null,
+    run: null,
+    slots: 1,
+  });
+  const stateOf = async (key: string) =>
+    (
+      await server.deps.db.query<{ state: string; seq: string }>(
+        `SELECT state, seq FROM judging_queue WHERE work_key = $1`,
+        [key],
+      )
+    ).rows[0];
+
+  test('work whose holder stops refreshing it expires, and the next waiter gets its slot; a retried enqueue keeps its place', async () => {
+    const tag = randomUUID();
+    const [a, b] = [`test:${tag}:a`, `test:${tag}:b`];
+    await enqueue(server.deps.db, config, ownerless(a));
+    await enqueue(server.deps.db, config, ownerless(b));
+    expect(await runQueuePass(server.deps.db, config, true)).toEqual([a]);
+    const placeOfB = (await stateOf(b)).seq;
+    await enqueue(server.deps.db, config, ownerless(b)); // a retried waiter
+    expect(await stateOf(b)).toEqual({ state: 'waiting', seq: placeOfB });
+    // a's holder died: nothing refreshes it past its expiry.
+    await server.deps.db.query(
+      `UPDATE judging_queue SET expires_at = now() - interval '1 second' WHERE work_key = $1`,
+      [a],
+    );
+    const waited = waitForSlots(server.deps.db, config, ownerless(b));
+    await expect(waited).resolves.toBe(1);
+    expect(await stateOf(a)).toBeUndefined();
+    expect((await stateOf(b)).state).toBe('running');
+    await removeWork(server.deps.db, b);
+  });
 });
