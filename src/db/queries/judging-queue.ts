@@ -115,6 +115,18 @@ export async function touchWork(
   return res.rows[0] ?? null;
 }
 
+/** A row's state without refreshing it; null when it is gone. */
+export async function workState(
+  db: Queryable,
+  workKey: string,
+): Promise<{ state: 'waiting' | 'running'; slots: number } | null> {
+  const res = await db.query<{ state: 'waiting' | 'running'; slots: number }>(
+    `SELECT state, slots FROM judging_queue WHERE work_key = $1 AND expires_at > now()`,
+    [workKey],
+  );
+  return res.rows[0] ?? null;
+}
+
 /** The slots a piece of work holds (null: not holding any). */
 export async function heldSlots(db: Queryable, workKey: string): Promise<number | null> {
   const res = await db.query<{ slots: number }>(

@@ -1,8 +1,9 @@
 /**
  * The service-owned judging queue (docs/decisions/judging.md, "One queue for all judging work"):
  * every piece of judging work that runs in sandboxes waits here for its slots. A waiter puts its
- * row in once and then polls; each poll refreshes the row and, when no other pass is running,
- * runs a pass of the queue (src/domain/judging-queue/order.ts) under the queue's advisory lock.
+ * row in once and then polls; each poll runs (or joins) its process's pass of the queue
+ * (src/domain/judging-queue/order.ts, under the queue's advisory lock) and reads its row, and
+ * now and then refreshes it.
  * Nothing depends on Temporal's retry timing: the order is the queue's.
  */
 import type { Pool } from 'pg';
@@ -18,6 +19,7 @@ import {
   lockJudgingQueue,
   removeWork,
   touchWork,
+  workState,
 } from '../../db/queries/judging-queue';
 import { type QueueLimits, type QueuedWork, boundedSlots, grantableWork } from './order';
 
@@ -25,6 +27,8 @@ import { type QueueLimits, type QueuedWork, boundedSlots, grantableWork } from '
 export const WAITING_TTL_SECONDS = 60;
 /** A running row lives this long past its judging's last tick (the judging ticks every 5 s). */
 export const RUNNING_TTL_SECONDS = 120;
+/** A waiter refreshes its row this often (well within WAITING_TTL_SECONDS); between, it only reads it. */
+const WAITING_REFRESH_MS = 10_000;
 /** A worker counts towards the capacity while it reported its slots this recently. */
 export const WORKER_LIVE_SECONDS = 30;
 /** How often a worker reports its slots. */
@@ -104,10 +108,35 @@ export interface WaitControls {
   onPoll?: (details: { waitedMs: number }) => void;
 }
 
+/** Per process (per pool): the pass its waiters share, and when the last one started. */
+const sharedPasses = new WeakMap<Pool, { running?: Promise<string[]>; startedAt: number }>();
+
+/**
+ * A pass for this process's waiters: one at a time, and none sooner than half a poll interval
+ * after the last one started, however many waiters poll (a flood of 100 waiters in one worker
+ * makes a few passes a second, not 400).
+ */
+async function sharedPass(db: Pool, config: QueueConfig): Promise<void> {
+  let shared = sharedPasses.get(db);
+  if (!shared) sharedPasses.set(db, (shared = { startedAt: 0 }));
+  if (shared.running) {
+    await shared.running;
+    return;
+  }
+  if (Date.now() - shared.startedAt < config.JUDGE_QUEUE_POLL_MS / 2) return;
+  shared.startedAt = Date.now();
+  const state = shared;
+  state.running = runQueuePass(db, config).finally(() => {
+    state.running = undefined;
+  });
+  await state.running;
+}
+
 /**
  * Waits until the queue grants the work its slots, and answers them. The row is put in once; each
- * poll refreshes it (a waiter that dies lets it expire) and runs a pass. Cancelled by `signal`:
- * the row leaves the queue.
+ * poll runs (or joins) this process's pass and reads the row; every WAITING_REFRESH_MS the poll
+ * refreshes it instead (a waiter that dies lets it expire). Cancelled by `signal`: the row leaves
+ * the queue.
  */
 export async function waitForSlots(
   db: Pool,
@@ -117,19 +146,21 @@ export async function waitForSlots(
 ): Promise<number> {
   const started = Date.now();
   await enqueue(db, config, work);
+  let refreshedAt = Date.now();
   try {
     for (;;) {
       controls.signal?.throwIfAborted();
-      const before = await touchWork(db, work.workKey, WAITING_TTL_SECONDS);
-      if (before?.state === 'running') return before.slots;
-      if (before === null) {
+      await sharedPass(db, config);
+      const refresh = Date.now() - refreshedAt >= WAITING_REFRESH_MS;
+      const mine = refresh
+        ? await touchWork(db, work.workKey, WAITING_TTL_SECONDS)
+        : await workState(db, work.workKey);
+      if (refresh) refreshedAt = Date.now();
+      if (mine?.state === 'running') return mine.slots;
+      if (mine === null) {
         // Expired while this waiter could not poll (a long pause): back in, as new work.
         await enqueue(db, config, work);
-      }
-      const granted = await runQueuePass(db, config);
-      if (granted.includes(work.workKey)) {
-        const now = await touchWork(db, work.workKey, RUNNING_TTL_SECONDS);
-        if (now?.state === 'running') return now.slots;
+        refreshedAt = Date.now();
       }
       controls.onPoll?.({ waitedMs: Date.now() - started });
       await sleep(config.JUDGE_QUEUE_POLL_MS, controls.signal);
