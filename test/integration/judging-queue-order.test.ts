@@ -11,7 +11,7 @@ import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/
 import { startTestServer, type TestServer } from '../helpers/server';
 import { randomUUID } from 'node:crypto';
 import { liveWorkerSlots, removeWork } from '../../src/db/queries/judging-queue';
-import { enqueue, runQueuePass, waitForSlots } from '../../src/domain/judging-queue/queue';
+import { enqueue, runQueuePass, tryAdmit, waitForSlots } from '../../src/domain/judging-queue/queue';
 
 // A safety net for a machine far busier than its cores; the scenario itself takes about 30 s.
 jest.setTimeout(300_000);
@@ -314,6 +314,18 @@ describe('the queue in the database', () => {
     await expect(waited).resolves.toBe(1);
     expect(await stateOf(a)).toBeUndefined();
     expect((await stateOf(b)).state).toBe('running');
+    await removeWork(server.deps.db, b);
+  });
+
+  test('runs of workflows started before the queue (admission by retries) are served by the same queue', async () => {
+    const tag = randomUUID();
+    const [a, b] = [`test:${tag}:a`, `test:${tag}:b`];
+    expect(await tryAdmit(server.deps.db, config, ownerless(a))).toBe(true);
+    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(false); // capacity 1, held by a
+    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(false); // a retry: still waiting, same place
+    await removeWork(server.deps.db, a);
+    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(true);
+    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(true); // granted stays granted
     await removeWork(server.deps.db, b);
   });
 });
