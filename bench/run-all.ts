@@ -10,11 +10,11 @@
  *
  * Parts: bench/baseline-koa.ts and bench/reads.ts (here, in-process orchestration of separate
  * server processes), then bench/leaderboard.ts (detail) and the feature benchmarks
- * bench/submissions.ts, bench/webhooks.ts and bench/stream.ts, each run as its own process and its
+ * bench/submissions.ts, bench/webhooks.ts, bench/stream.ts and bench/judging-queue.ts, each run as its own process and its
  * figures read from its output. Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 8 minutes on 2 cores)
- *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, sandbox, programs, cli, startup)
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, queue, sandbox, programs, cli, startup)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -368,6 +368,35 @@ async function sandboxPart(): Promise<BenchRow[]> {
   ];
 }
 
+/**
+ * The judging queue's fairness (bench/judging-queue.ts): the victim's wait behind a flood of 8
+ * sleepers from 2 owners, beside the same submission judged alone and one flood judging alone,
+ * all measured in that run.
+ */
+async function queuePart(env: Record<string, string>): Promise<BenchRow[]> {
+  const figure = "Judging queue: a victim's quick submission behind 8 sleepers of 2 owners (POST → result)";
+  const target = '≤ 2 × alone + one flood judging';
+  const run = await runBenchFile('bench/judging-queue.ts', [], env, 10 * 60_000);
+  const line = run.output.split('\n').find((l) => l.startsWith('QUEUE_RESULT '));
+  if (run.code !== 0 || !line)
+    return [
+      failedRow(figure, target, `exit ${run.code}; see .data/bench/logs/judging-queue.log`, run.loadAfter),
+    ];
+  const r = JSON.parse(line.slice('QUEUE_RESULT '.length));
+  return [
+    {
+      figure,
+      value: `${fmt(r.victimWaitMs)} ms`,
+      target: `${target} = ${fmt(r.targetMs)} ms`,
+      baseline: `alone ${fmt(r.aloneMs)} ms (median of 3); one flood judging alone ${fmt(r.floodJudgingMs)} ms`,
+      ratio: `${fmt(r.victimWaitMs / r.aloneMs, 1)} × alone`,
+      ok: r.ok,
+      load: run.loadAfter,
+      note: `${r.slots} queue slots; sleepers hold theirs ${fmt(r.sleepMs)} ms each; ${r.floodDoneAtVictim - r.floodDoneBefore} sleepers finished while the victim waited; the whole flood took ${fmt(r.floodTotalMs)} ms`,
+    },
+  ];
+}
+
 async function leaderboardDetailPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/leaderboard.ts';
   if (!existsSync(path.join(ROOT, file))) return [];
@@ -474,6 +503,10 @@ async function main(): Promise<void> {
     if (wanted('startup')) {
       log('API and worker start-up from dist (bench/process-startup.ts)');
       rows.push(...(await benchProcessStartup(featureEnv)));
+    }
+    if (wanted('queue')) {
+      log('judging queue fairness (bench/judging-queue.ts)');
+      rows.push(...(await queuePart(featureEnv)));
     }
     if (wanted('sandbox')) {
       log('OS sandbox around submitted code (bench/sandbox.ts)');

@@ -332,10 +332,23 @@ const envSchema = z
     JUDGE_UID_LOCK_DIR: z.string().default('/run/judge-sandbox'),
     /** cgroup v2 group under which per-run groups are made (default: a child of the worker's own). */
     JUDGE_CGROUP_PARENT: z.string().optional(),
-    /** Judgings of one user's agents in flight across all workers; the rest wait their turn. */
+    /**
+     * Sandbox slots one user's agents may hold at once across all workers (the judging queue's cap;
+     * a `tests` judging holds 1, a `program` judging up to JUDGE_PROGRAM_SLOTS); the rest wait their turn.
+     */
     JUDGE_MAX_IN_FLIGHT_PER_USER: z.coerce.number().int().min(1).max(10_000).default(4),
-    /** Judgings of one agent in flight across all workers. */
+    /** Sandbox slots one agent's judgings may hold at once across all workers. */
     JUDGE_MAX_IN_FLIGHT_PER_AGENT: z.coerce.number().int().min(1).max(10_000).default(2),
+    /**
+     * The judging queue's capacity: sandbox slots of all workers together. Default: the sum of the
+     * slots the live workers report (each worker's JUDGE_SLOTS or its default), so adding a worker
+     * adds its slots. Set it to hold judging below what the workers have.
+     */
+    JUDGE_QUEUE_SLOTS: z.coerce.number().int().min(1).max(10_000).optional(),
+    /** Slots (tests run at once) a `program` judging asks the queue for; never more than its tests. */
+    JUDGE_PROGRAM_SLOTS: z.coerce.number().int().min(1).max(32).default(2),
+    /** How often work waiting in the judging queue looks for its turn (and runs a pass of the queue). */
+    JUDGE_QUEUE_POLL_MS: z.coerce.number().int().min(20).max(10_000).default(250),
   })
   .superRefine((env, ctx) => {
     refuseInconsistentSignIn(env, ctx);

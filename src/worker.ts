@@ -16,6 +16,7 @@ import { SandboxUnavailableError } from './judging/errors';
 import { configureSandboxRuntime } from './judging/sandbox/sandbox-runtime';
 import { stopToolchainSpare } from './judging/toolchain/run-esbuild';
 import { startLanguageOffer } from './runtime/language-offer';
+import { reportJudgingSlots } from './runtime/judging-capacity';
 import { createLogger } from './lib/logger';
 import { lazyTemporalClient, temporalConnectionOptions } from './temporal-client/client';
 import { existsSync } from 'node:fs';
@@ -110,7 +111,7 @@ async function main(): Promise<void> {
   const activities = {
     ...createDeliverySteps(deps),
     ...createLifecycleSteps(deps),
-    ...createDryRunSteps(),
+    ...createDryRunSteps(deps),
     ...createJudgingSteps(deps.db),
     ...createSubmissionActivities(deps, stopping.signal),
     ...createRelaySteps(deps),
@@ -128,8 +129,9 @@ async function main(): Promise<void> {
     shutdownGraceTime: '10s',
   }).catch(afterSandboxVerdict);
   const judgingSlots = await sandboxReady;
-  // `tests` judgings: this worker takes only as many as it has judging slots, so the rest stay
-  // in Temporal's queue for whichever worker frees a slot first.
+  // `tests` and `program` judgings (and dry runs): granted their slots by the judging queue first;
+  // this worker takes only as many as it has judging slots, so the rest stay in Temporal's queue
+  // for whichever worker frees a slot first.
   const judgingWorker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -145,6 +147,8 @@ async function main(): Promise<void> {
   const submissionSweeper = keepSubmissionSweeperRunning(deps); // the sweeper workflow, whatever closed it
   // The program judge's languages: probed inside the wall in the background, offered as they pass.
   const languageOffer = config.JUDGE_SANDBOX === 'bwrap' ? startLanguageOffer(deps) : undefined;
+  // The judging queue's capacity: this worker's slots count while it lives.
+  const judgingCapacity = reportJudgingSlots(deps, judgingSlots);
   stopping.signal.addEventListener('abort', () => void dispatcher.stop(), { once: true });
   logger.info(
     { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, judgingSlots, workflows },
@@ -158,6 +162,7 @@ async function main(): Promise<void> {
   relaySweeper.stop();
   submissionSweeper.stop();
   await languageOffer?.stop();
+  await judgingCapacity.stop();
   await dispatcher.stop();
   await notifications.close();
   await temporal.close();

@@ -73,15 +73,16 @@ test('a flooding user cannot keep another user waiting behind the whole flood', 
     }
   }
 
-  // Sample the flooder's leases while the flood is judged: never more than its caps at once.
+  // Sample the slots the flooder holds in the judging queue while the flood is judged: never more
+  // than its caps at once (caps count slots; a `tests` judging holds one).
   let sampling = true;
   let maxUserLeases = 0;
   let maxAgentLeases = 0;
   const sampler = (async () => {
     while (sampling) {
       const rows = await server.deps.db.query<{ agent_id: string; n: number }>(
-        `SELECT agent_id, count(*)::int AS n FROM judging_leases
-          WHERE agent_id = ANY($1::uuid[]) AND expires_at > now() GROUP BY agent_id`,
+        `SELECT agent_id, sum(slots)::int AS n FROM judging_queue
+          WHERE agent_id = ANY($1::uuid[]) AND state = 'running' AND expires_at > now() GROUP BY agent_id`,
         [flooderAgents.map((agent) => agent.agentId)],
       );
       maxUserLeases = Math.max(
@@ -145,9 +146,9 @@ test('a flooding user cannot keep another user waiting behind the whole flood', 
   expect(pending).toBeGreaterThan(3 * (cap + slots)); // the scenario really had a flood in the way
   expect(judgedBeforeSingle).toBeLessThan(pending / 3);
 
-  // Every lease was released: nothing of the flood still counts against the flooder.
+  // Every slot was given back: nothing of the flood is still in the judging queue.
   const leases = await server.deps.db.query(
-    `SELECT count(*)::int AS n FROM judging_leases WHERE agent_id = ANY($1::uuid[])`,
+    `SELECT count(*)::int AS n FROM judging_queue WHERE agent_id = ANY($1::uuid[])`,
     [flooderAgents.map((agent) => agent.agentId)],
   );
   expect(leases.rows[0].n).toBe(0);

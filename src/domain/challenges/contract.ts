@@ -72,10 +72,18 @@ export interface ChallengeDryRunInput {
   submission: { content: string; files: { path: string; content: string }[] };
 }
 
-/** The dry run's one step, as the worker registers it (src/domain/challenges/dry-run.ts). */
+/**
+ * The dry run's steps, as the worker registers them (src/domain/challenges/dry-run.ts): waiting in
+ * the judging queue (DRY_RUN_QUEUE_PATCH; sandboxed judges only), then the judge. `queueKey`: the
+ * queue work whose slots the judge runs in (absent for runs started before the queue).
+ */
 export interface DryRunSteps {
-  judgeDryRun(input: ChallengeDryRunInput): Promise<AdminBreakdown>;
+  waitForDryRunSlots(input: { queueKey: string; judge: unknown }): Promise<{ slots: number }>;
+  judgeDryRun(input: ChallengeDryRunInput & { queueKey?: string }): Promise<AdminBreakdown>;
 }
+
+/** Marker of the change that puts sandboxed dry runs in the service's judging queue (replay-safe). */
+export const DRY_RUN_QUEUE_PATCH = 'dry-run-judging-queue';
 
 /** Errors of the judge step the workflow does not retry (the config or the grader said no). */
 export const DRY_RUN_NON_RETRYABLE = ['InvalidJudgeConfigError', 'GraderRejectedError'];

@@ -18,6 +18,10 @@ import {
   type JudgeConfigInput,
 } from '../../judging';
 import type { ServiceDeps } from '../../service-deps';
+import type { Pool } from 'pg';
+import { heldSlots, removeWork, touchWork } from '../../db/queries/judging-queue';
+import { RUNNING_TTL_SECONDS, waitForSlots } from '../judging-queue/queue';
+import { slotsForJudge } from '../judging-queue/order';
 import {
   CHALLENGE_DRY_RUN_WORKFLOW,
   challengeDryRunWorkflowId,
@@ -34,15 +38,29 @@ export interface DryRunControls {
   heartbeat: (details: unknown) => void;
 }
 
-/** The workflow's one step: runs the judge, returns what an operator sees. Pure but for the judge itself. */
+/**
+ * The workflow's judge step: runs the judge, returns what an operator sees. Writes nothing but,
+ * with `queueKey`, the judging queue's row whose slots it runs in (as many tests at once as it
+ * holds slots), given back when the step ends.
+ */
 export async function judgeDryRun(
-  input: ChallengeDryRunInput,
+  input: ChallengeDryRunInput & { queueKey?: string },
   controls: DryRunControls,
+  db?: Pool,
 ): Promise<AdminBreakdown> {
+  const queued = input.queueKey !== undefined && db !== undefined ? { key: input.queueKey, db } : null;
+  const slots = queued ? await heldSlots(queued.db, queued.key) : null;
+  const tick = queued
+    ? setInterval(
+        () => void touchWork(queued.db, queued.key, RUNNING_TTL_SECONDS).catch(() => undefined),
+        5_000,
+      )
+    : undefined;
   try {
     const outcome = await runJudge(input.judge as JudgeConfigInput, input.submission, {
       signal: controls.signal,
       onProgress: (progress) => controls.heartbeat(progress),
+      ...(slots !== null ? { testConcurrency: slots } : {}),
     });
     return breakdownView(outcome, 'admin');
   } catch (err) {
@@ -51,18 +69,45 @@ export async function judgeDryRun(
     if (err instanceof JudgeInfrastructureError)
       throw ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: !err.retryable });
     throw err;
+  } finally {
+    clearInterval(tick);
+    if (queued) await removeWork(queued.db, queued.key).catch(() => undefined);
   }
 }
 
 /**
- * The dry-run workflow's step as the worker registers it (activity type `judgeDryRun`): the judge
- * with the activity's cancellation and heartbeats.
+ * The dry-run workflow's steps as the worker registers them (activity types `waitForDryRunSlots`,
+ * `judgeDryRun`): the wait in the judging queue (heartbeating) and the judge, with the activity's
+ * cancellation and heartbeats.
  */
-export function createDryRunSteps(): DryRunSteps {
+export function createDryRunSteps(deps: Pick<ServiceDeps, 'db' | 'config'>): DryRunSteps {
   return {
+    async waitForDryRunSlots({ queueKey, judge }) {
+      const ctx = Context.current();
+      const slots = await waitForSlots(
+        deps.db,
+        deps.config,
+        {
+          workKey: queueKey,
+          kind: 'dry_run',
+          priority: 0,
+          ownerUserId: null,
+          agentId: null,
+          submissionId: null,
+          run: null,
+          slots: Math.max(1, slotsForJudge(judge, deps.config.JUDGE_PROGRAM_SLOTS)),
+        },
+        { signal: ctx.cancellationSignal, onPoll: (details) => ctx.heartbeat(details) },
+      );
+      return { slots };
+    },
     judgeDryRun(input) {
       const ctx = Context.current();
-      return judgeDryRun(input, { signal: ctx.cancellationSignal, heartbeat: (d) => ctx.heartbeat(d) });
+      return judgeDryRun(
+        input,
+        { signal: ctx.cancellationSignal, heartbeat: (d) => ctx.heartbeat(d) },
+        deps.db,
+      );
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../../errors';
-import { admitJudging } from './admission';
+import { admitJudging, waitForJudgingSlots } from './admission';
 import type { RecordedJudgement, RunRef } from './contract';
 import { judgeRun, type JudgingSteps } from './judging';
 import { sweepIntervalMs } from './rules';
@@ -47,6 +47,14 @@ export function toActivityFailure(err: unknown): unknown {
   return err;
 }
 
+function submissionNotFound(ref: RunRef): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: `submission ${ref.submissionId} not found`,
+    type: 'SubmissionNotFound',
+    nonRetryable: true,
+  });
+}
+
 /**
  * The submission workflows' activities that adapt the domain to Temporal: failure mapping
  * (admission caps, judge errors) and heartbeats (judging, the sweeper loop). The plain database
@@ -58,29 +66,37 @@ export function toActivityFailure(err: unknown): unknown {
 export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSignal) {
   return {
     /**
-     * Takes a judging lease for the run, or fails with the retryable JudgingCapReached while the
-     * agent or its owner is at its cap (the workflow's retry policy waits without limit).
+     * Workflows started before the judging queue (JUDGING_QUEUE_PATCH): one attempt to take the
+     * run's slots in the queue, or the retryable JudgingCapReached while the queue has not granted
+     * them (the workflow's retry policy asks again without limit; the run keeps its place).
      */
     async admitJudging(ref: RunRef): Promise<{ stale: boolean }> {
       const admission = await admitJudging(deps.db, deps.config, ref);
-      if ('missing' in admission)
-        throw ApplicationFailure.create({
-          message: `submission ${ref.submissionId} not found`,
-          type: 'SubmissionNotFound',
-          nonRetryable: true,
-        });
+      if ('missing' in admission) throw submissionNotFound(ref);
       if ('stale' in admission) return { stale: true };
       if (!admission.admitted) {
         throw ApplicationFailure.create({
           type: 'JudgingCapReached',
-          message:
-            `waiting for a judging slot: this agent has ${admission.agentInFlight} ` +
-            `(cap ${deps.config.JUDGE_MAX_IN_FLIGHT_PER_AGENT}) and its owner ${admission.userInFlight} ` +
-            `(cap ${deps.config.JUDGE_MAX_IN_FLIGHT_PER_USER}) judgings in flight`,
+          message: 'waiting in the judging queue for sandbox slots',
           nonRetryable: false,
         });
       }
       return { stale: false };
+    },
+
+    /**
+     * Puts the run in the judging queue once and waits (heartbeating) until the queue grants it
+     * its sandbox slots, in the queue's fair order. A retry after a worker died keeps the run's place.
+     */
+    async waitForJudgingSlots(ref: RunRef): Promise<{ stale: boolean; slots: number }> {
+      const ctx = Context.current();
+      const admission = await waitForJudgingSlots(deps.db, deps.config, ref, {
+        signal: ctx.cancellationSignal,
+        onPoll: (details) => ctx.heartbeat(details),
+      });
+      if ('missing' in admission) throw submissionNotFound(ref);
+      if ('stale' in admission) return { stale: true, slots: 0 };
+      return { stale: false, slots: admission.slots };
     },
 
     /**

@@ -1,26 +1,30 @@
 /**
- * Fair share of the judges: a `tests` judging starts only while its agent and the agent's owner
- * are under their caps of judgings in flight (JUDGE_MAX_IN_FLIGHT_PER_AGENT / _PER_USER, counted
- * across all workers). The rest wait their turn, so one competitor flooding submissions cannot
- * take every slot while another competitor's single submission waits behind them.
+ * Fair share of the judges: a submission run that judges in sandboxes (`tests`, `program`) waits
+ * in the service's judging queue (src/domain/judging-queue/) for the sandbox slots it runs in.
+ * Caps count slots (JUDGE_MAX_IN_FLIGHT_PER_AGENT / _PER_USER, across all workers); the order is
+ * fair per owner, so one competitor flooding submissions cannot keep another competitor's single
+ * submission waiting behind the flood. A rejudge waits at low priority and counts against no owner.
  */
 import type { Pool } from 'pg';
 import type { Config } from '../../config';
-import { type LeaseAdmission, acquireJudgingLease } from '../../db/queries/judging-leases';
+import { findChallengeJudge } from '../../db/queries/challenges';
+import type { NewQueueWork } from '../../db/queries/judging-queue';
 import { findSubmissionById } from '../../db/queries/submissions';
-import { withTransaction } from '../../db/pool';
+import { slotsForJudge } from '../judging-queue/order';
+import {
+  type QueueConfig,
+  type WaitControls,
+  submissionWorkKey,
+  tryAdmit,
+  waitForSlots,
+} from '../judging-queue/queue';
 import type { RunRef } from './contract';
 
-/** A lease lives this long past its last refresh (the judging activity refreshes it with each heartbeat). */
-export const JUDGING_LEASE_TTL_SECONDS = 120;
+export type AdmissionConfig = QueueConfig & Pick<Config, 'JUDGE_PROGRAM_SLOTS'>;
 
-export type JudgingAdmission = LeaseAdmission | { stale: true } | { missing: true };
+type RunWork = { missing: true } | { stale: true } | { work: NewQueueWork };
 
-export async function admitJudging(
-  db: Pool,
-  config: Pick<Config, 'JUDGE_MAX_IN_FLIGHT_PER_USER' | 'JUDGE_MAX_IN_FLIGHT_PER_AGENT'>,
-  ref: RunRef,
-): Promise<JudgingAdmission> {
+async function runWork(db: Pool, config: AdmissionConfig, ref: RunRef): Promise<RunWork> {
   const submission = await findSubmissionById(db, ref.submissionId);
   if (!submission) return { missing: true };
   // A superseded or finished run needs no slot: the workflow ends as stale.
@@ -31,20 +35,47 @@ export async function admitJudging(
   ) {
     return { stale: true };
   }
-  return withTransaction(db, (tx) =>
-    acquireJudgingLease(
-      tx,
-      {
-        submissionId: submission.id,
-        run: ref.run,
-        agentId: submission.agent_id,
-        userId: submission.owner_user_id,
-      },
-      {
-        perUser: config.JUDGE_MAX_IN_FLIGHT_PER_USER,
-        perAgent: config.JUDGE_MAX_IN_FLIGHT_PER_AGENT,
-        ttlSeconds: JUDGING_LEASE_TTL_SECONDS,
-      },
-    ),
-  );
+  const judge = await findChallengeJudge(db, submission.challenge_id);
+  const rejudge = ref.run > 0;
+  return {
+    work: {
+      workKey: submissionWorkKey(submission.id, ref.run),
+      kind: rejudge ? 'rejudge' : 'submission',
+      priority: rejudge ? 1 : 0,
+      ownerUserId: rejudge ? null : submission.owner_user_id,
+      agentId: rejudge ? null : submission.agent_id,
+      submissionId: submission.id,
+      run: ref.run,
+      slots: Math.max(1, slotsForJudge(judge, config.JUDGE_PROGRAM_SLOTS)),
+    },
+  };
+}
+
+export type JudgingAdmission = { admitted: boolean } | { stale: true } | { missing: true };
+
+/**
+ * One admission attempt, for submission workflows started before the queue (they wait with
+ * Temporal retries of `admitJudging`): their run takes its place in the same queue and is
+ * granted in the queue's order, whenever its retry asks.
+ */
+export async function admitJudging(
+  db: Pool,
+  config: AdmissionConfig,
+  ref: RunRef,
+): Promise<JudgingAdmission> {
+  const found = await runWork(db, config, ref);
+  if (!('work' in found)) return found;
+  return { admitted: await tryAdmit(db, config, found.work) };
+}
+
+/** Waits in the queue until the run holds its slots; answers them (or stale/missing). */
+export async function waitForJudgingSlots(
+  db: Pool,
+  config: AdmissionConfig,
+  ref: RunRef,
+  controls: WaitControls = {},
+): Promise<{ slots: number } | { stale: true } | { missing: true }> {
+  const found = await runWork(db, config, ref);
+  if (!('work' in found)) return found;
+  return { slots: await waitForSlots(db, config, found.work, controls) };
 }

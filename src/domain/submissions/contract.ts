@@ -69,10 +69,16 @@ export function judgingTaskQueue(taskQueue: string): string {
   return `${taskQueue}-judging`;
 }
 
-/** Marker of the workflow change that added admission and the judging queue (replay-safe). */
 /** Judge attempts: 1 + 4 retries (0.5 s, 1 s, 2 s, 4 s apart) on retryable failures, then `failed`. */
 export const JUDGE_MAX_ATTEMPTS = 5;
 
+/** Marker of the workflow change that added admission (by retries) and the judging task queue (replay-safe). */
 export const JUDGING_SLOTS_PATCH = 'judging-admission-and-slots';
+/**
+ * Marker of the change to the service's judging queue: `tests` and `program` runs wait in the
+ * queue (one activity that holds its place and heartbeats) for the slots they run in, instead of
+ * retrying admission; `program` judgings run on the judging task queue too.
+ */
+export const JUDGING_QUEUE_PATCH = 'judging-queue-fair-slots';
 /** received → queued → judging as one local activity (one transaction) instead of two. */
 export const STATUS_STEPS_PATCH = 'queued-and-judging-in-one-step';

@@ -8,7 +8,7 @@ import { notFound } from '../../errors';
 import { withTransaction } from '../../db/pool';
 import { findChallengeJudge } from '../../db/queries/challenges';
 import { advanceEntryStatus, lockEntry } from '../../db/queries/entries';
-import { refreshJudgingLease, releaseJudgingLease } from '../../db/queries/judging-leases';
+import { heldSlots, removeSubmissionWork, touchWork } from '../../db/queries/judging-queue';
 import { refreshLeaderboardEntry } from '../../db/queries/leaderboard';
 import { findResultForRun, storeResult } from '../../db/queries/results';
 import {
@@ -20,7 +20,7 @@ import {
 import { emitEvent, emitEvents } from '../../events/outbox';
 import { runJudge, type JudgeConfigInput, type JudgeOutcome } from '../../judging';
 import type { ServiceDeps } from '../../service-deps';
-import { JUDGING_LEASE_TTL_SECONDS } from './admission';
+import { RUNNING_TTL_SECONDS, submissionWorkKey } from '../judging-queue/queue';
 import type { RecordedJudgement, RunRef } from './contract';
 
 const STEP_MESSAGES = {
@@ -127,7 +127,7 @@ export async function recordJudgement(
     });
     await refreshLeaderboardEntry(tx, submission.challenge_id, submission.agent_id);
     await advanceEntryStatus(tx, submission.challenge_id, submission.agent_id, 'judged');
-    await releaseJudgingLease(tx, submission.id, ref.run);
+    await removeSubmissionWork(tx, submission.id, ref.run);
     const common = {
       ownerUserId: submission.owner_user_id,
       challengeId: submission.challenge_id,
@@ -164,7 +164,7 @@ export async function markSubmissionFailed(db: Pool, ref: RunRef, reason: string
   const trimmed = reason.length > 1000 ? `${reason.slice(0, 999)}…` : reason;
   return withTransaction(db, async (tx) => {
     const row = await advanceSubmissionStatus(tx, ref.submissionId, ref.run, 'failed', trimmed);
-    await releaseJudgingLease(tx, ref.submissionId, ref.run);
+    await removeSubmissionWork(tx, ref.submissionId, ref.run);
     if (!row) return false;
     await insertSubmissionEvent(tx, {
       submissionId: row.id,
@@ -211,7 +211,7 @@ const JUDGE_TICK_EVERY_MS = 5_000;
 /**
  * Runs the challenge's judge over the submission and records the outcome (result, leaderboard,
  * `complete`, events) in one transaction. Idempotent: a run that already has its result returns it;
- * a superseded run releases its lease and reports stale. NOT_FOUND when the submission or its
+ * a superseded run leaves the judging queue and reports stale. NOT_FOUND when the submission or its
  * challenge is gone; the judge's own infrastructure errors propagate.
  */
 export async function judgeRun(
@@ -234,7 +234,7 @@ export async function judgeRun(
     submission.status === 'complete' ||
     submission.status === 'failed'
   ) {
-    await releaseJudgingLease(deps.db, ref.submissionId, ref.run);
+    await removeSubmissionWork(deps.db, ref.submissionId, ref.run);
     return { resultId: null, finalScore: null, resultState: null, stale: true };
   }
   const judgeConfig = await findChallengeJudge(deps.db, submission.challenge_id);
@@ -244,19 +244,28 @@ export async function judgeRun(
       ? (judgeConfig as { kind: string }).kind
       : 'unknown';
 
+  // A judging granted by the judging queue runs as many tests at once as it holds slots (the
+  // caps count slots honestly) and keeps its slots while it runs; judges without sandboxes (and
+  // runs of workflows that never queued) hold none and use the judge's default.
+  const workKey = submissionWorkKey(ref.submissionId, ref.run);
+  const slots = await heldSlots(deps.db, workKey);
   const tick = setInterval(() => {
     controls.onTick();
-    // A judging that holds a lease keeps it while it runs (a no-op for unleased judges).
-    refreshJudgingLease(deps.db, ref.submissionId, JUDGING_LEASE_TTL_SECONDS).catch((err) =>
-      deps.logger.warn({ err }, 'could not refresh the judging lease'),
-    );
+    if (slots !== null)
+      touchWork(deps.db, workKey, RUNNING_TTL_SECONDS).catch((err) =>
+        deps.logger.warn({ err }, 'could not refresh the judging slots'),
+      );
   }, JUDGE_TICK_EVERY_MS);
   let outcome: JudgeOutcome;
   try {
     outcome = await runJudge(
       judgeConfig as JudgeConfigInput,
       { content: submission.content, files: submission.files },
-      { signal: controls.signal, onProgress: controls.onProgress },
+      {
+        signal: controls.signal,
+        onProgress: controls.onProgress,
+        ...(slots !== null ? { testConcurrency: slots } : {}),
+      },
     );
   } finally {
     clearInterval(tick);

@@ -12,6 +12,7 @@ import type { SubmissionActivities } from '../activities';
 import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../../../temporal-client/search-attributes';
 import {
   JUDGE_MAX_ATTEMPTS,
+  JUDGING_QUEUE_PATCH,
   JUDGING_SLOTS_PATCH,
   judgingTaskQueue,
   STATUS_STEPS_PATCH,
@@ -47,9 +48,23 @@ const judge = proxyActivities<SubmissionActivities>({
   retry: judgeRetry,
 });
 
-// Admission waits while the agent or its owner already has its cap of judgings in flight: the
-// activity fails with JudgingCapReached and Temporal retries it (no history events per retry;
-// the pending activity shows the attempt count and the reason in the Web UI), for as long as it takes.
+// The judging queue (JUDGING_QUEUE_PATCH): one activity puts the run in the service's queue and
+// waits, heartbeating, until the queue grants it its slots, for as long as it takes; the order is
+// the queue's (fair per owner), not retry timing. A worker that dies mid-wait is noticed by the
+// heartbeat and the retry keeps the run's place in the queue.
+const queue = proxyActivities<SubmissionActivities>({
+  startToCloseTimeout: '7 days',
+  heartbeatTimeout: '30s',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: ['SubmissionNotFound'],
+  },
+});
+
+// Before the queue: admission failed with JudgingCapReached and Temporal retried it (no history
+// events per retry), for as long as it took. Kept for the runs started then (replay).
 const admission = proxyActivities<SubmissionActivities>({
   startToCloseTimeout: '30s',
   retry: {
@@ -114,16 +129,22 @@ export async function submissionWorkflow(input: SubmissionWorkflowInput): Promis
   let failure: string;
   try {
     let recorded;
-    if (judgeKind === 'tests' && patched(JUDGING_SLOTS_PATCH)) {
-      const admitted = await admission.admitJudging(ref);
-      if (admitted.stale) return { status: 'stale' };
-      const onSlots = proxyActivities<SubmissionActivities>({
+    const onSlots = () =>
+      proxyActivities<SubmissionActivities>({
         startToCloseTimeout: '30 minutes',
         heartbeatTimeout: '30s',
         retry: judgeRetry,
         taskQueue: judgingTaskQueue(workflowInfo().taskQueue),
       });
-      recorded = await onSlots.judgeSubmission(ref);
+    const sandboxed = judgeKind === 'tests' || judgeKind === 'program';
+    if (sandboxed && patched(JUDGING_QUEUE_PATCH)) {
+      const granted = await queue.waitForJudgingSlots(ref);
+      if (granted.stale) return { status: 'stale' };
+      recorded = await onSlots().judgeSubmission(ref);
+    } else if (judgeKind === 'tests' && patched(JUDGING_SLOTS_PATCH)) {
+      const admitted = await admission.admitJudging(ref);
+      if (admitted.stale) return { status: 'stale' };
+      recorded = await onSlots().judgeSubmission(ref);
     } else {
       recorded = await (local ? localJudge : judge).judgeSubmission(ref);
     }

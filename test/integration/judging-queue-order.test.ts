@@ -1,0 +1,331 @@
+/**
+ * The judging queue's order (docs/decisions/judging.md, "One queue for all judging work"): two
+ * owners flood 8 sleeping submissions, all within their caps; a third owner's single submission,
+ * sent once the flood is waiting, starts before the waiting flood, whatever arrived first. What is
+ * compared is the ORDER in which judgings started on a worker (the judge activity's start in each
+ * run's Temporal history), not how long anything took.
+ */
+import { submissionWorkflowId } from '../../src/domain/submissions/contract';
+import { eventually, newAdmin, newAgent, type TestAgent } from '../helpers/factories';
+import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { randomUUID } from 'node:crypto';
+import { liveWorkerSlots, removeWork } from '../../src/db/queries/judging-queue';
+import { enqueue, runQueuePass, tryAdmit, waitForSlots } from '../../src/domain/judging-queue/queue';
+
+// A safety net for a machine far busier than its cores; the scenario itself takes about 30 s.
+jest.setTimeout(300_000);
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/**
+ * Each flood judging holds its slot this long, sleeping (two sleepers do not take a 2-core
+ * machine's CPU): long beside the victim's way into the queue, so no slot frees in between.
+ */
+const SLEEP_MS = 5_000;
+const SLEEPER =
+  `export function slowAdd(a: number, b: number): number {\n` +
+  `  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${SLEEP_MS});\n  return a + b;\n}`;
+const QUICK = `export function add(a: number, b: number): number {\n  return a + b;\n}`;
+
+/** When the run's judge activity (`judgeSubmission`) started on a worker, from its Temporal history. */
+async function judgingStartedAt(submissionId: string): Promise<number> {
+  const client = await server.deps.temporal();
+  const history = await client.workflow.getHandle(submissionWorkflowId(submissionId, 0)).fetchHistory();
+  const judgeScheduled = new Set<string>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name === 'judgeSubmission') judgeScheduled.add(String(event.eventId));
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && judgeScheduled.has(String(started.scheduledEventId))) {
+      const time = event.eventTime!;
+      return Number(time.seconds) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
+    }
+  }
+  throw new Error(`no judgeSubmission start in the history of ${submissionId}`);
+}
+
+async function statusesOf(ids: string[]): Promise<Record<string, number>> {
+  const rows = await server.deps.db.query<{ status: string; n: number }>(
+    `SELECT status, count(*)::int AS n FROM submissions WHERE id = ANY($1::uuid[]) GROUP BY status`,
+    [ids],
+  );
+  return Object.fromEntries(rows.rows.map((row) => [row.status, row.n]));
+}
+
+test("a lone owner's submission starts before the waiting flood of two other owners", async () => {
+  const floodChallenge = await newChallenge(server, {
+    judge: {
+      kind: 'tests',
+      timeout_ms_per_test: 10_000,
+      tests: [{ name: 'adds', export: 'slowAdd', args: [2, 3], expected: 5 }],
+    },
+  });
+  const quickChallenge = await newChallenge(server, {
+    judge: { kind: 'tests', tests: [{ name: 'adds', export: 'add', args: [2, 3], expected: 5 }] },
+  });
+
+  // Two owners, two agents each, two submissions per agent: 8 sleepers, every one within the
+  // per-agent (2) and per-owner (4) caps, so only the slots make them wait.
+  const flooders: TestAgent[] = [];
+  for (let owner = 0; owner < 2; owner++) {
+    const first = await newAgent(server);
+    flooders.push(first, await newAgent(server, { user: first.user }));
+  }
+  const sessions = await Promise.all(flooders.map((agent) => sessionFor(server, agent, floodChallenge)));
+  const flood: string[] = [];
+  const accepted = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      submit(server, flooders[i % 4].token, sessions[i % 4], {
+        content: `sleeper ${i}`,
+        files: [{ path: 'index.ts', content: `// sleeper ${i}\n${SLEEPER}` }],
+      }),
+    ),
+  );
+  for (const res of accepted) {
+    expect(res.status).toBe(201);
+    flood.push(res.body.data.id);
+  }
+  // The whole flood has reached admission (every run past `judging`'s start) before the victim comes.
+  await eventually(async () => {
+    const byStatus = await statusesOf(flood);
+    return (byStatus.judging ?? 0) + (byStatus.complete ?? 0) === flood.length;
+  }, 120_000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const doneBeforeVictim = (await statusesOf(flood)).complete ?? 0;
+  // Otherwise the machine is so slow that the scenario did not happen (no flood waited).
+  expect(doneBeforeVictim).toBeLessThan(3);
+
+  const victim = await newAgent(server);
+  const single = await submit(server, victim.token, await sessionFor(server, victim, quickChallenge), {
+    content: 'victim',
+    files: [{ path: 'index.ts', content: QUICK }],
+  });
+  expect(single.status).toBe(201);
+  const judged = await waitForSubmission(
+    server,
+    victim.token,
+    single.body.data.id,
+    ['complete', 'failed'],
+    120_000,
+  );
+  expect(judged.submission_status).toBe('complete');
+  expect(judged.result.final_score).toBe(100);
+
+  await eventually(async () => {
+    const byStatus = await statusesOf(flood);
+    return (byStatus.complete ?? 0) + (byStatus.failed ?? 0) === flood.length;
+  }, 240_000);
+  expect(await statusesOf(flood)).toEqual({ complete: flood.length });
+
+  const victimStart = await judgingStartedAt(single.body.data.id);
+  const floodStarts = await Promise.all(flood.map(judgingStartedAt));
+  const startedBefore = floodStarts.filter((time) => time < victimStart).length;
+  // With S slots, S sleepers were running when the victim arrived (each holds its slot 5 s, far
+  // longer than the victim's way into the queue); the victim takes the first slot that frees, so
+  // exactly those S start before it and the rest of the flood after it. The code before the queue
+  // (every sleeper within its caps admitted at once, the victim behind them in the judging task
+  // queue) started all 8 first with 2 slots (4 of 8 with sleepers of 2.5 s).
+  const slots = server.config.JUDGE_QUEUE_SLOTS ?? (await liveWorkerSlots(server.deps.db, 30));
+  const order = { slots, startedBefore, startedAfter: flood.length - startedBefore };
+  expect({ ...order, victimAmongFirst: startedBefore <= Math.min(slots, flood.length) }).toEqual({
+    ...order,
+    victimAmongFirst: true,
+  });
+});
+
+test("an operator's dry run of a sandboxed judge waits in the queue, runs in its slot and gives it back", async () => {
+  const admin = await newAdmin(server);
+  const res = await server.request('POST', '/api/v1/admin/challenges/dry-run', {
+    auth: admin.jwt,
+    body: {
+      judge: { kind: 'tests', tests: [{ name: 'adds', export: 'add', args: [2, 3], expected: 5 }] },
+      submission: { content: 'dry run', files: [{ path: 'index.ts', content: QUICK }] },
+    },
+  });
+  expect(res.status).toBe(200);
+  expect(res.body.data.breakdown).toMatchObject({ final_score: 100 });
+  const client = await server.deps.temporal();
+  const history = await client.workflow.getHandle(res.body.data.workflow_id).fetchHistory();
+  const activities = (history.events ?? [])
+    .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
+    .filter(Boolean);
+  expect(activities).toEqual(['waitForDryRunSlots', 'judgeDryRun']);
+  const left = await server.deps.db.query(`SELECT 1 FROM judging_queue WHERE work_key = $1`, [
+    `dry-run:${res.body.data.workflow_id}`,
+  ]);
+  expect(left.rowCount).toBe(0);
+});
+
+test('a program judging holds JUDGE_PROGRAM_SLOTS slots (never more than its tests) and gives them back', async () => {
+  const challengeId = await newChallenge(server, {
+    judge: {
+      kind: 'program',
+      time_limit_ms: 1000,
+      memory_mb: 64,
+      languages: ['python'],
+      tests: ['1 2', '3 4', '5 6'].map((stdin, i) => ({
+        name: `sum ${i}`,
+        stdin: `${stdin}\n`,
+        expected_stdout: `${stdin.split(' ').reduce((a, b) => a + Number(b), 0)}\n`,
+      })),
+    } as never,
+  });
+  const agent = await newAgent(server);
+  const res = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+    content: 'program',
+    files: [
+      {
+        path: 'main.py',
+        content: 'import time\ntime.sleep(1.5)\na, b = map(int, input().split())\nprint(a + b)\n',
+      },
+    ],
+  });
+  expect(res.status).toBe(201);
+  const workKey = `submission:${res.body.data.id}:0`;
+  // The row while it runs: granted, with the program judge's slots.
+  const held = await eventually(
+    async () => {
+      const row = await server.deps.db.query<{ state: string; slots: number; kind: string }>(
+        `SELECT state, slots, kind FROM judging_queue WHERE work_key = $1`,
+        [workKey],
+      );
+      return row.rows[0]?.state === 'running' ? row.rows[0] : undefined;
+    },
+    60_000,
+    20,
+  );
+  const capacity = server.config.JUDGE_QUEUE_SLOTS ?? (await liveWorkerSlots(server.deps.db, 30));
+  expect(held).toEqual({
+    state: 'running',
+    kind: 'submission',
+    slots: Math.min(
+      server.config.JUDGE_PROGRAM_SLOTS,
+      3,
+      capacity,
+      server.config.JUDGE_MAX_IN_FLIGHT_PER_AGENT,
+    ),
+  });
+  const judged = await waitForSubmission(
+    server,
+    agent.token,
+    res.body.data.id,
+    ['complete', 'failed'],
+    120_000,
+  );
+  expect(judged.submission_status).toBe('complete');
+  expect(judged.result.final_score).toBe(100);
+  const left = await server.deps.db.query(`SELECT 1 FROM judging_queue WHERE work_key = $1`, [workKey]);
+  expect(left.rowCount).toBe(0);
+});
+
+test('a rejudge waits at low priority, counted against no owner, and is judged', async () => {
+  const challengeId = await newChallenge(server, {
+    judge: {
+      kind: 'tests',
+      timeout_ms_per_test: 10_000,
+      tests: [{ name: 'adds', export: 'slowAdd', args: [2, 3], expected: 5 }],
+    },
+  });
+  const agent = await newAgent(server);
+  const first = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+    content: 'to rejudge',
+    files: [{ path: 'index.ts', content: SLEEPER.replace(String(SLEEP_MS), '1500') }],
+  });
+  expect(first.status).toBe(201);
+  const id = first.body.data.id;
+  await waitForSubmission(server, agent.token, id, ['complete'], 60_000);
+  const admin = await newAdmin(server);
+  const rejudge = await server.request('POST', `/api/v1/admin/submissions/${id}/rejudge`, {
+    auth: admin.jwt,
+  });
+  expect(rejudge.status).toBe(202);
+  const row = await eventually(
+    async () => {
+      const rows = await server.deps.db.query<{
+        kind: string;
+        priority: number;
+        owner_user_id: string | null;
+        agent_id: string | null;
+      }>(`SELECT kind, priority, owner_user_id, agent_id FROM judging_queue WHERE work_key = $1`, [
+        `submission:${id}:${rejudge.body.data.run}`,
+      ]);
+      return rows.rows[0];
+    },
+    30_000,
+    20,
+  );
+  expect(row).toEqual({ kind: 'rejudge', priority: 1, owner_user_id: null, agent_id: null });
+  await eventually(async () => {
+    const rows = await server.deps.db.query<{ judge_run: number; status: string }>(
+      `SELECT judge_run, status FROM submissions WHERE id = $1`,
+      [id],
+    );
+    return rows.rows[0].judge_run === rejudge.body.data.run && rows.rows[0].status === 'complete';
+  }, 60_000);
+});
+
+describe('the queue in the database', () => {
+  const config = {
+    JUDGE_QUEUE_SLOTS: 1,
+    JUDGE_MAX_IN_FLIGHT_PER_USER: 4,
+    JUDGE_MAX_IN_FLIGHT_PER_AGENT: 2,
+    JUDGE_QUEUE_POLL_MS: 20,
+  };
+  const ownerless = (key: string) => ({
+    workKey: key,
+    kind: 'dry_run' as const,
+    priority: 0,
+    ownerUserId: null,
+    agentId: null,
+    submissionId: null,
+    run: null,
+    slots: 1,
+  });
+  const stateOf = async (key: string) =>
+    (
+      await server.deps.db.query<{ state: string; seq: string }>(
+        `SELECT state, seq FROM judging_queue WHERE work_key = $1`,
+        [key],
+      )
+    ).rows[0];
+
+  test('work whose holder stops refreshing it expires, and the next waiter gets its slot; a retried enqueue keeps its place', async () => {
+    const tag = randomUUID();
+    const [a, b] = [`test:${tag}:a`, `test:${tag}:b`];
+    await enqueue(server.deps.db, config, ownerless(a));
+    await enqueue(server.deps.db, config, ownerless(b));
+    expect(await runQueuePass(server.deps.db, config, true)).toEqual([a]);
+    const placeOfB = (await stateOf(b)).seq;
+    await enqueue(server.deps.db, config, ownerless(b)); // a retried waiter
+    expect(await stateOf(b)).toEqual({ state: 'waiting', seq: placeOfB });
+    // a's holder died: nothing refreshes it past its expiry.
+    await server.deps.db.query(
+      `UPDATE judging_queue SET expires_at = now() - interval '1 second' WHERE work_key = $1`,
+      [a],
+    );
+    const waited = waitForSlots(server.deps.db, config, ownerless(b));
+    await expect(waited).resolves.toBe(1);
+    expect(await stateOf(a)).toBeUndefined();
+    expect((await stateOf(b)).state).toBe('running');
+    await removeWork(server.deps.db, b);
+  });
+
+  test('runs of workflows started before the queue (admission by retries) are served by the same queue', async () => {
+    const tag = randomUUID();
+    const [a, b] = [`test:${tag}:a`, `test:${tag}:b`];
+    expect(await tryAdmit(server.deps.db, config, ownerless(a))).toBe(true);
+    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(false); // capacity 1, held by a
+    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(false); // a retry: still waiting, same place
+    await removeWork(server.deps.db, a);
+    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(true);
+    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(true); // granted stays granted
+    await removeWork(server.deps.db, b);
+  });
+});
