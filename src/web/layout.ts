@@ -183,7 +183,8 @@ export function siteHeader(account?: HeaderAccount): SafeHtml {
   } else if (account) {
     const back =
       account.returnTo && account.returnTo !== '/'
-        ? `?return_to=${encodeURIComponent(account.returnTo)}`
+        ? // A lone surrogate would make encodeURIComponent throw (a 500 for a mangled address).
+          `?return_to=${encodeURIComponent(account.returnTo.replace(/\p{Cs}/gu, '\uFFFD'))}`
         : '';
     accountPart = html`<a class="signin" href="/login${back}">Sign in</a>`;
   }
