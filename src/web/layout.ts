@@ -8,8 +8,9 @@ import { html, raw, type SafeHtml } from './html';
  * security headers, and the leaderboard display rules used both on the server and in the browser.
  */
 
+/** A whole page and its headers; the markup stays SafeHtml until the response writes it. */
 export interface RenderedPage {
-  html: string;
+  html: SafeHtml;
   headers: Record<string, string>;
 }
 
@@ -241,5 +242,5 @@ export function renderPage(
   headers: Parameters<typeof pageHeaders>[1] = {},
 ): RenderedPage {
   const nonce = newNonce();
-  return { html: pageShell({ ...shell, nonce }).toString(), headers: pageHeaders(nonce, headers) };
+  return { html: pageShell({ ...shell, nonce }), headers: pageHeaders(nonce, headers) };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FORMAT_SCORE_JS } from '../lib/score';
 import { html, raw, scriptJson } from './html';
-import { LEADERBOARD_DISPLAY_JS, pageCsp, pageHeaders } from './layout';
+import { LEADERBOARD_DISPLAY_JS, pageCsp, pageHeaders, type RenderedPage } from './layout';
 
 /**
  * The spectator page (`GET /challenges/:id/watch`): one self-contained HTML document (no CDN,
@@ -22,10 +22,7 @@ export interface WatchPageInput {
   delayMs: number;
 }
 
-export interface RenderedWatchPage {
-  html: string;
-  headers: Record<string, string>;
-}
+export type RenderedWatchPage = RenderedPage;
 
 /** The pages' strict policy (src/web/layout.ts): nonce-only script and style, Trusted Types. */
 export const watchPageCsp = (nonce: string): string => pageCsp(nonce);
@@ -78,7 +75,7 @@ export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
 </html>
 `;
   return {
-    html: page.toString(),
+    html: page,
     headers: pageHeaders(nonce),
   };
 }

@@ -37,7 +37,7 @@ import {
   renderReplayOutcomePage,
 } from '../../src/web/delivery-pages';
 import { renderErrorPage } from '../../src/web/error-page';
-import type { HeaderAccount } from '../../src/web/layout';
+import type { HeaderAccount, RenderedPage } from '../../src/web/layout';
 import { renderChallengePage, renderHomePage } from '../../src/web/pages';
 import { renderEmbeddedProviderSignIn, renderMessagePage } from '../../src/web/sign-in-pages';
 import { renderWatchPage } from '../../src/web/watch-page';
@@ -50,7 +50,7 @@ const AT = new Date('2025-06-01T12:00:00Z');
 const LATER = new Date('2025-06-02T12:00:00Z');
 
 /** The renderers, each building its whole input from one string `s` (put in every string field). */
-const RENDERERS: Record<string, (s: string) => { html: string }> = {
+const RENDERERS: Record<string, (s: string) => RenderedPage> = {
   home: (s) =>
     renderHomePage({
       rows: [{ ...challengeRow(s), entry_count: 2 }],
@@ -581,8 +581,8 @@ describe('every page renderer escapes hostile input (property)', () => {
     const render = RENDERERS[name];
     fc.assert(
       fc.property(hostile, (s) => {
-        const page = render(s).html;
-        const plain = render(plainLike(s)).html;
+        const page = String(render(s).html);
+        const plain = String(render(plainLike(s)).html);
         for (const injection of INJECTIONS) expect(page).not.toContain(injection);
         expect(page).not.toContain(s);
         expect(skeleton(page)).toEqual(skeleton(plain));
@@ -595,7 +595,7 @@ describe('every page renderer escapes hostile input (property)', () => {
   test.each(Object.keys(RENDERERS))(
     '%s: plain input is escaped once, and our markup stays markup',
     (name) => {
-      const page = RENDERERS[name]('plain value').html;
+      const page = String(RENDERERS[name]('plain value').html);
       expect(page).not.toMatch(/&amp;(amp|lt|gt|quot|#39);/);
       expect(page).not.toContain('&lt;');
       expect(page).not.toContain('&gt;');
