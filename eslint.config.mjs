@@ -47,6 +47,41 @@ const dynamicImports = {
   },
 };
 
+/**
+ * Pages write markup only with html`…` (src/web/html.ts), which escapes every value: a plain string
+ * or untagged template holding a tag is reported, so a page cannot go back to escaping by hand.
+ * The one exception is the argument of raw() (our own CSS and script constants; docs/decisions/web.md).
+ */
+const MARKUP = /<[a-zA-Z/!]/;
+const markupRules = {
+  rules: {
+    'markup-only-in-html': {
+      meta: { type: 'problem', schema: false },
+      create(context) {
+        const inRaw = (node) =>
+          node.parent?.type === 'CallExpression' &&
+          node.parent.callee.type === 'Identifier' &&
+          node.parent.callee.name === 'raw';
+        const message =
+          'markup in a plain string: write it with html`…` (src/web/html.ts) so its values are escaped; raw() is for our own constants only.';
+        return {
+          TemplateLiteral(node) {
+            if (node.parent?.type === 'TaggedTemplateExpression' || inRaw(node)) return;
+            if (node.quasis.some((q) => MARKUP.test(q.value.cooked ?? q.value.raw)))
+              context.report({ node, message });
+          },
+          Literal(node) {
+            if (typeof node.value !== 'string' || !MARKUP.test(node.value) || inRaw(node)) return;
+            if (node.parent?.type === 'ImportDeclaration' || node.parent?.type === 'ExportNamedDeclaration')
+              return;
+            context.report({ node, message });
+          },
+        };
+      },
+    },
+  },
+};
+
 /** The same patterns for static imports and for `import()` expressions. */
 const restricted = (patterns) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
@@ -106,7 +141,7 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
-    plugins: { local: dynamicImports },
+    plugins: { local: { rules: { ...dynamicImports.rules, ...markupRules.rules } } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'warn',
@@ -181,5 +216,10 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/db/**'],
     rules: { 'no-restricted-syntax': sqlOutsideDb },
+  },
+  {
+    files: ['src/web/**/*.ts'],
+    ignores: ['src/web/html.ts'],
+    rules: { 'local/markup-only-in-html': 'error' },
   },
 );

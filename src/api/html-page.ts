@@ -1,14 +1,15 @@
 import { ServiceError } from '../errors';
 import { renderErrorPage } from '../web/error-page';
+import type { RenderedPage } from '../web/layout';
 import type { HandlerResult } from './route';
 
-/** A rendered page as a route's result (its own headers carry the page's Content-Security-Policy). */
-export const htmlPage = (
-  page: { html: string; headers: Record<string, string> },
-  status = 200,
-): HandlerResult => ({
+/**
+ * A rendered page as a route's result (its own headers carry the page's Content-Security-Policy).
+ * Only a page rendered from SafeHtml (src/web/html.ts) fits here: a hand-built string does not.
+ */
+export const htmlPage = (page: RenderedPage, status = 200): HandlerResult => ({
   status,
-  raw: page.html,
+  raw: page.html.toString(),
   contentType: 'text/html; charset=utf-8',
   headers: page.headers,
 });

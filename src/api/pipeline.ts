@@ -21,6 +21,7 @@ import { isPageRoute, type AnyRouteDef, type HandlerResult } from './route';
 import { unstorableString } from './schemas/common';
 import { ServiceError } from '../errors';
 import { renderErrorPage } from '../web/error-page';
+import type { RenderedPage } from '../web/layout';
 import {
   FormBodyError,
   LARGE_FORM_BODY_LIMIT_BYTES,
@@ -361,11 +362,7 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
 }
 
 /** A page answer written directly (webSession routes answer people, not the JSON envelope). */
-function writePage(
-  ctx: Koa.Context,
-  status: number,
-  page: { html: string; headers: Record<string, string> },
-): void {
+function writePage(ctx: Koa.Context, status: number, page: RenderedPage): void {
   writeResult(ctx, htmlPage(page, status));
 }
 

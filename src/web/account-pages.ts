@@ -5,14 +5,15 @@
 import type { AgentKeyRow } from '../db/queries/agent-keys';
 import type { AgentRow } from '../db/queries/agents';
 import type { ApiTokenRow } from '../db/queries/api-tokens';
-import { escapeHtml as h, renderPage, type HeaderAccount, type RenderedPage } from './layout';
+import { renderPage, type HeaderAccount, type RenderedPage } from './layout';
+import { html, joinHtml, raw, scriptJson, type SafeHtml } from './html';
 
 const fmtDate = (d: Date | null) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—');
 
 /** The hidden CSRF field every form of a signed-in page carries. */
-export const csrfField = (token: string) => `<input type="hidden" name="_csrf" value="${h(token)}">`;
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
-function accountPage(title: string, body: string, account: HeaderAccount, script?: string): RenderedPage {
+function accountPage(title: string, body: SafeHtml, account: HeaderAccount, script?: SafeHtml): RenderedPage {
   return renderPage({ title, body, account, script });
 }
 
@@ -25,13 +26,13 @@ export interface ShownOnce {
   kept?: string;
 }
 
-export function shownOnceBlock(shown: ShownOnce | undefined): string {
+export function shownOnceBlock(shown: ShownOnce | undefined): SafeHtml | '' {
   if (!shown) return '';
-  return `<section class="shown-once" aria-labelledby="shown-once-title" role="status">
-<h2 id="shown-once-title">${h(shown.what)}: copy it now</h2>
-<p>It is shown this once and never again (${h(shown.kept ?? 'only its hash is kept')}).</p>
-<pre><code id="shown-secret">${h(shown.secret)}</code></pre>
-<p class="small muted">${h(shown.note)}</p>
+  return html`<section class="shown-once" aria-labelledby="shown-once-title" role="status">
+<h2 id="shown-once-title">${shown.what}: copy it now</h2>
+<p>It is shown this once and never again (${shown.kept ?? 'only its hash is kept'}).</p>
+<pre><code id="shown-secret">${shown.secret}</code></pre>
+<p class="small muted">${shown.note}</p>
 </section>`;
 }
 
@@ -44,38 +45,34 @@ export function renderAgentsPage(input: {
 }): RenderedPage {
   const now = input.now ?? new Date();
   const csrf = csrfField(input.csrfToken);
-  const agents = input.agents
-    .map(({ agent, keys }) => {
-      const live = keys.filter((k) => !k.revoked_at && k.expires_at.getTime() > now.getTime());
-      const keyRows = live
-        .map(
-          (
-            k,
-          ) => `<tr><td><code>${h(k.key_prefix)}…</code></td><td>${h(fmtDate(k.expires_at))}</td><td>${h(fmtDate(k.last_used_at))}</td>
-<td><form method="post" action="/me/agents/${h(agent.id)}/keys/${h(k.id)}/revoke">${csrf}<button type="submit" class="secondary">Revoke<span class="sr-only"> key ${h(k.key_prefix)}</span></button></form></td></tr>`,
-        )
-        .join('');
-      return `<li class="card" id="agent-${h(agent.id)}">
-<h2>${h(agent.name)}</h2>
-<p class="facts"><span>id <code>${h(agent.id)}</code></span>${agent.model_name ? `<span>${h(agent.model_name)}</span>` : ''}<span>last seen ${h(fmtDate(agent.last_seen_at))}</span></p>
-<form class="row" method="post" action="/me/agents/${h(agent.id)}">${csrf}
-<label for="rename-${h(agent.id)}">New name<input id="rename-${h(agent.id)}" name="name" value="${h(agent.name)}" required maxlength="100"></label>
+  const agents = input.agents.map(({ agent, keys }) => {
+    const live = keys.filter((k) => !k.revoked_at && k.expires_at.getTime() > now.getTime());
+    const keyRows = live.map(
+      (
+        k,
+      ) => html`<tr><td><code>${k.key_prefix}…</code></td><td>${fmtDate(k.expires_at)}</td><td>${fmtDate(k.last_used_at)}</td>
+<td><form method="post" action="/me/agents/${agent.id}/keys/${k.id}/revoke">${csrf}<button type="submit" class="secondary">Revoke<span class="sr-only"> key ${k.key_prefix}</span></button></form></td></tr>`,
+    );
+    return html`<li class="card" id="agent-${agent.id}">
+<h2>${agent.name}</h2>
+<p class="facts"><span>id <code>${agent.id}</code></span>${agent.model_name ? html`<span>${agent.model_name}</span>` : ''}<span>last seen ${fmtDate(agent.last_seen_at)}</span></p>
+<form class="row" method="post" action="/me/agents/${agent.id}">${csrf}
+<label for="rename-${agent.id}">New name<input id="rename-${agent.id}" name="name" value="${agent.name}" required maxlength="100"></label>
 <button type="submit" class="secondary">Rename</button></form>
 <h3 class="small">Connector keys</h3>
-${live.length ? `<div class="table-wrap" tabindex="0" role="region" aria-label="Connector keys of ${h(agent.name)}"><table><caption class="sr-only">Connector keys of ${h(agent.name)}</caption><thead><tr><th scope="col">Key</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${keyRows}</tbody></table></div>` : '<p class="muted small">No live connector key.</p>'}
-<form class="row" method="post" action="/me/agents/${h(agent.id)}/keys">${csrf}
-<label for="hours-${h(agent.id)}">Valid for (hours)<input id="hours-${h(agent.id)}" name="expires_in_hours" type="number" min="1" max="8760" value="24" required></label>
+${live.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Connector keys of ${agent.name}"><table><caption class="sr-only">Connector keys of ${agent.name}</caption><thead><tr><th scope="col">Key</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${keyRows}</tbody></table></div>` : html`<p class="muted small">No live connector key.</p>`}
+<form class="row" method="post" action="/me/agents/${agent.id}/keys">${csrf}
+<label for="hours-${agent.id}">Valid for (hours)<input id="hours-${agent.id}" name="expires_in_hours" type="number" min="1" max="8760" value="24" required></label>
 <button type="submit">New connector key</button></form>
 </li>`;
-    })
-    .join('\n');
-  const body = `<h1>My agents</h1>
+  });
+  const body = html`<h1>My agents</h1>
 ${shownOnceBlock(input.shown)}
 <form class="row" method="post" action="/me/agents" aria-label="Create an agent">${csrf}
 <label for="agent-name">Name<input id="agent-name" name="name" required maxlength="100"></label>
 <label for="agent-model">Model (optional)<input id="agent-model" name="model_name" maxlength="100"></label>
 <button type="submit">Create agent</button></form>
-${input.agents.length ? `<ul class="cards">${agents}</ul>` : '<p class="muted">You have no agent yet.</p>'}`;
+${input.agents.length ? html`<ul class="cards">${joinHtml(agents, '\n')}</ul>` : html`<p class="muted">You have no agent yet.</p>`}`;
   return accountPage('My agents', body, input.account);
 }
 
@@ -89,35 +86,31 @@ export function renderTokensPage(input: {
 }): RenderedPage {
   const csrf = csrfField(input.csrfToken);
   const agentName = new Map(input.agents.map((a) => [a.id, a.name]));
-  const rows = input.tokens
-    .map(
-      (
-        t,
-      ) => `<tr><td>${h(t.name)}</td><td><code>${h(t.token_prefix)}…</code></td><td>${h(agentName.get(t.agent_id) ?? t.agent_id)}</td><td>${h(t.scopes.join(', '))}</td><td>${h(fmtDate(t.expires_at))}</td>
-<td><form method="post" action="/me/tokens/${h(t.id)}/revoke">${csrf}<button type="submit" class="secondary">Revoke<span class="sr-only"> ${h(t.name)}</span></button></form></td></tr>`,
-    )
-    .join('');
-  const scopeBoxes = input.scopes
-    .map(
-      (s) =>
-        `<label class="check"><span><input type="checkbox" name="scopes" value="${h(s)}" checked> ${h(s)}</span></label>`,
-    )
-    .join('');
-  const body = `<h1>API tokens</h1>
+  const rows = input.tokens.map(
+    (
+      t,
+    ) => html`<tr><td>${t.name}</td><td><code>${t.token_prefix}…</code></td><td>${agentName.get(t.agent_id) ?? t.agent_id}</td><td>${t.scopes.join(', ')}</td><td>${fmtDate(t.expires_at)}</td>
+<td><form method="post" action="/me/tokens/${t.id}/revoke">${csrf}<button type="submit" class="secondary">Revoke<span class="sr-only"> ${t.name}</span></button></form></td></tr>`,
+  );
+  const scopeBoxes = input.scopes.map(
+    (s) =>
+      html`<label class="check"><span><input type="checkbox" name="scopes" value="${s}" checked> ${s}</span></label>`,
+  );
+  const body = html`<h1>API tokens</h1>
 <p class="muted">A token acts for one of your agents with the scopes you pick (the CLI takes it as <code>--token</code> or <code>CCS_TOKEN</code>).</p>
 ${shownOnceBlock(input.shown)}
 ${
   input.agents.length === 0
-    ? '<p class="notice">Create an agent first (<a href="/me/agents">My agents</a>): a token acts for one.</p>'
-    : `<form class="stack" method="post" action="/me/tokens" aria-label="Create an API token">${csrf}
+    ? html`<p class="notice">Create an agent first (<a href="/me/agents">My agents</a>): a token acts for one.</p>`
+    : html`<form class="stack" method="post" action="/me/tokens" aria-label="Create an API token">${csrf}
 <label for="token-name">Name<input id="token-name" name="name" required maxlength="100" value="web token"></label>
-<label for="token-agent">Agent<select id="token-agent" name="agent_id">${input.agents.map((a) => `<option value="${h(a.id)}">${h(a.name)}</option>`).join('')}</select></label>
+<label for="token-agent">Agent<select id="token-agent" name="agent_id">${input.agents.map((a) => html`<option value="${a.id}">${a.name}</option>`)}</select></label>
 <fieldset><legend>Scopes</legend><div class="row">${scopeBoxes}</div></fieldset>
 <label for="token-days">Expires after (days; empty: never)<input id="token-days" name="expires_in_days" type="number" min="1" max="3650" value="90"></label>
 <button type="submit">Create token</button></form>`
 }
 <h2>Active tokens</h2>
-${rows ? `<div class="table-wrap" tabindex="0" role="region" aria-label="Active API tokens"><table><caption class="sr-only">Active API tokens</caption><thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Agent</th><th scope="col">Scopes</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : '<p class="muted">No active token.</p>'}`;
+${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Active API tokens"><table><caption class="sr-only">Active API tokens</caption><thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Agent</th><th scope="col">Scopes</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No active token.</p>`}`;
   return accountPage('API tokens', body, input.account);
 }
 
@@ -134,29 +127,28 @@ export function renderTakePartPage(input: {
   const c = input.challenge;
   const entered = input.agents.filter((a) => input.enteredAgentIds.has(a.id));
   const notEntered = input.agents.filter((a) => !input.enteredAgentIds.has(a.id));
-  const options = (agents: AgentRow[]) =>
-    agents.map((a) => `<option value="${h(a.id)}">${h(a.name)}</option>`).join('');
-  const body = `<p class="muted small"><a href="/challenges/${h(c.id)}">← ${h(c.title)}</a></p>
-<h1>Take part: ${h(c.title)}</h1>
+  const options = (agents: AgentRow[]) => agents.map((a) => html`<option value="${a.id}">${a.name}</option>`);
+  const body = html`<p class="muted small"><a href="/challenges/${c.id}">← ${c.title}</a></p>
+<h1>Take part: ${c.title}</h1>
 ${
   input.agents.length === 0
-    ? '<p class="notice">You have no agent yet: <a href="/me/agents">create one</a> first.</p>'
+    ? html`<p class="notice">You have no agent yet: <a href="/me/agents">create one</a> first.</p>`
     : notEntered.length
-      ? `<h2>Enter this challenge</h2>
+      ? html`<h2>Enter this challenge</h2>
 <p class="muted">The entry is what your agent's connector sees in its <code>assigned</code> poll.</p>
-<form class="row" method="post" action="/challenges/${h(c.id)}/enter">${csrf}
+<form class="row" method="post" action="/challenges/${c.id}/enter">${csrf}
 <label for="enter-agent">Agent<select id="enter-agent" name="agent_id">${options(notEntered)}</select></label>
 <button type="submit">Enter this challenge</button></form>`
       : ''
 }
 <h2>Entered</h2>
-${entered.length ? `<ul>${entered.map((a) => `<li>${h(a.name)} <code class="small">${h(a.id)}</code></li>`).join('')}</ul>` : '<p class="muted">None of your agents is entered yet.</p>'}
+${entered.length ? html`<ul>${entered.map((a) => html`<li>${a.name} <code class="small">${a.id}</code></li>`)}</ul>` : html`<p class="muted">None of your agents is entered yet.</p>`}
 ${
   entered.length
-    ? `<h2>Submit from the browser</h2>
-<form class="stack" method="post" action="/me/challenges/${h(c.id)}/submissions" enctype="multipart/form-data">${csrf}
+    ? html`<h2>Submit from the browser</h2>
+<form class="stack" method="post" action="/me/challenges/${c.id}/submissions" enctype="multipart/form-data">${csrf}
 <label for="submit-agent">Agent<select id="submit-agent" name="agent_id">${options(entered)}</select></label>
-<label for="submit-language">Language<select id="submit-language" name="language">${input.languages.map((l) => `<option value="${h(l)}">${h(l)}</option>`).join('')}</select></label>
+<label for="submit-language">Language<select id="submit-language" name="language">${input.languages.map((l) => html`<option value="${l}">${l}</option>`)}</select></label>
 <label for="submit-content">Your answer (paste it here)<textarea id="submit-content" name="content" rows="12" maxlength="100000"></textarea></label>
 <label for="submit-files">Files (optional)<input id="submit-files" name="files" type="file" multiple></label>
 <button type="submit">Submit</button></form>`
@@ -183,26 +175,38 @@ export function renderSubmissionPage(input: {
 }): RenderedPage {
   const s = input.submission;
   const steps = STATUS_STEPS.map(
-    (step) => `<li data-step="${step}"${step === s.status ? ' aria-current="step"' : ''}>${step}</li>`,
-  ).join('');
+    (step) =>
+      html`<li data-step="${step}"${step === s.status ? html` aria-current="step"` : ''}>${step}</li>`,
+  );
   const result = input.result
-    ? `<h2>Result</h2><p id="score" class="score">Score <strong>${input.result.final_score.toFixed(2)}</strong> · ${h(input.result.result_state)}</p><p>${h(input.result.summary)}</p>
-<h2>Breakdown</h2><pre id="breakdown">${h(JSON.stringify(input.breakdown, null, 2))}</pre>`
+    ? html`<h2>Result</h2><p id="score" class="score">Score <strong>${input.result.final_score.toFixed(2)}</strong> · ${input.result.result_state}</p><p>${input.result.summary}</p>
+<h2>Breakdown</h2><pre id="breakdown">${JSON.stringify(input.breakdown, null, 2)}</pre>`
     : '';
-  const body = `<p class="muted small"><a href="/me">← My submissions</a> · <a href="/challenges/${h(s.challenge_id)}">${h(input.challengeTitle)}</a></p>
+  const body = html`<p class="muted small"><a href="/me">← My submissions</a> · <a href="/challenges/${s.challenge_id}">${input.challengeTitle}</a></p>
 <h1>Submission</h1>
-<p class="facts"><span>id <code>${h(s.id)}</code></span><span>${h(fmtDate(s.created_at))}</span></p>
-<p>Status: <strong id="status" data-status="${h(s.status)}" role="status" aria-live="polite">${h(s.status)}</strong></p>
+<p class="facts"><span>id <code>${s.id}</code></span><span>${fmtDate(s.created_at)}</span></p>
+<p>Status: <strong id="status" data-status="${s.status}" role="status" aria-live="polite">${s.status}</strong></p>
 <ol class="steps" id="steps">${steps}</ol>
-${s.failure_reason ? `<p class="notice">${h(s.failure_reason)}</p>` : ''}
+${s.failure_reason ? html`<p class="notice">${s.failure_reason}</p>` : ''}
 ${result}`;
   const done = s.status === 'complete' || s.status === 'failed';
-  const script = done
-    ? undefined
-    : `(function () {
+  if (done) return accountPage('Submission', body, input.account);
+  const config = html`<script type="application/json" id="submission-config">${scriptJson({ submissionId: s.id })}</script>`;
+  return accountPage(
+    'Submission',
+    html`${body}
+${config}`,
+    input.account,
+    SUBMISSION_SCRIPT,
+  );
+}
+
+/** Follows a submission that is not done yet: its status events, then a reload for the result. */
+const SUBMISSION_SCRIPT = raw(`(function () {
   'use strict';
+  var config = JSON.parse(document.getElementById('submission-config').textContent);
   var statusEl = document.getElementById('status');
-  var source = new EventSource('/me/submissions/${s.id}/events');
+  var source = new EventSource('/me/submissions/' + encodeURIComponent(config.submissionId) + '/events');
   source.addEventListener('status', function (e) {
     var data = JSON.parse(e.data);
     statusEl.textContent = data.status;
@@ -212,9 +216,7 @@ ${result}`;
     });
     if (data.status === 'complete' || data.status === 'failed') { source.close(); location.reload(); }
   });
-})();`;
-  return accountPage('Submission', body, input.account, script);
-}
+})();`);
 
 export interface HistoryRow {
   id: string;
@@ -234,22 +236,20 @@ export function renderHistoryPage(input: {
   account: HeaderAccount;
 }): RenderedPage {
   const statuses = ['received', 'queued', 'judging', 'complete', 'failed'];
-  const rows = input.rows
-    .map(
-      (r) =>
-        `<tr><td>${h(fmtDate(r.created_at))}</td><td><a href="/challenges/${h(r.challenge_id)}">${h(r.challenge_title)}</a></td><td>${h(r.agent_name)}</td><td>${h(r.status)}</td><td class="num">${r.final_score === null ? '—' : r.final_score.toFixed(2)}</td><td><a href="/me/submissions/${h(r.id)}">Details<span class="sr-only"> of the submission of ${h(fmtDate(r.created_at))}</span></a></td></tr>`,
-    )
-    .join('');
+  const rows = input.rows.map(
+    (r) =>
+      html`<tr><td>${fmtDate(r.created_at)}</td><td><a href="/challenges/${r.challenge_id}">${r.challenge_title}</a></td><td>${r.agent_name}</td><td>${r.status}</td><td class="num">${r.final_score === null ? '—' : r.final_score.toFixed(2)}</td><td><a href="/me/submissions/${r.id}">Details<span class="sr-only"> of the submission of ${fmtDate(r.created_at)}</span></a></td></tr>`,
+  );
   const q = new URLSearchParams();
   if (input.filters.status) q.set('status', input.filters.status);
   if (input.filters.challenge_id) q.set('challenge_id', input.filters.challenge_id);
   if (input.nextCursor) q.set('cursor', input.nextCursor);
-  const body = `<h1>My submissions</h1>
+  const body = html`<h1>My submissions</h1>
 <form class="filters" method="get" action="/me" aria-label="Filter submissions">
-<label for="f-status">Status<select id="f-status" name="status"><option value="">any</option>${statuses.map((s) => `<option${s === input.filters.status ? ' selected' : ''}>${s}</option>`).join('')}</select></label>
-<label for="f-challenge">Challenge<select id="f-challenge" name="challenge_id"><option value="">any</option>${input.challenges.map((c) => `<option value="${h(c.id)}"${c.id === input.filters.challenge_id ? ' selected' : ''}>${h(c.title)}</option>`).join('')}</select></label>
+<label for="f-status">Status<select id="f-status" name="status"><option value="">any</option>${statuses.map((s) => html`<option${s === input.filters.status ? ' selected' : ''}>${s}</option>`)}</select></label>
+<label for="f-challenge">Challenge<select id="f-challenge" name="challenge_id"><option value="">any</option>${input.challenges.map((c) => html`<option value="${c.id}"${c.id === input.filters.challenge_id ? ' selected' : ''}>${c.title}</option>`)}</select></label>
 <button type="submit">Filter</button></form>
-${rows ? `<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions, newest first"><table id="history-table"><caption class="sr-only">Submissions, newest first</caption><thead><tr><th scope="col">Submitted</th><th scope="col">Challenge</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : '<p class="muted">No submission matches.</p>'}
-${input.nextCursor ? `<p><a href="/me?${h(q.toString())}">Older submissions</a></p>` : ''}`;
+${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions, newest first"><table id="history-table"><caption class="sr-only">Submissions, newest first</caption><thead><tr><th scope="col">Submitted</th><th scope="col">Challenge</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No submission matches.</p>`}
+${input.nextCursor ? html`<p><a href="/me?${q.toString()}">Older submissions</a></p>` : ''}`;
   return accountPage('My submissions', body, input.account);
 }

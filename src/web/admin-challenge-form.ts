@@ -7,7 +7,8 @@ import type { AdminBreakdown } from '../judging';
 import { formatScore } from '../lib/score';
 import { csrfField } from './account-pages';
 import { consolePage, fmtTime, statusBadge } from './admin-pages';
-import { escapeHtml as h, type HeaderAccount, type RenderedPage } from './layout';
+import { type HeaderAccount, type RenderedPage } from './layout';
+import { html, joinHtml, type SafeHtml } from './html';
 
 export type ChallengeFieldKind = 'text' | 'textarea' | 'integer' | 'number' | 'instant' | 'checkbox' | 'json';
 
@@ -122,65 +123,67 @@ export const NEW_CHALLENGE_VALUES: ChallengeFormValues = {
 
 const fieldId = (name: string) => `f-${name.replace(/_/g, '-')}`;
 
-function fieldHtml(f: ChallengeField, value: string, errors: string[] | undefined): string {
+function fieldHtml(f: ChallengeField, value: string, errors: string[] | undefined): SafeHtml {
   const id = fieldId(f.name);
   const errId = `err-${f.name}`;
   const hintId = `hint-${f.name}`;
   const described = [f.hint ? hintId : '', errors?.length ? errId : ''].filter(Boolean).join(' ');
-  const aria = `${errors?.length ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}`;
-  const max = f.maxLength ? ` maxlength="${f.maxLength}"` : '';
-  const hint = f.hint ? `<span class="small muted" id="${hintId}">${h(f.hint)}</span>` : '';
+  const aria = html`${errors?.length && html` aria-invalid="true"`}${described && html` aria-describedby="${described}"`}`;
+  const max = f.maxLength && html` maxlength="${f.maxLength}"`;
+  const hint = f.hint ? html`<span class="small muted" id="${hintId}">${f.hint}</span>` : '';
   const err = errors?.length
-    ? `<p class="field-error" id="${errId}">${errors.map((e) => h(e)).join('<br>')}</p>`
+    ? html`<p class="field-error" id="${errId}">${joinHtml(errors, html`<br>`)}</p>`
     : '';
   if (f.kind === 'checkbox')
-    return `<div><label class="check" for="${id}"><span><input type="checkbox" id="${id}" name="${f.name}"${value === 'on' ? ' checked' : ''}${aria}> ${h(f.label)}</span></label>${err}</div>`;
-  let control: string;
+    return html`<div><label class="check" for="${id}"><span><input type="checkbox" id="${id}" name="${f.name}"${value === 'on' ? ' checked' : ''}${aria}> ${f.label}</span></label>${err}</div>`;
+  let control: SafeHtml;
   if (f.kind === 'textarea' || f.kind === 'json') {
     const rows = f.kind === 'json' ? 18 : 5;
-    control = `<textarea id="${id}" name="${f.name}" rows="${rows}"${max}${aria} spellcheck="false">${h(value)}</textarea>`;
+    control = html`<textarea id="${id}" name="${f.name}" rows="${rows}"${max}${aria} spellcheck="false">${value}</textarea>`;
   } else {
     // Numbers stay text inputs so a wrong value comes back as typed, with its error beside it.
     const mode =
-      f.kind === 'integer' ? ' inputmode="numeric"' : f.kind === 'number' ? ' inputmode="decimal"' : '';
-    control = `<input id="${id}" name="${f.name}" value="${h(value)}"${max}${mode}${aria}>`;
+      f.kind === 'integer'
+        ? html` inputmode="numeric"`
+        : f.kind === 'number'
+          ? html` inputmode="decimal"`
+          : '';
+    control = html`<input id="${id}" name="${f.name}" value="${value}"${max}${mode}${aria}>`;
   }
-  return `<div><label for="${id}">${h(f.label)}${control}</label>${hint}${err}</div>`;
+  return html`<div><label for="${id}">${f.label}${control}</label>${hint}${err}</div>`;
 }
 
-function errorSummary(errors: FieldErrors): string {
+function errorSummary(errors: FieldErrors): SafeHtml {
   const items = Object.entries(errors).flatMap(([name, messages]) =>
     messages.map((m) => {
       const field = CHALLENGE_FIELDS.find((f) => f.name === name);
-      if (name === 'sample') return `<li><a href="#f-sample">Sample submission</a>: ${h(m)}</li>`;
+      if (name === 'sample') return html`<li><a href="#f-sample">Sample submission</a>: ${m}</li>`;
       return field
-        ? `<li><a href="#${fieldId(name)}">${h(field.label)}</a>: ${h(m)}</li>`
-        : `<li>${h(m)}</li>`;
+        ? html`<li><a href="#${fieldId(name)}">${field.label}</a>: ${m}</li>`
+        : html`<li>${m}</li>`;
     }),
   );
-  if (!items.length) return '';
-  return `<div class="error-summary" role="alert" id="form-errors"><h2>The challenge was not saved</h2><ul>${items.join('')}</ul></div>`;
+  if (!items.length) return html``;
+  return html`<div class="error-summary" role="alert" id="form-errors"><h2>The challenge was not saved</h2><ul>${items}</ul></div>`;
 }
 
 export type DryRunOutcome =
   { ok: true; workflowId: string; breakdown: AdminBreakdown } | { ok: false; message: string };
 
-function dryRunHtml(dryRun: DryRunOutcome | undefined): string {
+function dryRunHtml(dryRun: DryRunOutcome | undefined): SafeHtml | '' {
   if (!dryRun) return '';
   if (!dryRun.ok)
-    return `<section id="dry-run-result" aria-labelledby="dry-run-title"><h2 id="dry-run-title">Dry run</h2><p class="error-summary" role="alert">${h(dryRun.message)}</p></section>`;
+    return html`<section id="dry-run-result" aria-labelledby="dry-run-title"><h2 id="dry-run-title">Dry run</h2><p class="error-summary" role="alert">${dryRun.message}</p></section>`;
   const b = dryRun.breakdown;
-  const rows = b.criteria
-    .map(
-      (c) =>
-        `<tr><td>${h(c.name)}${c.hidden ? ' <span class="badge">hidden</span>' : ''}</td><td class="num">${c.weight}</td><td class="num">${h(formatScore(c.score))}</td><td>${c.passed ? 'passed' : 'not passed'}</td><td class="detail">${h(c.feedback)}</td></tr>`,
-    )
-    .join('');
-  return `<section id="dry-run-result" aria-labelledby="dry-run-title">
-<h2 id="dry-run-title">Dry run: score <span id="dry-run-score">${h(formatScore(b.final_score))}</span></h2>
-<p role="status">${h(b.result_state)} · ${h(b.summary)} <span class="muted small">(nothing was recorded; judged by workflow <code>${h(dryRun.workflowId)}</code>)</span></p>
-${rows ? `<div class="table-wrap" tabindex="0" role="region" aria-label="Dry run breakdown"><table id="dry-run-criteria"><caption class="sr-only">Dry run breakdown by criterion</caption><thead><tr><th scope="col">Criterion</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Score</th><th scope="col">Outcome</th><th scope="col">Feedback</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}
-${b.details ? `<h3>Details</h3><pre tabindex="0">${h(JSON.stringify(b.details, null, 2))}</pre>` : ''}
+  const rows = b.criteria.map(
+    (c) =>
+      html`<tr><td>${c.name}${c.hidden ? html` <span class="badge">hidden</span>` : ''}</td><td class="num">${c.weight}</td><td class="num">${formatScore(c.score)}</td><td>${c.passed ? 'passed' : 'not passed'}</td><td class="detail">${c.feedback}</td></tr>`,
+  );
+  return html`<section id="dry-run-result" aria-labelledby="dry-run-title">
+<h2 id="dry-run-title">Dry run: score <span id="dry-run-score">${formatScore(b.final_score)}</span></h2>
+<p role="status">${b.result_state} · ${b.summary} <span class="muted small">(nothing was recorded; judged by workflow <code>${dryRun.workflowId}</code>)</span></p>
+${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Dry run breakdown"><table id="dry-run-criteria"><caption class="sr-only">Dry run breakdown by criterion</caption><thead><tr><th scope="col">Criterion</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Score</th><th scope="col">Outcome</th><th scope="col">Feedback</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}
+${b.details ? html`<h3>Details</h3><pre tabindex="0">${JSON.stringify(b.details, null, 2)}</pre>` : ''}
 </section>`;
 }
 
@@ -195,19 +198,23 @@ export interface ChallengeLifecycleView {
   updated_at: Date;
 }
 
-function lifecycleHtml(c: ChallengeLifecycleView): string {
+function lifecycleHtml(c: ChallengeLifecycleView): SafeHtml {
   const actions = [
-    c.status !== 'active' ? `<a class="button" href="/admin/challenges/${h(c.id)}/publish">Publish…</a>` : '',
-    c.status === 'active'
-      ? `<a class="button" href="/admin/challenges/${h(c.id)}/quarantine">Quarantine…</a>`
+    c.status !== 'active'
+      ? html`<a class="button" href="/admin/challenges/${c.id}/publish">Publish…</a>`
       : '',
-    c.status !== 'archived' ? `<a class="button" href="/admin/challenges/${h(c.id)}/retire">Retire…</a>` : '',
-  ].join('');
-  return `<section aria-labelledby="lifecycle-title">
+    c.status === 'active'
+      ? html`<a class="button" href="/admin/challenges/${c.id}/quarantine">Quarantine…</a>`
+      : '',
+    c.status !== 'archived'
+      ? html`<a class="button" href="/admin/challenges/${c.id}/retire">Retire…</a>`
+      : '',
+  ];
+  return html`<section aria-labelledby="lifecycle-title">
 <h2 id="lifecycle-title">Status ${statusBadge(c.status)}</h2>
-<p class="facts"><span>published ${h(fmtTime(c.published_at))}</span><span>quarantined ${h(fmtTime(c.quarantined_at))}</span><span>retired ${h(fmtTime(c.retired_at))}</span><span>updated ${h(fmtTime(c.updated_at))}</span></p>
-${c.quarantine_reason ? `<p class="notice">Quarantined: ${h(c.quarantine_reason)}</p>` : ''}
-<div class="actions">${actions}<a href="/admin/challenges/${h(c.id)}/submissions">Submissions</a>${c.status !== 'draft' ? `<a href="/challenges/${h(c.id)}">Public page</a>` : ''}</div>
+<p class="facts"><span>published ${fmtTime(c.published_at)}</span><span>quarantined ${fmtTime(c.quarantined_at)}</span><span>retired ${fmtTime(c.retired_at)}</span><span>updated ${fmtTime(c.updated_at)}</span></p>
+${c.quarantine_reason ? html`<p class="notice">Quarantined: ${c.quarantine_reason}</p>` : ''}
+<div class="actions">${actions}<a href="/admin/challenges/${c.id}/submissions">Submissions</a>${c.status !== 'draft' ? html`<a href="/challenges/${c.id}">Public page</a>` : ''}</div>
 </section>`;
 }
 
@@ -226,23 +233,21 @@ export function renderChallengeFormPage(input: {
   const dryRunAction = c ? `/admin/challenges/${c.id}/dry-run` : '/admin/challenges/new/dry-run';
   const title = c ? `Edit: ${c.title}` : 'New draft challenge';
   const sampleErrors = input.errors.sample;
-  const fields = CHALLENGE_FIELDS.map((f) =>
-    fieldHtml(f, input.values[f.name] ?? '', input.errors[f.name]),
-  ).join('\n');
-  const body = `<p class="muted small"><a href="/admin/challenges">← Challenges</a></p>
-<h1>${h(title)}</h1>
-${input.notice ? `<p class="ok" role="status" id="notice">${h(input.notice)}</p>` : ''}
+  const fields = CHALLENGE_FIELDS.map((f) => fieldHtml(f, input.values[f.name] ?? '', input.errors[f.name]));
+  const body = html`<p class="muted small"><a href="/admin/challenges">← Challenges</a></p>
+<h1>${title}</h1>
+${input.notice ? html`<p class="ok" role="status" id="notice">${input.notice}</p>` : ''}
 ${c ? lifecycleHtml(c) : ''}
 <h2>${c ? 'Fields' : 'Fields of the draft'}</h2>
 ${errorSummary(input.errors)}
-<form class="stack wide" method="post" action="${h(action)}" enctype="multipart/form-data" aria-label="${c ? 'Edit the challenge' : 'Create a draft challenge'}">${csrfField(input.csrfToken)}
-${fields}
+<form class="stack wide" method="post" action="${action}" enctype="multipart/form-data" aria-label="${c ? 'Edit the challenge' : 'Create a draft challenge'}">${csrfField(input.csrfToken)}
+${joinHtml(fields, '\n')}
 <div class="actions"><button type="submit" id="save">${c ? 'Save changes' : 'Create draft'}</button></div>
 <fieldset><legend>Dry run (records nothing)</legend>
 <p class="small muted">Judges the sample with the judge config above as it is typed now (saved or not), on a worker.</p>
-<label for="f-sample">Sample submission<textarea id="f-sample" name="sample" rows="6" maxlength="100000"${sampleErrors?.length ? ' aria-invalid="true" aria-describedby="err-sample"' : ''}>${h(input.values.sample ?? '')}</textarea></label>
-${sampleErrors?.length ? `<p class="field-error" id="err-sample">${sampleErrors.map((e) => h(e)).join('<br>')}</p>` : ''}
-<div class="actions"><button type="submit" class="secondary" id="dry-run" formaction="${h(dryRunAction)}#dry-run-result">Dry-run the sample</button></div>
+<label for="f-sample">Sample submission<textarea id="f-sample" name="sample" rows="6" maxlength="100000"${sampleErrors?.length ? html` aria-invalid="true" aria-describedby="err-sample"` : ''}>${input.values.sample ?? ''}</textarea></label>
+${sampleErrors?.length ? html`<p class="field-error" id="err-sample">${joinHtml(sampleErrors, html`<br>`)}</p>` : ''}
+<div class="actions"><button type="submit" class="secondary" id="dry-run" formaction="${dryRunAction}#dry-run-result">Dry-run the sample</button></div>
 </fieldset>
 </form>
 ${dryRunHtml(input.dryRun)}`;

@@ -1,4 +1,5 @@
-import { type HeaderAccount, escapeHtml, renderPage, type RenderedPage } from './layout';
+import { type HeaderAccount, renderPage, type RenderedPage } from './layout';
+import { html } from './html';
 
 /**
  * The HTML answer of a page route that fails (and of any unknown path outside /api/): what went
@@ -47,21 +48,20 @@ export function renderErrorPage(input: {
 }): RenderedPage {
   const known = TITLES[input.status] ?? TITLES[input.status >= 500 ? 500 : 400];
   const title = input.title ?? known.title;
-  const detail =
-    input.detail && input.status < 500 ? `<p class="muted small">${escapeHtml(input.detail)}</p>` : '';
+  const detail = input.detail && input.status < 500 ? html`<p class="muted small">${input.detail}</p>` : '';
   const retry =
     input.retryAfterSec !== undefined
-      ? `<p>You can try again in ${input.retryAfterSec} second${input.retryAfterSec === 1 ? '' : 's'}.</p>`
+      ? html`<p>You can try again in ${input.retryAfterSec} second${input.retryAfterSec === 1 ? '' : 's'}.</p>`
       : '';
-  const body = `<h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(input.text ?? known.text)}</p>
+  const body = html`<h1>${title}</h1>
+<p>${input.text ?? known.text}</p>
 ${detail}${retry}
 <nav aria-label="Where next"><ul class="next">
-${input.back ? `<li><a href="${escapeHtml(input.back.href)}">${escapeHtml(input.back.label)}</a></li>\n` : ''}<li><a href="/">All challenges</a></li>
+${input.back ? html`<li><a href="${input.back.href}">${input.back.label}</a></li>\n` : ''}<li><a href="/">All challenges</a></li>
 <li><a href="/me">My submissions</a></li>
 <li><a href="/api/v1/docs">API reference</a></li>
 </ul></nav>
-<p class="muted small">Error ${input.status}${input.requestId ? ` · request id <code>${escapeHtml(input.requestId)}</code>` : ''}</p>`;
+<p class="muted small">Error ${input.status}${input.requestId ? html` · request id <code>${input.requestId}</code>` : ''}</p>`;
   const page = renderPage({ title: `${title} · Challenges`, body, account: input.account });
   if (input.retryAfterSec !== undefined) page.headers['Retry-After'] = String(input.retryAfterSec);
   return page;

@@ -1,32 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import { html, raw, type SafeHtml } from './html';
 
 /**
- * What every server-rendered page shares: HTML escaping, JSON for data blocks, the strict
+ * What every server-rendered page shares (markup escaped by construction: ./html.ts), the strict
  * Content-Security-Policy (only this response's nonce may run script or apply style; nothing from
  * another host; Trusted Types required, so an innerHTML slip throws instead of running), the
  * security headers, and the leaderboard display rules used both on the server and in the browser.
  */
 
+/** A whole page and its headers; the markup stays SafeHtml until the response writes it. */
 export interface RenderedPage {
-  html: string;
+  html: SafeHtml;
   headers: Record<string, string>;
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-}
-
-/** JSON that is safe inside a <script type="application/json"> block. */
-export function jsonForScriptBlock(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
 }
 
 export const newNonce = () => randomBytes(16).toString('base64');
@@ -96,7 +81,7 @@ export const leaderboardDisplay = new Function(`${LEADERBOARD_DISPLAY_JS}; retur
   rows: { rank: number; agent_id: string; agent_name: string; best_score: number }[],
 ) => DisplayRow[];
 
-export const BASE_STYLE = `
+export const BASE_STYLE = raw(`
 :root { color-scheme: dark; --bg:#0f1216; --panel:#171b21; --line:#2d3440; --text:#e6e9ee; --muted:#9aa4b2;
   --accent:#79bbff; --ok:#4ac35e; --bad:#ff6b61; --warn:#e0a82e; --code:#0b0d10; }
 * { box-sizing: border-box; }
@@ -161,7 +146,7 @@ ul.inline { list-style:none; padding:0; margin:0; display:flex; flex-wrap:wrap; 
 ul.next { display:flex; flex-wrap:wrap; gap:8px 20px; padding:0; list-style:none; }
 @media (max-width: 600px) { main { padding:14px 12px 40px; } .site { padding:10px 12px; gap:10px; } }
 .sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
-`;
+`);
 
 /** Who is signed in, as the site header shows it (undefined on pages that do not look). */
 export interface HeaderAccount {
@@ -192,51 +177,56 @@ export function headerAccount(
   };
 }
 
-export function siteHeader(account?: HeaderAccount): string {
-  let accountPart = '';
+export function siteHeader(account?: HeaderAccount): SafeHtml {
+  let accountPart = html``;
   if (account?.signedIn) {
-    accountPart = `<form class="signout" method="post" action="/logout"><input type="hidden" name="_csrf" value="${escapeHtml(account.signedIn.csrfToken)}"><span class="muted small">Signed in as ${escapeHtml(account.signedIn.name)}</span> <button type="submit" class="secondary">Sign out</button></form>`;
+    accountPart = html`<form class="signout" method="post" action="/logout"><input type="hidden" name="_csrf" value="${account.signedIn.csrfToken}"><span class="muted small">Signed in as ${account.signedIn.name}</span> <button type="submit" class="secondary">Sign out</button></form>`;
   } else if (account) {
     const back =
       account.returnTo && account.returnTo !== '/'
-        ? `?return_to=${encodeURIComponent(account.returnTo)}`
+        ? // A lone surrogate would make encodeURIComponent throw (a 500 for a mangled address).
+          `?return_to=${encodeURIComponent(account.returnTo.replace(/\p{Cs}/gu, '\uFFFD'))}`
         : '';
-    accountPart = `<a class="signin" href="/login${back}">Sign in</a>`;
+    accountPart = html`<a class="signin" href="/login${back}">Sign in</a>`;
   }
   const mine = account?.signedIn
-    ? '<a href="/me/agents">My agents</a><a href="/me/tokens">API tokens</a><a href="/me/webhooks">Webhooks</a><a href="/me">My submissions</a>'
-    : '<a href="/me">My submissions</a>';
-  const consoleLink = account?.signedIn?.operator ? '<a href="/admin">Console</a>' : '';
-  return `<header class="site"><a class="brand" href="/">Challenges</a><nav aria-label="Site"><a href="/">Challenges</a>${mine}${consoleLink}<a href="/api/v1/docs">API reference</a></nav>${accountPart}</header>`;
+    ? html`<a href="/me/agents">My agents</a><a href="/me/tokens">API tokens</a><a href="/me/webhooks">Webhooks</a><a href="/me">My submissions</a>`
+    : html`<a href="/me">My submissions</a>`;
+  const consoleLink = account?.signedIn?.operator && html`<a href="/admin">Console</a>`;
+  return html`<header class="site"><a class="brand" href="/">Challenges</a><nav aria-label="Site"><a href="/">Challenges</a>${mine}${consoleLink}<a href="/api/v1/docs">API reference</a></nav>${accountPart}</header>`;
 }
 
-export function pageShell(input: {
+export interface PageShell {
+  /** Text (escaped like any value). */
   title: string;
   nonce: string;
-  body: string;
-  script?: string;
-  /** Extra CSS of the page (after the shared style, under the same nonce). */
-  style?: string;
+  body: SafeHtml;
+  /** The page's own script (our code: a `raw` constant), run under the nonce. */
+  script?: SafeHtml;
+  /** Extra CSS of the page (after the shared style, under the same nonce; a `raw` constant). */
+  style?: SafeHtml;
   account?: HeaderAccount;
   /** Pages with forms that post send their origin (no-referrer would make it `null`, refused). */
   referrer?: 'no-referrer' | 'same-origin';
-}): string {
-  return `<!doctype html>
+}
+
+export function pageShell(input: PageShell): SafeHtml {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="${input.referrer ?? 'same-origin'}">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(input.title)}</title>
-<style nonce="${input.nonce}">${BASE_STYLE}${input.style ?? ''}</style>
+<title>${input.title}</title>
+<style nonce="${input.nonce}">${BASE_STYLE}${input.style}</style>
 </head>
 <body>
 ${siteHeader(input.account)}
 <main id="main">
 ${input.body}
 </main>
-${input.script ? `<script nonce="${input.nonce}">${input.script}</script>` : ''}
+${input.script && html`<script nonce="${input.nonce}">${input.script}</script>`}
 </body>
 </html>
 `;
@@ -245,9 +235,10 @@ ${input.script ? `<script nonce="${input.nonce}">${input.script}</script>` : ''}
 /**
  * A whole page: a fresh nonce for its inline style and script, the shell, and the headers whose
  * policy allows exactly those (every page is rendered through here, so none forgets a header).
+ * The body, style and script are `SafeHtml` only: a string built by hand does not type-check.
  */
 export function renderPage(
-  shell: Omit<Parameters<typeof pageShell>[0], 'nonce'>,
+  shell: Omit<PageShell, 'nonce'>,
   headers: Parameters<typeof pageHeaders>[1] = {},
 ): RenderedPage {
   const nonce = newNonce();

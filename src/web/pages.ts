@@ -3,20 +3,19 @@ import type { LeaderboardEntry } from '../domain/leaderboard';
 import { judgePublicView, type JudgePublic } from '../judging';
 import { FORMAT_SCORE_JS, formatScore } from '../lib/score';
 import {
-  escapeHtml as h,
-  jsonForScriptBlock,
   LEADERBOARD_DISPLAY_JS,
   leaderboardDisplay,
   renderPage,
   type HeaderAccount,
   type RenderedPage,
 } from './layout';
+import { html, joinHtml, raw, scriptJson, type SafeHtml } from './html';
 
 /**
  * The competitors' and spectators' pages, rendered on the server so they read with JavaScript
  * off: `/` (challenges), `/challenges/{id}` (rules and leaderboard), `/me` (own submissions,
  * which needs a token kept in the tab, so it is the one page whose data needs script).
- * Every interpolated value goes through `h()`; scripts build DOM with textContent only.
+ * Markup is built with `html` (escaped by construction: ./html.ts); scripts build DOM with textContent only.
  */
 
 const fmtDate = (d: Date | null) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : null);
@@ -55,19 +54,17 @@ export function renderHomePage(input: {
 }): RenderedPage {
   const now = input.now ?? new Date();
   const { filters } = input;
-  const cards = input.rows
-    .map((row) => {
-      const phase = phaseOf(row, now);
-      return `<li class="card">
-  <h2><a href="/challenges/${h(row.id)}">${h(row.title)}</a></h2>
-  <p class="facts"><span class="badge b-${h(phase)}">${h(phase)}</span><span>${h(row.category)}</span><span>${h(row.format)}</span><span>${row.entry_count} ${row.entry_count === 1 ? 'entry' : 'entries'}</span></p>
-  <p class="facts"><span>${h(windowText(row))}</span>${row.time_limit_minutes ? `<span>${row.time_limit_minutes} min per session</span>` : ''}</p>
-  <p class="facts"><a href="/challenges/${h(row.id)}/watch">Watch live</a><a href="/challenges/${h(row.id)}">Rules and leaderboard</a></p>
+  const cards = input.rows.map((row) => {
+    const phase = phaseOf(row, now);
+    return html`<li class="card">
+  <h2><a href="/challenges/${row.id}">${row.title}</a></h2>
+  <p class="facts"><span class="badge b-${phase}">${phase}</span><span>${row.category}</span><span>${row.format}</span><span>${row.entry_count} ${row.entry_count === 1 ? 'entry' : 'entries'}</span></p>
+  <p class="facts"><span>${windowText(row)}</span>${row.time_limit_minutes ? html`<span>${row.time_limit_minutes} min per session</span>` : ''}</p>
+  <p class="facts"><a href="/challenges/${row.id}/watch">Watch live</a><a href="/challenges/${row.id}">Rules and leaderboard</a></p>
 </li>`;
-    })
-    .join('\n');
+  });
   const option = (value: string, label: string) =>
-    `<option value="${h(value)}"${filters.status === value ? ' selected' : ''}>${h(label)}</option>`;
+    html`<option value="${value}"${filters.status === value ? ' selected' : ''}>${label}</option>`;
   const query = (page: number) => {
     const q = new URLSearchParams({ status: filters.status });
     if (filters.category) q.set('category', filters.category);
@@ -76,17 +73,17 @@ export function renderHomePage(input: {
     return `/?${q.toString()}`;
   };
   const pages = Math.max(1, Math.ceil(input.total / input.limit));
-  const body = `<h1>Challenges</h1>
+  const body = html`<h1>Challenges</h1>
 <p class="muted">Competitions between software agents. Open a challenge for its rules and leaderboard, or watch agents work live.</p>
 <form class="filters" method="get" action="/" role="search" aria-label="Filter challenges">
   <label>Status<select name="status">${option('active', 'Active and upcoming')}${option('complete', 'Complete')}${option('archived', 'Archived')}</select></label>
-  <label>Category<input name="category" value="${h(filters.category ?? '')}" placeholder="any" maxlength="100"></label>
-  <label>Format<input name="format" value="${h(filters.format ?? '')}" placeholder="any" maxlength="100"></label>
+  <label>Category<input name="category" value="${filters.category ?? ''}" placeholder="any" maxlength="100"></label>
+  <label>Format<input name="format" value="${filters.format ?? ''}" placeholder="any" maxlength="100"></label>
   <button type="submit">Filter</button>
 </form>
 <p class="muted small" id="count">${input.total} ${input.total === 1 ? 'challenge' : 'challenges'}${pages > 1 ? `, page ${filters.page} of ${pages}` : ''}</p>
-${input.rows.length ? `<ul class="cards" id="challenges">${cards}</ul>` : '<p class="notice" id="challenges">No challenges match these filters.</p>'}
-<nav class="pager" aria-label="Pages">${filters.page > 1 ? `<a href="${h(query(filters.page - 1))}" rel="prev">← Newer</a>` : ''}${filters.page < pages ? `<a href="${h(query(filters.page + 1))}" rel="next">Older →</a>` : ''}</nav>`;
+${input.rows.length ? html`<ul class="cards" id="challenges">${joinHtml(cards, '\n')}</ul>` : html`<p class="notice" id="challenges">No challenges match these filters.</p>`}
+<nav class="pager" aria-label="Pages">${filters.page > 1 ? html`<a href="${query(filters.page - 1)}" rel="prev">← Newer</a>` : ''}${filters.page < pages ? html`<a href="${query(filters.page + 1)}" rel="next">Older →</a>` : ''}</nav>`;
   return renderPage({ title: 'Challenges', body, account: input.account }, { formAction: true });
 }
 
@@ -95,52 +92,48 @@ ${input.rows.length ? `<ul class="cards" id="challenges">${cards}</ul>` : '<p cl
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** What a competitor may know about the judge: its public view (src/judging/public-view.ts). */
-function judgeRules(judge: JudgePublic): string {
+function judgeRules(judge: JudgePublic): SafeHtml {
   const hiddenTests = judge.hidden_test_count
-    ? `<p class="muted small">${plural(judge.hidden_test_count, 'hidden test also counts', 'hidden tests also count')}.</p>`
+    ? html`<p class="muted small">${plural(judge.hidden_test_count, 'hidden test also counts', 'hidden tests also count')}.</p>`
     : '';
-  const cut = '<span class="muted small"> (cut at 4 KB)</span>';
+  const cut = html`<span class="muted small"> (cut at 4 KB)</span>`;
   switch (judge.kind) {
     case 'rubric':
-      return `<p>Judged by a <strong>rubric</strong>: each criterion is met or not, the score is the weighted share met.</p>
+      return html`<p>Judged by a <strong>rubric</strong>: each criterion is met or not, the score is the weighted share met.</p>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Visible criteria"><table><caption class="sr-only">Visible criteria</caption><thead><tr><th scope="col">Criterion</th><th scope="col" class="num">Weight</th></tr></thead><tbody>
-${judge.criteria.map((c) => `<tr><td>${h(c.name)}${c.description ? `<div class="muted small">${h(c.description)}</div>` : ''}</td><td class="num">${c.weight}</td></tr>`).join('')}
-</tbody></table></div>${judge.hidden_criteria_count ? `<p class="muted small">${plural(judge.hidden_criteria_count, 'hidden criterion also counts', 'hidden criteria also count')}.</p>` : ''}`;
+${judge.criteria.map((c) => html`<tr><td>${c.name}${c.description ? html`<div class="muted small">${c.description}</div>` : ''}</td><td class="num">${c.weight}</td></tr>`)}
+</tbody></table></div>${judge.hidden_criteria_count ? html`<p class="muted small">${plural(judge.hidden_criteria_count, 'hidden criterion also counts', 'hidden criteria also count')}.</p>` : ''}`;
     case 'tests': {
       const limits = judge.limits!;
-      return `<p>Judged by <strong>tests</strong>: each test calls a function your code exports, in a sandbox (${limits.time_limit_ms} ms, ${limits.memory_mb} MB per test).</p>
+      return html`<p>Judged by <strong>tests</strong>: each test calls a function your code exports, in a sandbox (${limits.time_limit_ms} ms, ${limits.memory_mb} MB per test).</p>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Visible tests"><table id="visible-tests"><caption class="sr-only">Visible tests</caption><thead><tr><th scope="col">Test</th><th scope="col">Call</th><th scope="col">Expected</th></tr></thead><tbody>
-${judge.tests
-  .map((t) =>
-    'export' in t
-      ? `<tr><td>${h(t.name)}</td><td>${t.args === null ? cut : `<code>${h(`${t.export}(${t.args.map((a) => JSON.stringify(a)).join(', ')})`)}</code>`}</td><td>${t.truncated && t.expected === null ? cut : `<code>${h(JSON.stringify(t.expected))}</code>`}</td></tr>`
-      : '',
-  )
-  .join('')}
+${judge.tests.map((t) =>
+  'export' in t
+    ? html`<tr><td>${t.name}</td><td>${t.args === null ? cut : html`<code>${`${t.export}(${t.args.map((a) => JSON.stringify(a)).join(', ')})`}</code>`}</td><td>${t.truncated && t.expected === null ? cut : html`<code>${JSON.stringify(t.expected)}</code>`}</td></tr>`
+    : '',
+)}
 </tbody></table></div>${hiddenTests}`;
     }
     case 'program': {
       const limits = judge.limits!;
-      return `<p>Judged by <strong>running your program</strong> on each test's input and comparing its output (${h(limits.compare ?? 'lines')}); ${limits.time_limit_ms} ms CPU and ${limits.memory_mb} MB per test.</p>
+      return html`<p>Judged by <strong>running your program</strong> on each test's input and comparing its output (${limits.compare ?? 'lines'}); ${limits.time_limit_ms} ms CPU and ${limits.memory_mb} MB per test.</p>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Visible tests"><table id="visible-tests"><caption class="sr-only">Visible tests</caption><thead><tr><th scope="col">Test</th><th scope="col">Input</th><th scope="col">Expected output</th></tr></thead><tbody>
-${judge.tests
-  .map((t) =>
-    'stdin' in t
-      ? `<tr><td>${h(t.name)}${t.truncated ? cut : ''}</td><td><pre>${h(t.stdin ?? '')}</pre></td><td><pre>${h(t.expected_stdout ?? '')}</pre></td></tr>`
-      : '',
-  )
-  .join('')}
+${judge.tests.map((t) =>
+  'stdin' in t
+    ? html`<tr><td>${t.name}${t.truncated ? cut : ''}</td><td><pre>${t.stdin ?? ''}</pre></td><td><pre>${t.expected_stdout ?? ''}</pre></td></tr>`
+    : '',
+)}
 </tbody></table></div>${hiddenTests}`;
     }
     case 'http':
-      return '<p>Judged by an external grading service.</p>';
+      return html`<p>Judged by an external grading service.</p>`;
     default:
-      return `<p>Judge: ${h(judge.kind)}</p>`;
+      return html`<p>Judge: ${judge.kind}</p>`;
   }
 }
 
 /** "How to take part": the CLI and API lines for this challenge, and what a submission may be. */
-function takePart(c: ChallengeRow, judge: JudgePublic, baseUrl: string): string {
+function takePart(c: ChallengeRow, judge: JudgePublic, baseUrl: string): SafeHtml {
   const id = c.id;
   const api = baseUrl.replace(/\/+$/, '');
   const example =
@@ -163,29 +156,31 @@ function takePart(c: ChallengeRow, judge: JudgePublic, baseUrl: string): string 
   ].join('\n');
   const languages =
     judge.languages === null
-      ? '<dd>any text: the answer is judged as written</dd>'
-      : `<dd><ul class="inline" id="languages">${judge.languages.map((l) => `<li><code>${h(l)}</code></li>`).join('')}</ul></dd>`;
-  return `<section aria-labelledby="take-part">
+      ? html`<dd>any text: the answer is judged as written</dd>`
+      : html`<dd><ul class="inline" id="languages">${judge.languages.map((l) => html`<li><code>${l}</code></li>`)}</ul></dd>`;
+  return html`<section aria-labelledby="take-part">
 <h2 id="take-part">How to take part</h2>
-<dl class="rules"><dt>Challenge id</dt><dd><code id="challenge-id">${h(id)}</code></dd><dt>Submit in</dt>${languages}</dl>
+<dl class="rules"><dt>Challenge id</dt><dd><code id="challenge-id">${id}</code></dd><dt>Submit in</dt>${languages}</dl>
 <h3>With the CLI</h3>
-<pre id="take-part-cli">${h(cli)}</pre>
+<pre id="take-part-cli">${cli}</pre>
 <h3>With the API</h3>
-<pre id="take-part-api">${h(curl)}</pre>
+<pre id="take-part-api">${curl}</pre>
 <p class="small">Reference: <a href="/api/v1/docs">the API</a>. Connectors: an agent key polls <code>GET /api/v1/challenges/assigned</code> for this entry.</p>
 </section>`;
 }
 
-export function leaderboardTable(entries: LeaderboardEntry[]): string {
-  if (entries.length === 0) return '<p class="muted" id="leaderboard-empty">No scored submissions yet.</p>';
+export function leaderboardTable(entries: LeaderboardEntry[]): SafeHtml {
+  if (entries.length === 0)
+    return html`<p class="muted" id="leaderboard-empty">No scored submissions yet.</p>`;
   const display = leaderboardDisplay(entries);
-  return `<table id="leaderboard-table"><caption class="sr-only">Leaderboard</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Best score</th><th scope="col" class="num">Submissions</th></tr></thead><tbody>
-${entries
-  .map(
+  return html`<table id="leaderboard-table"><caption class="sr-only">Leaderboard</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Best score</th><th scope="col" class="num">Submissions</th></tr></thead><tbody>
+${joinHtml(
+  entries.map(
     (e, i) =>
-      `<tr data-agent-id="${h(e.agent_id)}"><td class="num"${display[i].tied ? ' title="tied"' : ''}>${display[i].rank}</td><td>${h(display[i].label)}</td><td class="num">${formatScore(e.best_score)}</td><td class="num">${e.submission_count}</td></tr>`,
-  )
-  .join('\n')}
+      html`<tr data-agent-id="${e.agent_id}"><td class="num"${display[i].tied ? html` title="tied"` : ''}>${display[i].rank}</td><td>${display[i].label}</td><td class="num">${formatScore(e.best_score)}</td><td class="num">${e.submission_count}</td></tr>`,
+  ),
+  '\n',
+)}
 </tbody></table>`;
 }
 
@@ -201,20 +196,20 @@ export function renderChallengePage(input: {
   const c = input.challenge;
   const judge = judgePublicView(c.judge);
   const phase = phaseOf(c, input.now ?? new Date());
-  const body = `<p class="muted small"><a href="/">← All challenges</a></p>
-<h1>${h(c.title)}</h1>
-<p class="facts"><span class="badge b-${h(phase)}">${h(phase)}</span><span>${h(c.category)}</span><span>${h(c.format)}</span><span>${c.entry_count} ${c.entry_count === 1 ? 'entry' : 'entries'}</span></p>
-<p><a href="/me/challenges/${h(c.id)}">Take part: enter an agent, submit from the browser</a> · <a href="/challenges/${h(c.id)}/watch">Watch agents live</a> · <a href="/api/v1/leaderboards/${h(c.id)}/export.csv">Leaderboard as CSV</a></p>
+  const body = html`<p class="muted small"><a href="/">← All challenges</a></p>
+<h1>${c.title}</h1>
+<p class="facts"><span class="badge b-${phase}">${phase}</span><span>${c.category}</span><span>${c.format}</span><span>${c.entry_count} ${c.entry_count === 1 ? 'entry' : 'entries'}</span></p>
+<p><a href="/me/challenges/${c.id}">Take part: enter an agent, submit from the browser</a> · <a href="/challenges/${c.id}/watch">Watch agents live</a> · <a href="/api/v1/leaderboards/${c.id}/export.csv">Leaderboard as CSV</a></p>
 <div class="grid2">
 <section aria-labelledby="about">
 <h2 id="about">About</h2>
-<p class="description">${h(c.description || 'No description.')}</p>
+<p class="description">${c.description || 'No description.'}</p>
 <h2 id="rules">Rules</h2>
 <dl class="rules">
-  <dt>Time window</dt><dd>${h(windowText(c))}</dd>
+  <dt>Time window</dt><dd>${windowText(c)}</dd>
   <dt>Time per session</dt><dd>${c.time_limit_minutes ? `${c.time_limit_minutes} minutes` : 'no limit'}</dd>
   <dt>Submissions</dt><dd>${c.max_submissions_per_session} per session${c.max_submissions_per_day ? `, ${c.max_submissions_per_day} per day` : ''}</dd>
-  <dt>Weight class</dt><dd>${h(c.weight_class_id)}</dd>
+  <dt>Weight class</dt><dd>${c.weight_class_id}</dd>
 </dl>
 ${judgeRules(judge)}
 ${takePart(c, judge, input.baseUrl)}
@@ -222,11 +217,11 @@ ${takePart(c, judge, input.baseUrl)}
 <section aria-labelledby="lb-title">
 <h2 id="lb-title">Leaderboard</h2>
 <div id="leaderboard" aria-live="polite">${leaderboardTable(input.entries)}</div>
-${input.hasMore ? `<p class="small"><a href="/api/v1/leaderboards/${h(c.id)}/export.csv">The whole leaderboard (CSV)</a></p>` : ''}
+${input.hasMore ? html`<p class="small"><a href="/api/v1/leaderboards/${c.id}/export.csv">The whole leaderboard (CSV)</a></p>` : ''}
 <p class="muted small" id="lb-updated">Equal best scores share a rank; agents with the same name show the start of their id.</p>
 </section>
 </div>
-<script type="application/json" id="page-config">${jsonForScriptBlock({ challengeId: c.id, limit: 50 })}</script>`;
+<script type="application/json" id="page-config">${scriptJson({ challengeId: c.id, limit: 50 })}</script>`;
   return renderPage({ title: c.title, body, script: CHALLENGE_SCRIPT, account: input.account });
 }
 
@@ -234,7 +229,7 @@ ${input.hasMore ? `<p class="small"><a href="/api/v1/leaderboards/${h(c.id)}/exp
  * Refreshes the leaderboard every 10 s with a conditional GET: when the API answers 304 (it sends
  * an ETag) nothing is re-rendered; without an ETag the page simply re-renders the fresh rows.
  */
-const CHALLENGE_SCRIPT = `
+const CHALLENGE_SCRIPT = raw(`
 (function () {
   'use strict';
   ${LEADERBOARD_DISPLAY_JS}
@@ -285,4 +280,4 @@ const CHALLENGE_SCRIPT = `
   setInterval(refresh, 10000);
   refresh();
 })();
-`;
+`);

@@ -2,7 +2,8 @@
  * Pages of signing in: the embedded provider's sign-in page (development), "sign-in is off", and
  * the plain message pages the web's forms answer with (403 for a refused form, 400, …).
  */
-import { escapeHtml, renderPage, type HeaderAccount, type RenderedPage } from './layout';
+import { renderPage, type HeaderAccount, type RenderedPage } from './layout';
+import { html } from './html';
 
 /** A page that says one thing and leads back: refusals and failures of the web's forms. */
 export function renderMessagePage(input: {
@@ -13,9 +14,9 @@ export function renderMessagePage(input: {
   account?: HeaderAccount;
 }): RenderedPage {
   const next = input.next ?? { href: '/', label: 'Back to the challenges' };
-  const body = `<h1>${escapeHtml(input.title)}</h1>
-<p>${escapeHtml(input.message)}</p>
-<p><a href="${escapeHtml(next.href)}">${escapeHtml(next.label)}</a></p>`;
+  const body = html`<h1>${input.title}</h1>
+<p>${input.message}</p>
+<p><a href="${next.href}">${next.label}</a></p>`;
   return renderPage({ title: input.title, body, account: input.account });
 }
 
@@ -33,19 +34,17 @@ export function renderEmbeddedProviderSignIn(input: {
   accounts: readonly { sub: string; name: string }[];
   error?: string;
 }): RenderedPage {
-  const accounts = input.accounts
-    .map(
-      (a) =>
-        `<li><form method="post" action="${escapeHtml(input.action)}"><input type="hidden" name="login" value="${escapeHtml(a.sub)}"><button type="submit">Continue as ${escapeHtml(a.name)}</button> <code>${escapeHtml(a.sub)}</code></form></li>`,
-    )
-    .join('');
-  const body = `<h1>Sign in (development provider)</h1>
+  const accounts = input.accounts.map(
+    (a) =>
+      html`<li><form method="post" action="${input.action}"><input type="hidden" name="login" value="${a.sub}"><button type="submit">Continue as ${a.name}</button> <code>${a.sub}</code></form></li>`,
+  );
+  const body = html`<h1>Sign in (development provider)</h1>
 <p class="notice">This is the embedded OpenID provider of a development run: there are no passwords, anyone may sign in as any name. Production refuses it; there the service's own identity provider signs people in.</p>
-${input.error ? `<p class="notice" role="alert">${escapeHtml(input.error)}</p>` : ''}
+${input.error ? html`<p class="notice" role="alert">${input.error}</p>` : ''}
 <h2>Demo accounts</h2>
 <ul class="stack">${accounts}</ul>
 <h2>Any name</h2>
-<form class="row" method="post" action="${escapeHtml(input.action)}">
+<form class="row" method="post" action="${input.action}">
   <label for="login">Subject (the <code>sub</code> that <code>cli jwt mint --sub</code> takes)<input id="login" name="login" required maxlength="255" autocomplete="username" spellcheck="false"></label>
   <button type="submit">Sign in</button>
 </form>`;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FORMAT_SCORE_JS } from '../lib/score';
-import { escapeHtml, jsonForScriptBlock, LEADERBOARD_DISPLAY_JS, pageCsp, pageHeaders } from './layout';
-
-export { escapeHtml };
+import { html, raw, scriptJson } from './html';
+import { LEADERBOARD_DISPLAY_JS, pageCsp, pageHeaders, type RenderedPage } from './layout';
 
 /**
  * The spectator page (`GET /challenges/:id/watch`): one self-contained HTML document (no CDN,
@@ -10,7 +9,7 @@ export { escapeHtml };
  * through EventSource on /api/v1/challenges/:id/live.
  *
  * Safety: every piece of agent-supplied text reaches the DOM through `textContent` or
- * `createTextNode` only (never innerHTML); the server-rendered title is HTML-escaped and the page
+ * `createTextNode` only (never innerHTML); the server-rendered title is escaped (`html`) and the page
  * configuration travels as JSON in a data block with `<` escaped. The Content-Security-Policy
  * allows only this response's nonce for script and style, same-origin connections, and
  * requires Trusted Types, so even a future innerHTML slip would throw instead of running.
@@ -23,10 +22,7 @@ export interface WatchPageInput {
   delayMs: number;
 }
 
-export interface RenderedWatchPage {
-  html: string;
-  headers: Record<string, string>;
-}
+export type RenderedWatchPage = RenderedPage;
 
 /** The pages' strict policy (src/web/layout.ts): nonce-only script and style, Trusted Types. */
 export const watchPageCsp = (nonce: string): string => pageCsp(nonce);
@@ -40,25 +36,25 @@ export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
     delayMs: input.delayMs,
   };
   const delaySeconds = Math.round(input.delayMs / 100) / 10;
-  const html = `<!doctype html>
+  const page = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
-<title>Watch: ${escapeHtml(input.title)}</title>
+<title>Watch: ${input.title}</title>
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
-<nav class="crumbs" aria-label="Site"><a href="/">All challenges</a><a href="/challenges/${escapeHtml(input.challengeId)}">Rules and leaderboard</a><a href="/api/v1/docs">API reference</a></nav>
+<nav class="crumbs" aria-label="Site"><a href="/">All challenges</a><a href="/challenges/${input.challengeId}">Rules and leaderboard</a><a href="/api/v1/docs">API reference</a></nav>
 <header class="top">
   <div>
     <div class="kicker">Live challenge</div>
-    <h1 id="title">${escapeHtml(input.title)}</h1>
+    <h1 id="title">${input.title}</h1>
   </div>
   <div class="meta">
-    <span class="badge status-${escapeHtml(input.status)}" id="challenge-status">${escapeHtml(input.status)}</span>
+    <span class="badge status-${input.status}" id="challenge-status">${input.status}</span>
     <span class="conn" id="conn" data-state="connecting">connecting…</span>
     <span class="delay">Events appear ${delaySeconds} s after they happen</span>
   </div>
@@ -73,18 +69,18 @@ export function renderWatchPage(input: WatchPageInput): RenderedWatchPage {
     <p class="muted small" id="counter">0 events</p>
   </aside>
 </main>
-<script type="application/json" id="watch-config">${jsonForScriptBlock(config)}</script>
+<script type="application/json" id="watch-config">${scriptJson(config)}</script>
 <script nonce="${nonce}">${SCRIPT}</script>
 </body>
 </html>
 `;
   return {
-    html,
+    html: page,
     headers: pageHeaders(nonce),
   };
 }
 
-const STYLE = `
+const STYLE = raw(`
 :root { color-scheme: dark; --bg:#0f1216; --panel:#171b21; --line:#262c35; --text:#e6e9ee; --muted:#8b95a3;
   --accent:#6cb6ff; --ok:#3fb950; --bad:#f85149; --warn:#d29922; --code:#0b0d10; }
 * { box-sizing: border-box; }
@@ -142,13 +138,13 @@ aside { background:var(--panel); border:1px solid var(--line); border-radius:10p
 table { width:100%; border-collapse:collapse; }
 th, td { text-align:left; padding:6px 4px; border-bottom:1px solid var(--line); font-size:13px; }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
-`;
+`);
 
 /**
  * Browser code. Plain ES2017, no framework. Only DOM construction with textContent/append; the
  * Trusted Types policy in the CSP makes any HTML-string sink throw.
  */
-const SCRIPT = `
+const SCRIPT = raw(`
 (function () {
   'use strict';
   ${LEADERBOARD_DISPLAY_JS}
@@ -329,4 +325,4 @@ const SCRIPT = `
   loadLeaderboard();
   setInterval(loadLeaderboard, 15000);
 })();
-`;
+`);

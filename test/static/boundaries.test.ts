@@ -110,12 +110,20 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       'src/domain/submissions/activities.ts',
       'export const q = `UPDATE users SET name = $1`;\n',
     ],
+    [
+      'markup in a plain template in a page',
+      'src/web/x.ts',
+      'export const p = (name: string) => `<p>${name}</p>`;\n',
+    ],
+    ['markup in a plain string in a page', 'src/web/x.ts', "export const p = '<p>hello</p>';\n"],
   ])('fails on %s', async (what, filePath, code) => {
     const rule = what.startsWith('SQL')
       ? 'no-restricted-syntax'
-      : what.includes('import()')
-        ? 'local/no-restricted-dynamic-imports'
-        : '@typescript-eslint/no-restricted-imports';
+      : what.startsWith('markup')
+        ? 'local/markup-only-in-html'
+        : what.includes('import()')
+          ? 'local/no-restricted-dynamic-imports'
+          : '@typescript-eslint/no-restricted-imports';
     const errors = await lintAs(filePath, code);
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((e) => e.includes(` ${rule}: `))).toBe(true);
@@ -141,6 +149,11 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       'SQL in a queries file',
       'src/db/queries/x.ts',
       "import type { Pool } from 'pg';\nexport const f = (db: Pool) => db.query('SELECT 1 FROM users');\n",
+    ],
+    [
+      'markup written with html`…` in a page, and our own CSS through raw()',
+      'src/web/x.ts',
+      "import { html, raw } from './html';\nexport const p = (name: string) => html`<p>${name}</p>`;\nexport const s = raw(`<style>p { color: red }</style>`);\n",
     ],
     [
       'the API importing the domain',

@@ -73,7 +73,7 @@ export function errorHandler(logger: Logger): Koa.Middleware {
         });
         for (const [name, value] of Object.entries(page.headers)) ctx.set(name, value);
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = page.html;
+        ctx.body = page.html.toString();
         return;
       }
       ctx.type = 'application/json';

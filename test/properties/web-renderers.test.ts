@@ -1,0 +1,605 @@
+/**
+ * Every page renderer, fed hostile strings (property-based): markup injection, attribute breakouts,
+ * quotes, ampersands, unicode edge cases and very long values go into EVERY string input of every
+ * renderer at once. Pages are escaped by construction (src/web/html.ts); this checks it holds:
+ *
+ *   1. the hostile payload never appears verbatim in the page;
+ *   2. the page's elements and attributes (its tag and attribute names, in order) are exactly those
+ *      of the same page rendered with a plain string of the same length: no `<script>`, `<img>` or
+ *      `onerror=` can be added by data, so the number of `<script` tags is the page's own;
+ *   3. with plain strings, nothing is escaped twice (no `&amp;lt;`) and no markup of our own shows
+ *      as text (`&lt;`): a markup string that slipped past `html` would.
+ *
+ * Reproduce a failure with the printed seed: FC_SEED=<seed> npx jest test/properties/web-renderers.
+ */
+import fc from 'fast-check';
+import {
+  renderAgentsPage,
+  renderHistoryPage,
+  renderSubmissionPage,
+  renderTakePartPage,
+  renderTokensPage,
+} from '../../src/web/account-pages';
+import { NEW_CHALLENGE_VALUES, renderChallengeFormPage } from '../../src/web/admin-challenge-form';
+import {
+  renderAdminSubmissionPage,
+  renderAuditPage,
+  renderChallengeListPage,
+  renderChallengeSubmissionsPage,
+  renderConfirmPage,
+  renderConsoleHome,
+} from '../../src/web/admin-pages';
+import {
+  renderAdminDeliveriesPage,
+  renderDeliveryPage,
+  renderMyWebhookPage,
+  renderMyWebhooksPage,
+  renderReplayOutcomePage,
+} from '../../src/web/delivery-pages';
+import { renderErrorPage } from '../../src/web/error-page';
+import type { HeaderAccount, RenderedPage } from '../../src/web/layout';
+import { renderChallengePage, renderHomePage } from '../../src/web/pages';
+import { renderEmbeddedProviderSignIn, renderMessagePage } from '../../src/web/sign-in-pages';
+import { renderWatchPage } from '../../src/web/watch-page';
+import { NASTY_STRINGS } from './arbitraries';
+
+const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const RUNS = Number(process.env.FC_RUNS ?? 40);
+
+const AT = new Date('2025-06-01T12:00:00Z');
+const LATER = new Date('2025-06-02T12:00:00Z');
+
+/** The renderers, each building its whole input from one string `s` (put in every string field). */
+const RENDERERS: Record<string, (s: string) => RenderedPage> = {
+  home: (s) =>
+    renderHomePage({
+      rows: [{ ...challengeRow(s), entry_count: 2 }],
+      total: 30,
+      limit: 10,
+      filters: { status: 'active', category: s, format: s, page: 2 },
+      now: AT,
+      account: account(s),
+    }),
+  challengeRubric: (s) =>
+    challengePage(s, { kind: 'rubric', criteria: [criterion(s), { ...criterion(s), hidden: true }] }),
+  challengeTests: (s) =>
+    challengePage(s, {
+      kind: 'tests',
+      tests: [
+        { name: s, export: s, args: [s, 1], expected: s },
+        { name: s, export: s, args: [], expected: s, hidden: true },
+      ],
+    }),
+  challengeProgram: (s) =>
+    challengePage(s, {
+      kind: 'program',
+      languages: [s, 'python'],
+      compare: s,
+      tests: [{ name: s, stdin: s, expected_stdout: s }],
+    }),
+  challengeOther: (s) => challengePage(s, { kind: s }),
+  message: (s) =>
+    renderMessagePage({ title: s, message: s, next: { href: s, label: s }, account: account(s) }),
+  embeddedSignIn: (s) =>
+    renderEmbeddedProviderSignIn({ action: s, accounts: [{ sub: s, name: s }], error: s }),
+  error: (s) =>
+    renderErrorPage({
+      status: 404,
+      title: s,
+      text: s,
+      detail: s,
+      requestId: s,
+      retryAfterSec: 3,
+      account: account(s),
+      back: { href: s, label: s },
+    }),
+  signedOutHeader: (s) =>
+    renderErrorPage({ status: 403, title: s, account: { signedIn: null, returnTo: s } }),
+  agents: (s) =>
+    renderAgentsPage({
+      agents: [
+        {
+          agent: agentRow(s),
+          keys: [
+            {
+              id: s,
+              agent_id: s,
+              key_prefix: s,
+              expires_at: LATER,
+              revoked_at: null,
+              last_used_at: AT,
+              created_at: AT,
+            },
+          ],
+        },
+      ],
+      csrfToken: s,
+      account: account(s),
+      shown: { what: s, secret: s, note: s, kept: s },
+      now: AT,
+    }),
+  tokens: (s) =>
+    renderTokensPage({
+      tokens: [
+        {
+          id: s,
+          user_id: s,
+          agent_id: s,
+          name: s,
+          token_prefix: s,
+          scopes: [s, s],
+          sandbox: false,
+          last_used_at: AT,
+          expires_at: LATER,
+          revoked_at: null,
+          created_at: AT,
+        },
+      ],
+      agents: [agentRow(s)],
+      scopes: [s],
+      csrfToken: s,
+      account: account(s),
+      shown: { what: s, secret: s, note: s },
+    }),
+  takePart: (s) =>
+    renderTakePartPage({
+      challenge: { id: s, title: s, format: s },
+      agents: [agentRow(s), { ...agentRow(s), id: `${s}2` }],
+      enteredAgentIds: new Set([s]),
+      languages: [s],
+      csrfToken: s,
+      account: account(s),
+    }),
+  submissionRunning: (s) => submissionPage(s, 'judging'),
+  submissionDone: (s) => submissionPage(s, 'complete'),
+  history: (s) =>
+    renderHistoryPage({
+      rows: [
+        {
+          id: s,
+          challenge_id: s,
+          challenge_title: s,
+          agent_name: s,
+          status: s,
+          final_score: 12.5,
+          created_at: AT,
+        },
+      ],
+      filters: { status: s, challenge_id: s },
+      challenges: [{ id: s, title: s }],
+      nextCursor: s,
+      account: account(s),
+    }),
+  challengeForm: (s) =>
+    renderChallengeFormPage({
+      challenge: {
+        id: s,
+        title: s,
+        status: s,
+        quarantine_reason: s,
+        published_at: AT,
+        quarantined_at: AT,
+        retired_at: null,
+        updated_at: AT,
+      },
+      values: Object.fromEntries(Object.keys(NEW_CHALLENGE_VALUES).map((k) => [k, s])),
+      errors: { title: [s, s], judge: [s], sample: [s], [s]: [s], '': [s] },
+      notice: s,
+      dryRun: {
+        ok: true,
+        workflowId: s,
+        breakdown: {
+          audience: 'admin',
+          final_score: 50,
+          result_state: 'scored',
+          hidden_summary: { hidden_passed: 0, hidden_total: 1 },
+          summary: s,
+          criteria: [{ name: s, weight: 1, score: 50, passed: false, feedback: s, hidden: true }],
+          details: { [s]: s },
+        },
+      },
+      csrfToken: s,
+      account: account(s),
+    }),
+  challengeFormDryRunFailed: (s) =>
+    renderChallengeFormPage({
+      challenge: null,
+      values: { ...NEW_CHALLENGE_VALUES, title: s, judge: s },
+      errors: {},
+      dryRun: { ok: false, message: s },
+      csrfToken: s,
+      account: account(s),
+    }),
+  consoleHome: (s) => renderConsoleHome({ counts: [{ status: s, count: 3 }], account: account(s) }),
+  challengeList: (s) =>
+    renderChallengeListPage({
+      rows: [
+        {
+          id: s,
+          title: s,
+          status: s,
+          category: s,
+          judgeKind: s,
+          entryCount: 1,
+          startsAt: AT,
+          endsAt: null,
+          updatedAt: AT,
+        },
+      ],
+      statuses: [s, 'draft'],
+      status: s,
+      page: 2,
+      hasMore: true,
+      notice: s,
+      account: account(s),
+    }),
+  confirm: (s) =>
+    renderConfirmPage({
+      title: s,
+      explanation: s,
+      action: s,
+      confirmLabel: s,
+      cancelHref: s,
+      csrfToken: s,
+      account: account(s),
+      reason: { value: s, error: s },
+    }),
+  challengeSubmissions: (s) =>
+    renderChallengeSubmissionsPage({
+      challenge: { id: s, title: s, status: s },
+      rows: [{ id: s, agentId: s, agentName: s, status: s, score: 40, run: 2, sandbox: true, createdAt: AT }],
+      filters: { status: s, agent_id: `${s}x`, min_score: 1, max_score: 99 },
+      statuses: [s],
+      agents: [{ id: s, name: s }],
+      nextCursor: s,
+      limit: 5,
+      account: account(s),
+    }),
+  adminSubmission: (s) =>
+    renderAdminSubmissionPage({
+      submission: {
+        id: s,
+        status: s,
+        challenge_id: s,
+        agent_id: s,
+        judge_run: 1,
+        sandbox: true,
+        created_at: AT,
+        failure_reason: s,
+      },
+      challengeTitle: s,
+      agentName: s,
+      ownerSubject: s,
+      result: { final_score: 75, result_state: s, summary: s, judged_at: AT },
+      breakdown: { [s]: [s] },
+      workflowId: s,
+      workflowUrl: s,
+      canRejudge: true,
+      notice: s,
+      account: account(s),
+    }),
+  audit: (s) =>
+    renderAuditPage({
+      rows: [
+        { id: s, actor: s, action: s, target_type: 'challenge', target_id: s, at: AT, detail: { [s]: s } },
+        { id: s, actor: s, action: s, target_type: s, target_id: s, at: AT, detail: {} },
+      ],
+      actions: [s],
+      filters: { action: s, actor: s, since: s },
+      nextCursor: s,
+      limit: 5,
+      account: account(s),
+    }),
+  adminDeliveries: (s) =>
+    renderAdminDeliveriesPage({
+      rows: [deliveryRow(s)],
+      filters: { status: 'dead_letter', subscription_id: s, event_type: s, since: s },
+      eventTypes: [s],
+      nextCursor: s,
+      panel: { subscription: subscriptionRow(s), defaultSince: s },
+      csrfToken: s,
+      account: account(s),
+    }),
+  delivery: (s) =>
+    renderDeliveryPage({
+      delivery: {
+        id: s,
+        event_type: s,
+        status: 'dead_letter',
+        series: 1,
+        body: JSON.stringify({ [s]: s }),
+        created_at: AT,
+        delivered_at: AT,
+        dead_lettered_at: AT,
+      },
+      subscription: { ...subscriptionRow(s), status: 'disabled' },
+      attempts: [attempt(s, 0), attempt(s, 1)],
+      replayAction: s,
+      back: { href: s, label: s },
+      notice: { text: s, ok: false },
+      csrfToken: s,
+      account: account(s),
+    }),
+  deliveryRawBody: (s) =>
+    renderDeliveryPage({
+      delivery: {
+        id: s,
+        event_type: s,
+        status: 'delivered',
+        series: 0,
+        body: s,
+        created_at: AT,
+        delivered_at: null,
+        dead_lettered_at: null,
+      },
+      subscription: subscriptionRow(s),
+      attempts: [],
+      replayAction: '/admin/x',
+      back: { href: s, label: s },
+      csrfToken: s,
+      account: account(s),
+    }),
+  replayOutcome: (s) =>
+    renderReplayOutcomePage({
+      title: s,
+      replayed: [{ id: s, status: 'pending' }],
+      truncated: true,
+      back: { href: s, label: s },
+      account: account(s),
+    }),
+  myWebhooks: (s) =>
+    renderMyWebhooksPage({
+      subscriptions: [subscriptionRow(s)],
+      eventTypes: [s],
+      shown: { what: s, secret: s, note: s },
+      csrfToken: s,
+      account: account(s),
+    }),
+  myWebhook: (s) =>
+    renderMyWebhookPage({
+      subscription: { ...subscriptionRow(s), disabled_reason: s },
+      rows: [deliveryRow(s)],
+      filters: { status: 'retrying' },
+      nextCursor: s,
+      notice: { text: s, ok: true },
+      csrfToken: s,
+      account: account(s),
+    }),
+  watch: (s) => renderWatchPage({ challengeId: s, title: s, status: s, delayMs: 5000 }),
+};
+
+function account(s: string): HeaderAccount {
+  return { signedIn: { name: s, csrfToken: s, operator: true }, returnTo: s };
+}
+
+function challengeRow(s: string) {
+  return {
+    id: s,
+    title: s,
+    description: s,
+    category: s,
+    format: s,
+    weight_class_id: s,
+    status: 'active' as const,
+    time_limit_minutes: 30,
+    entry_fee_cents: null,
+    prize_pool: null,
+    starts_at: AT,
+    ends_at: LATER,
+    is_featured: false,
+    is_daily: false,
+    judge: {},
+    max_submissions_per_session: 5,
+    max_submissions_per_day: 10,
+    quarantine_reason: null,
+    created_by: s,
+    created_at: AT,
+    updated_at: AT,
+    started_event_at: null,
+    ended_event_at: null,
+    published_at: AT,
+    quarantined_at: null,
+    retired_at: null,
+    entry_count: 1,
+  };
+}
+
+const criterion = (s: string) => ({
+  name: s,
+  description: s,
+  weight: 2,
+  check: { type: 'contains', value: s },
+});
+
+function challengePage(s: string, judge: Record<string, unknown>) {
+  return renderChallengePage({
+    challenge: { ...challengeRow(s), judge },
+    entries: [0, 1].map((i) => ({
+      rank: i + 1,
+      agent_id: `${s}${i}`,
+      agent_name: s,
+      best_score: 50,
+      best_submission_id: s,
+      submission_count: 2,
+      last_submitted_at: AT.toISOString(),
+    })),
+    hasMore: true,
+    baseUrl: s,
+    now: AT,
+    account: account(s),
+  });
+}
+
+function agentRow(s: string) {
+  return {
+    id: s,
+    owner_user_id: s,
+    name: s,
+    model_name: s,
+    version: s,
+    skill_count: null,
+    soul_excerpt: s,
+    last_seen_at: AT,
+    created_at: AT,
+    updated_at: AT,
+  };
+}
+
+function submissionPage(s: string, status: string) {
+  return renderSubmissionPage({
+    submission: { id: s, status, challenge_id: s, agent_id: s, created_at: AT, failure_reason: s },
+    challengeTitle: s,
+    result: { final_score: 50, result_state: s, summary: s },
+    breakdown: { [s]: s },
+    account: account(s),
+  });
+}
+
+function subscriptionRow(s: string) {
+  return {
+    id: s,
+    owner_user_id: s,
+    url: s,
+    events: [s, s],
+    secret_encrypted: s,
+    secret_prefix: s,
+    status: 'active' as const,
+    failure_count: 2,
+    enable_generation: 0,
+    last_delivery_at: AT,
+    last_failure_at: AT,
+    disabled_at: null,
+    disabled_reason: null,
+    deactivated_at: null,
+    created_at: AT,
+    updated_at: AT,
+  };
+}
+
+function deliveryRow(s: string) {
+  return {
+    id: s,
+    event_type: s,
+    subscription_id: s,
+    url: s,
+    status: 'retrying' as const,
+    attempts: 3,
+    last_status_code: 500,
+    last_error: s,
+    created_at: AT,
+  };
+}
+
+function attempt(s: string, series: number) {
+  return {
+    delivery_id: s,
+    series,
+    attempt_number: 1,
+    status_code: 502,
+    latency_ms: 12,
+    success: false,
+    error: s,
+    response_excerpt: s,
+    attempted_at: AT,
+  };
+}
+
+// ---- the properties -------------------------------------------------------------------------------
+
+/** Markup that must never reach a page as markup. */
+const INJECTIONS = [
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  "'><svg onload=alert(1)>",
+  '</textarea><script>alert(1)</script>',
+  '</title><script>alert(1)</script>',
+  '<!--',
+  '</script><script>alert(1)</script>',
+  '" onmouseover="alert(1)',
+  "' autofocus onfocus='alert(1)",
+  '&lt;script&gt;&amp;',
+  'javascript:alert(1)//<b>',
+];
+
+/** A hostile value: an injection, then noise (nasty strings, unicode, quotes, very long runs). */
+const hostile = fc
+  .tuple(
+    fc.constantFrom(...INJECTIONS),
+    fc.oneof(
+      fc.constantFrom(...NASTY_STRINGS),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: fc.constantFrom('<', '>', '"', "'", '&', '/', '=', ' ', 'a'), maxLength: 40 }),
+      fc.constantFrom('x'.repeat(5000), '<b>'.repeat(2000), '😀'.repeat(1500)),
+    ),
+    fc.constantFrom(...INJECTIONS),
+  )
+  .map(([a, b, c]) => `${a}${b}${c}`);
+
+/** A plain value that renders with the same shape: the same UTF-8 length, so the same cuts apply. */
+const plainLike = (s: string) => 'x'.repeat(Buffer.byteLength(s, 'utf8'));
+
+/**
+ * The page's elements and attributes in order (`<tag attr attr>`), read with a small tokenizer that
+ * knows quoted attribute values and the raw text of <script> and <style>.
+ */
+function skeleton(page: string): string[] {
+  const out: string[] = [];
+  const tag = /<(\/?)([a-zA-Z][\w-]*)|<!--[\s\S]*?-->|<!doctype[^>]*>/gi;
+  const attr = /\s*([^\s"'>/=]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?|\s*\/?/y;
+  let m: RegExpExecArray | null;
+  while ((m = tag.exec(page))) {
+    if (!m[2]) {
+      out.push(m[0].startsWith('<!--') ? '<!--' : '<!doctype>');
+      continue;
+    }
+    const names: string[] = [];
+    attr.lastIndex = tag.lastIndex;
+    while (attr.lastIndex < page.length && page[attr.lastIndex] !== '>') {
+      const start = attr.lastIndex;
+      const a = attr.exec(page);
+      if (!a || attr.lastIndex === start) break;
+      if (a[1]) names.push(a[1].toLowerCase());
+    }
+    tag.lastIndex = attr.lastIndex;
+    const name = m[2].toLowerCase();
+    out.push(`<${m[1]}${name}${names.length ? ` ${names.join(' ')}` : ''}>`);
+    if (!m[1] && (name === 'script' || name === 'style')) {
+      // Raw text: skip to its end tag (a payload that closed it early would show up as a mismatch).
+      const end = page.toLowerCase().indexOf(`</${name}`, tag.lastIndex);
+      tag.lastIndex = end === -1 ? page.length : end;
+    }
+  }
+  return out;
+}
+
+const count = (page: string, needle: string) => page.toLowerCase().split(needle).length - 1;
+
+describe('every page renderer escapes hostile input (property)', () => {
+  beforeAll(() => console.log(`web-renderers: FC_SEED=${SEED}`));
+
+  test.each(Object.keys(RENDERERS))('%s', (name) => {
+    const render = RENDERERS[name];
+    fc.assert(
+      fc.property(hostile, (s) => {
+        const page = String(render(s).html);
+        const plain = String(render(plainLike(s)).html);
+        for (const injection of INJECTIONS) expect(page).not.toContain(injection);
+        expect(page).not.toContain(s);
+        expect(skeleton(page)).toEqual(skeleton(plain));
+        expect(count(page, '<script')).toBe(count(plain, '<script'));
+      }),
+      { seed: SEED, numRuns: RUNS, endOnFailure: true },
+    );
+  });
+
+  test.each(Object.keys(RENDERERS))(
+    '%s: plain input is escaped once, and our markup stays markup',
+    (name) => {
+      const page = String(RENDERERS[name]('plain value').html);
+      expect(page).not.toMatch(/&amp;(amp|lt|gt|quot|#39);/);
+      expect(page).not.toContain('&lt;');
+      expect(page).not.toContain('&gt;');
+      expect(skeleton(page).length).toBeGreaterThan(20);
+    },
+  );
+});
