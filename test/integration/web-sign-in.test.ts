@@ -140,8 +140,9 @@ describe('sign-out ends the session on the server', () => {
       `UPDATE web_sessions SET created_at = now() - interval '3 days', absolute_expires_at = now() - interval '2 days' WHERE id = $1`,
       [oldId],
     );
-    const report = await sweepOnce(server.deps);
-    expect(report.webSessionsDeleted).toBeGreaterThanOrEqual(1);
+    // The worker's own sweeper runs every second in the tests and may take it first: what counts
+    // is that it is gone and the live one is not, whichever pass deleted it.
+    await sweepOnce(server.deps);
     expect(await sessions()).toHaveLength(1);
     expect(await sessions()).not.toContain(oldId);
     expect((await client.fetch('/me/agents')).status).toBe(200);
