@@ -4,10 +4,11 @@ import tseslint from 'typescript-eslint';
 /*
  * The layers (docs/architecture.md): arrows point down only.
  *
- *   src/api  ─┐                                      src/domain/<feature>/workflows/
- *   src/cli   ├─> src/domain ─> src/db/queries         └─> src/domain/<feature>/contract.ts,
- *   src/web  ─┘      │               │                     src/temporal-client/search-attributes.ts
- *   src/runtime ─────┘       src/lib, src/errors.ts, src/wire (leaves every layer may use)   (+ types of anything)
+ *   src/api  ─┐                                      workflows/index.ts (the bundle's registry)
+ *   src/cli   ├─> src/domain ─> src/db/queries         └─> src/domain/<feature>/workflows/
+ *   src/web  ─┘      │               │                       └─> src/domain/<feature>/contract.ts,
+ *   src/runtime ─────┘       src/lib, src/errors.ts, src/wire    src/temporal-client/search-attributes.ts
+ *                            (leaves every layer may use)        (+ types of anything)
  *
  * The rules below fail `npm run lint` (and CI) when an arrow points up or SQL leaves src/db.
  * Each zone checks static imports and `import()` expressions alike.
@@ -95,9 +96,10 @@ const notUpward = [
     message: 'the API sits above this layer: move what you need down (src/lib, src/errors.ts, src/wire).',
   },
   {
-    group: ['**/workflows/**', '**/workflows', '**/all-workflows'],
+    group: ['**/workflows/**', '**/workflows'],
     allowTypeImports: true,
-    message: "import a workflow's contract (src/domain/<feature>/contract.ts), not the workflow.",
+    message:
+      "import a workflow's contract (src/domain/<feature>/contract.ts), not the workflow or the registry (workflows/).",
   },
   { group: ['**/worker'], message: 'the worker is a process entry point: nothing imports it.' },
   {
@@ -178,15 +180,28 @@ export default tseslint.config(
     // Workflow code is bundled into Temporal's deterministic sandbox: values only from the SDK, the
     // features' contract files and the search attribute keys; anything else (the domain, I/O,
     // files outside src/) by type only. Any `workflows/` folder is held to this, wherever it is.
-    files: ['**/workflows/**/*.ts', 'src/all-workflows.ts'],
+    files: ['**/workflows/**/*.ts'],
     ignores: ['test/**'],
     rules: restricted([
       {
         regex:
-          '^(?!@temporalio/(workflow|common)$|\\.\\./contract$|\\.\\./\\.\\./[a-z-]+/contract$|\\.\\./\\.\\./\\.\\./temporal-client/search-attributes$|\\./domain/[a-z-]+/workflows/[a-z-]+$)',
+          '^(?!@temporalio/(workflow|common)$|\\.\\./contract$|\\.\\./\\.\\./[a-z-]+/contract$|\\.\\./\\.\\./\\.\\./temporal-client/search-attributes$)',
         allowTypeImports: true,
         message:
           'a workflow imports values only from @temporalio/{workflow,common}, src/domain/<feature>/contract.ts and src/temporal-client/search-attributes.ts (types from anywhere); no I/O, nothing outside src/.',
+      },
+    ]),
+  },
+  {
+    // The bundle's registry (workflows/index.ts, the bundle's entry): the features' workflows
+    // re-exported, nothing else, so the bundle holds workflow code and what it may import only.
+    files: ['workflows/**/*.ts'],
+    rules: restricted([
+      {
+        regex: '^(?!\\.\\./src/domain/[a-z-]+/workflows/[a-z-]+$)',
+        allowTypeImports: true,
+        message:
+          "workflows/ is the bundle's registry: it re-exports src/domain/<feature>/workflows/<name> and imports nothing else.",
       },
     ]),
   },

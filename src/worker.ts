@@ -24,13 +24,14 @@ import path from 'node:path';
 
 /**
  * Where the workflow code comes from: the bundle `npm run build` writes beside the compiled tree
- * (dist/workflow-bundle.js, next to dist/src/), or, from the sources, the registry bundled at start.
+ * (dist/workflow-bundle.js, next to dist/src/), or, from the sources, the registry
+ * (workflows/index.ts at the repository's top level) bundled at start.
  */
 function workflowSource(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
   const bundle = path.join(__dirname, '..', 'workflow-bundle.js');
   return existsSync(bundle)
     ? { workflowBundle: { codePath: bundle } }
-    : { workflowsPath: require.resolve('./all-workflows') };
+    : { workflowsPath: require.resolve('../workflows') };
 }
 
 /**

@@ -91,6 +91,21 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       "import { judgeRun } from '../src/domain/submissions/judging';\nexport const j = judgeRun;\n",
     ],
     [
+      'the workflow registry re-exporting the domain',
+      'workflows/index.ts',
+      "export * from '../src/domain/submissions/judging';\n",
+    ],
+    [
+      'the workflow registry re-exporting a contract (nothing but workflows there)',
+      'workflows/index.ts',
+      "export * from '../src/domain/submissions/contract';\n",
+    ],
+    [
+      'the domain importing the workflow registry',
+      'src/domain/submissions/x.ts',
+      "import { submissionWorkflow } from '../../../workflows';\nexport const w = submissionWorkflow;\n",
+    ],
+    [
       'a contract importing a value',
       'src/domain/webhooks/contract.ts',
       "import { iso } from '../../lib/time';\nexport const i = iso;\n",
@@ -144,6 +159,11 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       'a workflow importing the search attribute keys',
       'src/domain/challenges/workflows/x.ts',
       "import { ChallengeIdKey } from '../../../temporal-client/search-attributes';\nexport const k = ChallengeIdKey;\n",
+    ],
+    [
+      "the workflow registry re-exporting a feature's workflow",
+      'workflows/index.ts',
+      "export * from '../src/domain/submissions/workflows/submission';\n",
     ],
     [
       'SQL in a queries file',
