@@ -1,7 +1,8 @@
 /**
  * The production build (`npm run build`), the same steps the Dockerfile runs:
- *   1. tsc -p tsconfig.build.json: src/**.ts → <out>/src/**.js, and the top-level registry beside it,
- *      workflows/index.ts → <out>/workflows/index.js (the layout of docs/decisions/platform.md);
+ *   1. tsc -p tsconfig.build.json: src/**.ts → <out>/src/**.js, and the two top-level registries beside
+ *      it, workflows/index.ts → <out>/workflows/index.js and activities/index.ts →
+ *      <out>/activities/index.js (the layout of docs/decisions/platform.md);
  *   2. every non-TypeScript file under src that the code reads beside itself at run time (migrations,
  *      the sandbox runner, the seccomp policy and its compiler, the native supervisor's C source) is
  *      copied to the same place under <out>/src, so `__dirname` finds it from dist as from src;
