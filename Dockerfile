@@ -17,6 +17,8 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/
 COPY src ./src
+COPY workflows ./workflows
+COPY activities ./activities
 RUN npm run build
 
 # Stage 2: the runtime image, with the runtime dependencies only and the built tree.

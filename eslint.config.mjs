@@ -1,13 +1,21 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ignore from 'ignore';
 import tseslint from 'typescript-eslint';
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
 
 /*
  * The layers (docs/architecture.md): arrows point down only.
  *
- *   src/api  ─┐                                      src/domain/<feature>/workflows/
- *   src/cli   ├─> src/domain ─> src/db/queries         └─> src/domain/<feature>/contract.ts,
- *   src/web  ─┘      │               │                     src/temporal-client/search-attributes.ts
- *   src/runtime ─────┘       src/lib, src/errors.ts, src/wire (leaves every layer may use)   (+ types of anything)
+ *   src/api  ─┐                                      workflows/index.ts (the bundle's registry)
+ *   src/cli   ├─> src/domain ─> src/db/queries         └─> src/domain/<feature>/workflows/
+ *   src/web  ─┘      │               │                       └─> src/domain/<feature>/contract.ts,
+ *   src/runtime ─────┘       src/lib, src/errors.ts, src/wire    src/temporal-client/search-attributes.ts
+ *                            (leaves every layer may use)        (+ types of anything)
+ *
+ *   src/worker.ts ─> activities/index.ts (the activity registry, imported by nothing else)
+ *                      └─> the features' step factories, src/domain/<feature>/<file>
  *
  * The rules below fail `npm run lint` (and CI) when an arrow points up or SQL leaves src/db.
  * Each zone checks static imports and `import()` expressions alike.
@@ -41,6 +49,45 @@ const dynamicImports = {
             const hit = source !== null && matchers.find((m) => m.matches(source));
             if (hit) context.report({ node, message: `'${source}' import is restricted: ${hit.message}` });
           },
+        };
+      },
+    },
+  },
+};
+
+/**
+ * A folder only named files may import: each relative import (static, `export … from`, `import()`,
+ * `require()`, type or value) is resolved against the importing file, so a path cannot be told
+ * apart by its spelling alone (`../activities` is a feature's activities.ts in one place and the
+ * top-level activities/ in another). Options: { folder (from the root), message }; the files allowed
+ * to import it are left out of the zone (`ignores`).
+ */
+const folderImports = {
+  rules: {
+    'no-import-of-folder': {
+      meta: { type: 'problem', schema: false },
+      create(context) {
+        const { folder, message } = context.options[0] ?? {};
+        const target = path.join(ROOT, folder);
+        const check = (node, source) => {
+          if (typeof source !== 'string' || !source.startsWith('.')) return;
+          const resolved = path.resolve(path.dirname(context.filename), source);
+          if (resolved === target || resolved.startsWith(target + path.sep))
+            context.report({ node, message: `'${source}' import is restricted: ${message}` });
+        };
+        const literal = (node) => (node?.type === 'Literal' ? node.value : undefined);
+        return {
+          ImportDeclaration: (node) => check(node, node.source.value),
+          ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
+          ExportAllDeclaration: (node) => check(node, node.source.value),
+          ImportExpression: (node) => check(node, literal(node.source)),
+          TSImportEqualsDeclaration: (node) =>
+            node.moduleReference.type === 'TSExternalModuleReference' &&
+            check(node, literal(node.moduleReference.expression)),
+          CallExpression: (node) =>
+            node.callee.type === 'Identifier' &&
+            node.callee.name === 'require' &&
+            check(node, literal(node.arguments[0])),
         };
       },
     },
@@ -95,9 +142,10 @@ const notUpward = [
     message: 'the API sits above this layer: move what you need down (src/lib, src/errors.ts, src/wire).',
   },
   {
-    group: ['**/workflows/**', '**/workflows', '**/all-workflows'],
+    group: ['**/workflows/**', '**/workflows'],
     allowTypeImports: true,
-    message: "import a workflow's contract (src/domain/<feature>/contract.ts), not the workflow.",
+    message:
+      "import a workflow's contract (src/domain/<feature>/contract.ts), not the workflow or the registry (workflows/).",
   },
   { group: ['**/worker'], message: 'the worker is a process entry point: nothing imports it.' },
   {
@@ -141,7 +189,7 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
-    plugins: { local: { rules: { ...dynamicImports.rules, ...markupRules.rules } } },
+    plugins: { local: { rules: { ...dynamicImports.rules, ...markupRules.rules, ...folderImports.rules } } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'warn',
@@ -178,17 +226,58 @@ export default tseslint.config(
     // Workflow code is bundled into Temporal's deterministic sandbox: values only from the SDK, the
     // features' contract files and the search attribute keys; anything else (the domain, I/O,
     // files outside src/) by type only. Any `workflows/` folder is held to this, wherever it is.
-    files: ['**/workflows/**/*.ts', 'src/all-workflows.ts'],
+    files: ['**/workflows/**/*.ts'],
     ignores: ['test/**'],
     rules: restricted([
       {
         regex:
-          '^(?!@temporalio/(workflow|common)$|\\.\\./contract$|\\.\\./\\.\\./[a-z-]+/contract$|\\.\\./\\.\\./\\.\\./temporal-client/search-attributes$|\\./domain/[a-z-]+/workflows/[a-z-]+$)',
+          '^(?!@temporalio/(workflow|common)$|\\.\\./contract$|\\.\\./\\.\\./[a-z-]+/contract$|\\.\\./\\.\\./\\.\\./temporal-client/search-attributes$)',
         allowTypeImports: true,
         message:
           'a workflow imports values only from @temporalio/{workflow,common}, src/domain/<feature>/contract.ts and src/temporal-client/search-attributes.ts (types from anywhere); no I/O, nothing outside src/.',
       },
     ]),
+  },
+  {
+    // The bundle's registry (workflows/index.ts, the bundle's entry): the features' workflows
+    // re-exported, nothing else, so the bundle holds workflow code and what it may import only.
+    files: ['workflows/**/*.ts'],
+    rules: restricted([
+      {
+        regex: '^(?!\\.\\./src/domain/[a-z-]+/workflows/[a-z-]+$)',
+        allowTypeImports: true,
+        message:
+          "workflows/ is the bundle's registry: it re-exports src/domain/<feature>/workflows/<name> and imports nothing else.",
+      },
+    ]),
+  },
+  {
+    // The worker's activity registry (activities/index.ts): built from the features' step
+    // factories (src/domain/<feature>/<file>), nothing else (types from anywhere).
+    files: ['activities/**/*.ts'],
+    rules: restricted([
+      {
+        regex: '^(?!\\.\\./src/domain/[a-z-]+/[a-z-]+$)',
+        allowTypeImports: true,
+        message:
+          "activities/ is the worker's activity registry: it imports the features' step factories (src/domain/<feature>/<file>) only.",
+      },
+    ]),
+  },
+  {
+    // Only the worker registers activities: nothing else may import the registry, not even a test.
+    files: ['**/*.ts'],
+    ignores: ['src/worker.ts'],
+    rules: {
+      'local/no-import-of-folder': [
+        'error',
+        {
+          folder: 'activities',
+          message:
+            "activities/ is the worker's activity registry: only src/worker.ts imports it; use the feature's step factory.",
+        },
+      ],
+    },
   },
   {
     files: ['src/domain/*/contract.ts', 'src/temporal-client/search-attributes.ts'],

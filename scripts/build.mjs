@@ -1,11 +1,13 @@
 /**
  * The production build (`npm run build`), the same steps the Dockerfile runs:
- *   1. tsc -p tsconfig.build.json: src/**.ts → <out>/src/**.js (the layout of docs/decisions/platform.md);
+ *   1. tsc -p tsconfig.build.json: src/**.ts → <out>/src/**.js, and the two top-level registries beside
+ *      it, workflows/index.ts → <out>/workflows/index.js and activities/index.ts →
+ *      <out>/activities/index.js (the layout of docs/decisions/platform.md);
  *   2. every non-TypeScript file under src that the code reads beside itself at run time (migrations,
  *      the sandbox runner, the seccomp policy and its compiler, the native supervisor's C source) is
  *      copied to the same place under <out>/src, so `__dirname` finds it from dist as from src;
- *   3. the workflow code is bundled once, here, into <out>/workflow-bundle.js, which the worker
- *      loads instead of bundling at start (src/worker.ts).
+ *   3. the workflow code (the registry, <out>/workflows/index.js) is bundled once, here, into
+ *      <out>/workflow-bundle.js, which the worker loads instead of bundling at start (src/worker.ts).
  *
  *   node scripts/build.mjs [--out-dir dist]
  */
@@ -42,7 +44,7 @@ copyAssets('src');
 
 const { bundleWorkflowCode } = require('@temporalio/worker');
 const { code } = await bundleWorkflowCode({
-  workflowsPath: path.join(OUT, 'src/all-workflows.js'),
+  workflowsPath: path.join(OUT, 'workflows/index.js'),
   logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
 });
 writeFileSync(path.join(OUT, 'workflow-bundle.js'), code);

@@ -5,7 +5,8 @@ import type { Config } from './config';
 
 /**
  * What the domain needs from the outside world, built once per process and injected. The API's
- * dependencies (src/api/deps.ts) extend it; the worker hands it to the features. step factories (src/worker.ts).
+ * dependencies (src/api/deps.ts) extend it; the worker hands it to the features' step factories
+ * (activities/index.ts).
  */
 export interface ServiceDeps {
   config: Config;

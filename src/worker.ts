@@ -1,10 +1,5 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createDryRunSteps } from './domain/challenges/dry-run';
-import { createLifecycleSteps } from './domain/challenges/lifecycle';
-import { createRelaySteps } from './domain/connector/release';
-import { createSubmissionActivities } from './domain/submissions/activities';
-import { createJudgingSteps } from './domain/submissions/judging';
-import { createDeliverySteps } from './domain/webhooks/delivery';
+import { createActivities } from '../activities';
 import { judgingTaskQueue } from './domain/submissions/contract';
 import { type Config, getConfig } from './config';
 import { createPool } from './db/pool';
@@ -24,13 +19,14 @@ import path from 'node:path';
 
 /**
  * Where the workflow code comes from: the bundle `npm run build` writes beside the compiled tree
- * (dist/workflow-bundle.js, next to dist/src/), or, from the sources, the registry bundled at start.
+ * (dist/workflow-bundle.js, next to dist/src/), or, from the sources, the registry
+ * (workflows/index.ts at the repository's top level) bundled at start.
  */
 function workflowSource(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
   const bundle = path.join(__dirname, '..', 'workflow-bundle.js');
   return existsSync(bundle)
     ? { workflowBundle: { codePath: bundle } }
-    : { workflowsPath: require.resolve('./all-workflows') };
+    : { workflowsPath: require.resolve('../workflows') };
 }
 
 /**
@@ -106,16 +102,8 @@ async function main(): Promise<void> {
   // Asked to stop (SIGINT/SIGTERM): long activity loops end at once; Temporal's graceful shutdown does the rest.
   const stopping = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort());
-  // Every activity, registered straight from its feature under the type names the workflows (and
-  // their recorded histories) use; each is idempotent because Temporal may run it twice.
-  const activities = {
-    ...createDeliverySteps(deps),
-    ...createLifecycleSteps(deps),
-    ...createDryRunSteps(deps),
-    ...createJudgingSteps(deps.db),
-    ...createSubmissionActivities(deps, stopping.signal),
-    ...createRelaySteps(deps),
-  };
+  // Every activity, from the registry (activities/index.ts): the features' step factories.
+  const activities = createActivities(deps, stopping.signal);
   const workflows = workflowSource();
   const worker = await Worker.create({
     connection,

@@ -19,18 +19,12 @@ import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import * as registry from '../workflows';
 
-const WORKFLOW_TYPES = [
-  'submissionWorkflow',
-  'submissionSweeperWorkflow',
-  'submissionOutcomeWorkflow',
-  'challengeLifecycleWorkflow',
-  'webhookDeliveryWorkflow',
-  'webhookFirstAttemptsWorkflow',
-  'subscriptionHealthWorkflow',
-  'spectatorRelayWorkflow',
-  'challengeDryRunWorkflow',
-];
+/** Every workflow type the worker registers: the registry's exports (workflows/index.ts). */
+const WORKFLOW_TYPES = Object.entries(registry)
+  .filter(([name, value]) => typeof value === 'function' && name.endsWith('Workflow'))
+  .map(([name]) => name);
 const MAX_PER_TYPE = Number(process.env.MAX_PER_TYPE ?? 4);
 const SCAN_PER_TYPE = 300;
 const OUT_DIR = path.join(__dirname, '..', 'test', 'fixtures', 'workflow-histories');

@@ -85,7 +85,7 @@ describe('compiled production build', () => {
     rmSync(OUT, { recursive: true, force: true });
   }, 60_000);
 
-  it('lays out one tree: compiled entry points, their run-time assets, the workflow bundle, no tests', () => {
+  it('lays out one tree: compiled entry points, their run-time assets, the registries and the workflow bundle, no tests', () => {
     for (const file of [
       'src/api/server.js',
       'src/worker.js',
@@ -98,6 +98,8 @@ describe('compiled production build', () => {
       'src/judging/sandbox/native-supervisor.c',
       'src/judging/sandbox/seccomp/policy.json',
       'src/judging/sandbox/seccomp/compile-policy.py',
+      'workflows/index.js',
+      'activities/index.js',
       'workflow-bundle.js',
     ])
       expect([file, existsSync(path.join(OUT, file))]).toEqual([file, true]);

@@ -91,6 +91,36 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       "import { judgeRun } from '../src/domain/submissions/judging';\nexport const j = judgeRun;\n",
     ],
     [
+      'the workflow registry re-exporting the domain',
+      'workflows/index.ts',
+      "export * from '../src/domain/submissions/judging';\n",
+    ],
+    [
+      'the workflow registry re-exporting a contract (nothing but workflows there)',
+      'workflows/index.ts',
+      "export * from '../src/domain/submissions/contract';\n",
+    ],
+    [
+      'the domain importing the workflow registry',
+      'src/domain/submissions/x.ts',
+      "import { submissionWorkflow } from '../../../workflows';\nexport const w = submissionWorkflow;\n",
+    ],
+    [
+      'the activity registry importing the config (only step factories there)',
+      'activities/index.ts',
+      "import { getConfig } from '../src/config';\nexport const c = getConfig;\n",
+    ],
+    [
+      'the API importing the activity registry (only the worker may)',
+      'src/api/x.ts',
+      "import { createActivities } from '../../activities';\nexport const a = createActivities;\n",
+    ],
+    [
+      'a test loading the activity registry through import() (only the worker may)',
+      'test/x.test.ts',
+      "export const load = () => import('../activities/index');\n",
+    ],
+    [
       'a contract importing a value',
       'src/domain/webhooks/contract.ts',
       "import { iso } from '../../lib/time';\nexport const i = iso;\n",
@@ -121,9 +151,11 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       ? 'no-restricted-syntax'
       : what.startsWith('markup')
         ? 'local/markup-only-in-html'
-        : what.includes('import()')
-          ? 'local/no-restricted-dynamic-imports'
-          : '@typescript-eslint/no-restricted-imports';
+        : what.includes('only the worker may')
+          ? 'local/no-import-of-folder'
+          : what.includes('import()')
+            ? 'local/no-restricted-dynamic-imports'
+            : '@typescript-eslint/no-restricted-imports';
     const errors = await lintAs(filePath, code);
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((e) => e.includes(` ${rule}: `))).toBe(true);
@@ -144,6 +176,26 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       'a workflow importing the search attribute keys',
       'src/domain/challenges/workflows/x.ts',
       "import { ChallengeIdKey } from '../../../temporal-client/search-attributes';\nexport const k = ChallengeIdKey;\n",
+    ],
+    [
+      "the workflow registry re-exporting a feature's workflow",
+      'workflows/index.ts',
+      "export * from '../src/domain/submissions/workflows/submission';\n",
+    ],
+    [
+      "the activity registry building a feature's step factory",
+      'activities/index.ts',
+      "import type { ServiceDeps } from '../src/service-deps';\nimport { createRelaySteps } from '../src/domain/connector/release';\nexport const a = (deps: ServiceDeps) => createRelaySteps(deps);\n",
+    ],
+    [
+      'the worker importing the activity registry',
+      'src/worker.ts',
+      "import { createActivities } from '../activities';\nexport const a = createActivities;\n",
+    ],
+    [
+      "a feature importing its own activities.ts (not the registry, though spelt '../activities' elsewhere)",
+      'src/domain/submissions/x.ts',
+      "import { createSubmissionActivities } from './activities';\nexport const a = createSubmissionActivities;\n",
     ],
     [
       'SQL in a queries file',

@@ -3,7 +3,7 @@
  * running workflow replays its history with the code it has now, and a mismatch fails the run
  * (non-determinism). Every history in test/fixtures/workflow-histories (recorded from real runs by
  * temporal/capture-histories.ts, named after the commit that produced them) is replayed here against
- * the current workflows bundle. When this fails after a workflow change, the change needs
+ * the current workflows bundle (the registry, workflows/index.ts). When this fails after a workflow change, the change needs
  * `patched()` (docs/decisions/platform.md, "Changing workflows"), not new fixtures.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -57,13 +57,13 @@ beforeAll(async () => {
     // already installed in this jest worker
   }
   workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/all-workflows'),
+    workflowsPath: require.resolve('../../workflows'),
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
   });
 }, 120_000);
 
 test('fixtures cover every workflow type the worker registers', async () => {
-  const exported = Object.entries(await import('../../src/all-workflows'));
+  const exported = Object.entries(await import('../../workflows'));
   const registered = exported
     .filter(([name, value]) => typeof value === 'function' && name.endsWith('Workflow'))
     .map(([name]) => name)
