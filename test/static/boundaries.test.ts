@@ -116,6 +116,41 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       'export const p = (name: string) => `<p>${name}</p>`;\n',
     ],
     ['markup in a plain string in a page', 'src/web/x.ts', "export const p = '<p>hello</p>';\n"],
+    [
+      'src/lib importing the config, even by type',
+      'src/lib/x.ts',
+      "import type { Config } from '../config';\nexport type C = Config;\n",
+    ],
+    [
+      'src/lib importing a service',
+      'src/lib/x.ts',
+      "import { constantTimeEqual } from '../auth/secrets';\nexport const c = constantTimeEqual;\n",
+    ],
+    [
+      'src/lib loading a service through import()',
+      'src/lib/x.ts',
+      "export const load = () => import('../auth/secrets');\n",
+    ],
+    [
+      'a page calling a query',
+      'src/web/x.ts',
+      "import { findAgentById } from '../db/queries/agents';\nexport const f = findAgentById;\n",
+    ],
+    [
+      'a page calling a domain operation',
+      'src/web/x.ts',
+      "import { requireLeaderboardChallenge } from '../domain/leaderboard';\nexport const r = requireLeaderboardChallenge;\n",
+    ],
+    [
+      'a page importing the API',
+      'src/web/x.ts',
+      "import { htmlPage } from '../api/html-page';\nexport const h = htmlPage;\n",
+    ],
+    [
+      'a page importing the Temporal client',
+      'src/web/x.ts',
+      "import { lazyTemporalClient } from '../temporal-client/client';\nexport const t = lazyTemporalClient;\n",
+    ],
   ])('fails on %s', async (what, filePath, code) => {
     const rule = what.startsWith('SQL')
       ? 'no-restricted-syntax'
@@ -159,6 +194,26 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       'the API importing the domain',
       'src/api/routes/x.ts',
       "import { enterability } from '../../domain/challenges/rules';\nexport const e = enterability;\n",
+    ],
+    [
+      'src/lib importing its own files and packages',
+      'src/lib/x.ts',
+      "import { iso } from './time';\nimport pino from 'pino';\nexport const i = iso;\nexport const p = pino;\n",
+    ],
+    [
+      "a page importing lib, the judge's public view, a contract, and db and domain types",
+      'src/web/x.ts',
+      [
+        "import type { AgentRow } from '../db/queries/agents';",
+        "import type { LeaderboardEntry } from '../domain/leaderboard';",
+        "import { SPECTATOR_RELAY_WORKFLOW } from '../domain/connector/contract';",
+        "import { judgePublicView } from '../judging';",
+        "import { formatScore } from '../lib/score';",
+        "import { html } from './html';",
+        'export type T = AgentRow | LeaderboardEntry;',
+        'export const v = [SPECTATOR_RELAY_WORKFLOW, judgePublicView, formatScore, html];',
+        '',
+      ].join('\n'),
     ],
   ])('allows %s', async (_what, filePath, code) => {
     expect(await lintAs(filePath, code)).toEqual([]);
