@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ignore from 'ignore';
 import tseslint from 'typescript-eslint';
 
@@ -267,6 +269,26 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/db/**'],
     rules: { 'no-restricted-syntax': sqlOutsideDb },
+  },
+  {
+    // Type-aware rules on the service's own code: a promise nobody awaits loses its error (an
+    // unhandled rejection ends the process), and a promise handed to a callback that ignores what it
+    // returns does the same. Fire-and-forget is written `void` with a comment saying why.
+    files: ['src/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: {
+          // The proof cases in test/static/boundaries.test.ts lint snippets from stdin as
+          // src/…/x.ts, files that are not on disk (so not in tsconfig.json's program).
+          allowDefaultProject: ['src/*/x.ts', 'src/*/*/x.ts', 'src/*/*/*/x.ts'],
+        },
+        tsconfigRootDir: path.dirname(fileURLToPath(import.meta.url)),
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
   },
   {
     files: ['src/web/**/*.ts'],
