@@ -223,6 +223,57 @@ export default tseslint.config(
     ]),
   },
   {
+    // src/lib is the leaf under every layer: its files import each other and packages, nothing from
+    // the rest of src/ (not even a type: a lib file that needs the config or a secret belongs higher).
+    files: ['src/lib/**/*.ts'],
+    rules: restricted([
+      {
+        regex: '^\\.\\.(/|$)',
+        message:
+          'src/lib is a leaf: it imports only its own files and packages; move the code that needs this out of src/lib.',
+      },
+      notUpward.find((p) => p.group.includes('koa')),
+    ]),
+  },
+  {
+    // Pages are the view layer: src/api's page routes hand them what to render. They may use src/lib,
+    // src/errors.ts, src/wire, src/judging (the public view of a judge), their own files, the domain's
+    // contracts, and the domain's and the db's types; never a query, the API, Temporal or a process.
+    files: ['src/web/**/*.ts'],
+    rules: restricted([
+      {
+        group: ['**/api/**', '**/api'],
+        message: 'the API renders pages, not the other way round: take what you need as an argument.',
+      },
+      {
+        group: ['**/db/**', '**/db'],
+        allowTypeImports: true,
+        message:
+          'a page renders what its route hands it: row types from src/db/queries, never a query or the pool.',
+      },
+      {
+        regex: '^(\\.\\./)+domain(/|$)(?![a-z-]+/contract$)',
+        allowTypeImports: true,
+        message: "a page renders the domain's results (import their types); its route calls the domain.",
+      },
+      {
+        group: [
+          '**/temporal-client/**',
+          '**/temporal-client',
+          '@temporalio/*',
+          '**/workflows/**',
+          '**/workflows',
+          '**/all-workflows',
+          '**/runtime/**',
+          '**/worker',
+          '**/cli/**',
+        ],
+        message: 'a page renders: Temporal, the runtime loops, the worker and the CLI are not its business.',
+      },
+      { group: ['koa', '@koa/*', 'koa-*', 'pg'], message: 'HTTP belongs to src/api, the pool to src/db.' },
+    ]),
+  },
+  {
     // Workflow code is bundled into Temporal's deterministic sandbox: values only from the SDK, the
     // features' contract files and the search attribute keys; anything else (the domain, I/O,
     // files outside src/) by type only. Any `workflows/` folder is held to this, wherever it is.
@@ -305,6 +356,26 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/db/**'],
     rules: { 'no-restricted-syntax': sqlOutsideDb },
+  },
+  {
+    // Type-aware rules on the service's own code: a promise nobody awaits loses its error (an
+    // unhandled rejection ends the process), and a promise handed to a callback that ignores what it
+    // returns does the same. Fire-and-forget is written `void` with a comment saying why.
+    files: ['src/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: {
+          // The proof cases in test/static/boundaries.test.ts lint snippets from stdin as
+          // src/…/x.ts, files that are not on disk (so not in tsconfig.json's program).
+          allowDefaultProject: ['src/*/x.ts', 'src/*/*/x.ts', 'src/*/*/*/x.ts'],
+        },
+        tsconfigRootDir: path.dirname(fileURLToPath(import.meta.url)),
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
   },
   {
     files: ['src/web/**/*.ts'],

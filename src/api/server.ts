@@ -1,6 +1,6 @@
 import { getConfig } from '../config';
 import { createLogger } from '../lib/logger';
-import { startMetricsListener } from '../lib/metrics-access';
+import { startMetricsListener } from './metrics-access';
 import { createApp } from './app';
 import { buildDeps } from './build-deps';
 import { answerClientErrorsInEnvelope } from './client-error';

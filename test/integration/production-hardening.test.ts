@@ -4,7 +4,7 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { mintSessionJwt } from '../../src/auth/jwt';
-import { startMetricsListener } from '../../src/lib/metrics-access';
+import { startMetricsListener } from '../../src/api/metrics-access';
 import { createActive } from '../helpers/challenge-factories';
 import { eventually, newAdmin } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';

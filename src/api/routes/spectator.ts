@@ -1,9 +1,6 @@
 import type Koa from 'koa';
 import { z } from 'zod';
-import { assertMayWatch } from '../../domain/connector/policy';
-import { latestArrivalId, listArrivedEvents, listReleasedEvents } from '../../db/queries/live-events';
-import { latestFeedSeq } from '../../db/queries/live-relay-state';
-import { requireWatchableChallenge, toFeedItem } from '../../domain/connector/feed';
+import { openFeed, type FeedReader } from '../../domain/connector/feed';
 import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, reserveClientStreamSlot, runSseStream } from '../sse';
 import { renderWatchPage } from '../../web/watch-page';
 import { htmlPage, pageFor } from '../html-page';
@@ -32,41 +29,30 @@ function parseLastEventId(header: string): number | undefined {
 async function serveLiveStream(
   deps: AppDeps,
   ctx: Koa.Context,
-  challengeId: string,
+  feed: FeedReader,
   query: z.infer<typeof liveQuery>,
 ): Promise<void> {
+  const challengeId = feed.challenge.id;
   const resume = parseLastEventId(ctx.get('last-event-id')) ?? query.after_seq;
-  const live = query.live;
-  const latest = () => (live ? latestArrivalId(deps.db, challengeId) : latestFeedSeq(deps.db, challengeId));
-  const startAfter = resume ?? Math.max(0, (await latest()) - SSE_INITIAL_BACKLOG);
-  const read = async (after: number, limit: number) => {
-    const rows = live
-      ? await listArrivedEvents(deps.db, { challengeId, afterId: after, limit })
-      : await listReleasedEvents(deps.db, {
-          challengeId,
-          afterSeq: after,
-          limit,
-          delayMs: deps.config.SPECTATOR_DELAY_MS,
-        });
-    return rows.map((row) => ({
-      cursor: Number(live ? row.id : row.feed_seq),
-      agentId: row.agent_id,
-      data: toFeedItem(row),
-    }));
-  };
+  const startAfter = resume ?? Math.max(0, (await feed.head()) - SSE_INITIAL_BACKLOG);
   await runSseStream({
     ctx,
     hub: deps.liveHub,
     logger: deps.logger,
     // One feed per process, challenge and view, shared by all of its streams.
     feed: {
-      key: `${challengeId}:${live ? 'arrivals' : 'released'}`,
+      key: `${challengeId}:${feed.live ? 'arrivals' : 'released'}`,
       challengeId,
-      notified: !live,
-      pollMs: live ? LIVE_POLL_MS : FEED_POLL_MS,
+      notified: !feed.live,
+      pollMs: feed.live ? LIVE_POLL_MS : FEED_POLL_MS,
       heartbeatMs: deps.config.SPECTATOR_SSE_HEARTBEAT_MS,
-      currentCursor: latest,
-      fetch: read,
+      currentCursor: () => feed.head(),
+      fetch: async (after, limit) =>
+        (await feed.read(after, limit)).map(({ cursor, item }) => ({
+          cursor,
+          agentId: item.agent_id,
+          data: item,
+        })),
     },
     agentId: query.agent_id,
     startAfter,
@@ -95,34 +81,18 @@ export const spectatorRoutes = [
     query: feedQuery,
     responses: { 200: { description: 'events', schema: pagedEnvelope(feedItemSchema) }, ...notFoundResponse },
     async handler({ params, query, principal, deps }) {
-      await requireWatchableChallenge(deps.db, principal, params.id);
-      assertMayWatch(principal, query);
+      const feed = await openFeed(deps, principal, params.id, query);
       const limit = query.limit;
-      let rows;
-      let after: number;
-      if (query.live) {
-        after = query.after_id ?? 0;
-        rows = await listArrivedEvents(deps.db, {
-          challengeId: params.id,
-          afterId: after,
-          agentId: query.agent_id,
-          limit: limit + 1,
-        });
-      } else {
-        after = query.after_seq ?? 0;
-        rows = await listReleasedEvents(deps.db, {
-          challengeId: params.id,
-          afterSeq: after,
-          agentId: query.agent_id,
-          limit: limit + 1,
-          delayMs: deps.config.SPECTATOR_DELAY_MS,
-        });
-      }
+      const after = (query.live ? query.after_id : query.after_seq) ?? 0;
+      const rows = await feed.read(after, limit + 1, query.agent_id);
       const hasMore = rows.length > limit;
-      const items = rows.slice(0, limit).map(toFeedItem);
+      const items = rows.slice(0, limit);
       const last = items.at(-1);
-      const nextCursor = last ? (query.live ? last.id : String(last.feed_seq)) : String(after);
-      return { data: items, pagination: { limit, has_more: hasMore, next_cursor: nextCursor } };
+      const nextCursor = String(last ? last.cursor : after);
+      return {
+        data: items.map((entry) => entry.item),
+        pagination: { limit, has_more: hasMore, next_cursor: nextCursor },
+      };
     },
   }),
   defineRoute({
@@ -143,8 +113,7 @@ export const spectatorRoutes = [
       ...notFoundResponse,
     },
     async handler({ params, query, principal, deps, ctx }) {
-      await requireWatchableChallenge(deps.db, principal, params.id);
-      assertMayWatch(principal, query);
+      const feed = await openFeed(deps, principal, params.id, query);
       if (openSseStreams() >= MAX_SSE_STREAMS_PER_PROCESS) {
         throw new ApiError('SERVICE_UNAVAILABLE', 'too many open streams; retry shortly', {
           'Retry-After': '5',
@@ -162,7 +131,7 @@ export const spectatorRoutes = [
         );
       }
       try {
-        await serveLiveStream(deps, ctx, params.id, query);
+        await serveLiveStream(deps, ctx, feed, query);
       } finally {
         releaseSlot();
       }
@@ -183,14 +152,14 @@ export const spectatorRoutes = [
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
     async handler({ params, principal, deps }) {
       return pageFor(
-        () => requireWatchableChallenge(deps.db, principal, params.id),
-        (challenge) =>
+        () => openFeed(deps, principal, params.id, {}),
+        ({ challenge, delayMs }) =>
           htmlPage(
             renderWatchPage({
               challengeId: challenge.id,
               title: challenge.title,
               status: challenge.status,
-              delayMs: deps.config.SPECTATOR_DELAY_MS,
+              delayMs,
             }),
           ),
       );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { metricsRegistry } from '../../lib/metrics';
-import { metricsCredentialAccepted } from '../../lib/metrics-access';
+import { metricsCredentialAccepted } from '../metrics-access';
 import { ApiError } from '../errors';
 import { notFound, unauthorized } from '../../errors';
 import { pingDatabase } from '../../db/pool';

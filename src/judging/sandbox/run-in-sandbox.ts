@@ -562,7 +562,7 @@ async function runLaunched(
         );
       });
 
-      child.on('close', async (exitCode, signal) => {
+      const onClose = async (exitCode: number | null, signal: NodeJS.Signals | null) => {
         if (settled) return;
         const durationMs = elapsed();
         // The kernel's verdicts: the cgroup's OOM killer, or RLIMIT_CPU (SIGXCPU, then SIGKILL).
@@ -588,6 +588,11 @@ async function runLaunched(
           case 'crashed':
             return crashed(outcome.reason);
         }
+      };
+      // 'close' ignores what its listener returns: should reading the cgroup's verdicts fail, the run
+      // fails with that error (not an unhandled rejection and a run that never settles).
+      child.on('close', (exitCode, signal) => {
+        onClose(exitCode, signal).catch(fail);
       });
     });
   } finally {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Config } from '../config';
 import { constantTimeEqual } from '../auth/secrets';
-import { metricsRegistry } from './metrics';
+import { metricsRegistry } from '../lib/metrics';
 
 /**
  * Whether a request may read /metrics: always without METRICS_TOKEN (development; production
