@@ -1,4 +1,5 @@
 import { type JudgeConfigInput, runJudge } from '../../../src/judging';
+import { REGEX_TIMEOUT_ATTEMPTS, unlessEveryAttemptTimesOut } from '../../../src/judging/regex-safety';
 import { characterCount, extractNumber } from '../../../src/judging/rubric-judge';
 
 type CriterionInput = Extract<JudgeConfigInput, { kind: 'rubric' }>['criteria'][number];
@@ -74,6 +75,21 @@ describe('rubric checks', () => {
         passed: false,
         feedback: 'pattern evaluation exceeded 100 ms; counted as not met',
       });
+    });
+
+    it('counts a time-out only when every attempt times out (the vm limit is wall clock: a busy machine can deschedule a trivial pattern past it)', () => {
+      const outcomes = [{ timedOut: true as const }, { matched: true }];
+      let calls = 0;
+      expect(unlessEveryAttemptTimesOut(() => outcomes[calls++])).toEqual({ matched: true });
+      expect(calls).toBe(2);
+      calls = 0;
+      expect(unlessEveryAttemptTimesOut(() => (calls++, { timedOut: true as const }))).toEqual({
+        timedOut: true,
+      });
+      expect(calls).toBe(REGEX_TIMEOUT_ATTEMPTS);
+      calls = 0;
+      expect(unlessEveryAttemptTimesOut(() => (calls++, { matched: false }))).toEqual({ matched: false });
+      expect(calls).toBe(1);
     });
   });
 
