@@ -33,6 +33,11 @@ const SLEEPER =
   `  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${SLEEP_MS});\n  return a + b;\n}`;
 const QUICK = `export function add(a: number, b: number): number {\n  return a + b;\n}`;
 
+/** The queue's row of one piece of work, by its key; undefined once it is gone. */
+async function queueRow(workKey: string): Promise<Record<string, unknown> | undefined> {
+  return (await server.deps.db.query(`SELECT * FROM judging_queue WHERE work_key = $1`, [workKey])).rows[0];
+}
+
 async function statusesOf(ids: string[]): Promise<Record<string, number>> {
   const rows = await server.deps.db.query<{ status: string; n: number }>(
     `SELECT status, count(*)::int AS n FROM submissions WHERE id = ANY($1::uuid[]) GROUP BY status`,
@@ -178,10 +183,7 @@ test("an operator's dry run of a sandboxed judge waits in the queue, runs in its
     .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
     .filter(Boolean);
   expect(activities).toEqual(['waitForDryRunSlots', 'judgeDryRun']);
-  const left = await server.deps.db.query(`SELECT 1 FROM judging_queue WHERE work_key = $1`, [
-    `dry-run:${res.body.data.workflow_id}`,
-  ]);
-  expect(left.rowCount).toBe(0);
+  expect(await queueRow(`dry-run:${res.body.data.workflow_id}`)).toBeUndefined();
 });
 
 test('a program judging holds JUDGE_PROGRAM_SLOTS slots (never more than its tests) and gives them back', async () => {
@@ -213,11 +215,8 @@ test('a program judging holds JUDGE_PROGRAM_SLOTS slots (never more than its tes
   // The row while it runs: granted, with the program judge's slots.
   const held = await eventually(
     async () => {
-      const row = await server.deps.db.query<{ state: string; slots: number; kind: string }>(
-        `SELECT state, slots, kind FROM judging_queue WHERE work_key = $1`,
-        [workKey],
-      );
-      return row.rows[0]?.state === 'running' ? row.rows[0] : undefined;
+      const row = await queueRow(workKey);
+      return row?.state === 'running' ? { state: row.state, slots: row.slots, kind: row.kind } : undefined;
     },
     60_000,
     20,
@@ -242,8 +241,7 @@ test('a program judging holds JUDGE_PROGRAM_SLOTS slots (never more than its tes
   );
   expect(judged.submission_status).toBe('complete');
   expect(judged.result.final_score).toBe(100);
-  const left = await server.deps.db.query(`SELECT 1 FROM judging_queue WHERE work_key = $1`, [workKey]);
-  expect(left.rowCount).toBe(0);
+  expect(await queueRow(workKey)).toBeUndefined();
 });
 
 test('a rejudge waits at low priority, counted against no owner, and is judged', async () => {
@@ -267,22 +265,8 @@ test('a rejudge waits at low priority, counted against no owner, and is judged',
     auth: admin.jwt,
   });
   expect(rejudge.status).toBe(202);
-  const row = await eventually(
-    async () => {
-      const rows = await server.deps.db.query<{
-        kind: string;
-        priority: number;
-        owner_user_id: string | null;
-        agent_id: string | null;
-      }>(`SELECT kind, priority, owner_user_id, agent_id FROM judging_queue WHERE work_key = $1`, [
-        `submission:${id}:${rejudge.body.data.run}`,
-      ]);
-      return rows.rows[0];
-    },
-    30_000,
-    20,
-  );
-  expect(row).toEqual({ kind: 'rejudge', priority: 1, owner_user_id: null, agent_id: null });
+  const row = await eventually(() => queueRow(`submission:${id}:${rejudge.body.data.run}`), 30_000, 20);
+  expect(row).toMatchObject({ kind: 'rejudge', priority: 1, owner_user_id: null, agent_id: null });
   await eventually(async () => {
     const rows = await server.deps.db.query<{ judge_run: number; status: string }>(
       `SELECT judge_run, status FROM submissions WHERE id = $1`,
@@ -309,13 +293,10 @@ describe('the queue in the database', () => {
     run: null,
     slots: 1,
   });
-  const stateOf = async (key: string) =>
-    (
-      await server.deps.db.query<{ state: string; seq: string }>(
-        `SELECT state, seq FROM judging_queue WHERE work_key = $1`,
-        [key],
-      )
-    ).rows[0];
+  const stateOf = async (key: string) => {
+    const row = await queueRow(key);
+    return row && { state: row.state, seq: row.seq };
+  };
 
   test('work whose holder stops refreshing it expires, and the next waiter gets its slot; a retried enqueue keeps its place', async () => {
     const tag = randomUUID();
@@ -323,7 +304,8 @@ describe('the queue in the database', () => {
     await enqueue(server.deps.db, config, ownerless(a));
     await enqueue(server.deps.db, config, ownerless(b));
     expect(await runQueuePass(server.deps.db, config, true)).toEqual([a]);
-    const placeOfB = (await stateOf(b)).seq;
+    const placeOfB = (await stateOf(b))?.seq;
+    expect(placeOfB).toBeDefined();
     await enqueue(server.deps.db, config, ownerless(b)); // a retried waiter
     expect(await stateOf(b)).toEqual({ state: 'waiting', seq: placeOfB });
     // a's holder died: nothing refreshes it past its expiry.
@@ -334,7 +316,7 @@ describe('the queue in the database', () => {
     const waited = waitForSlots(server.deps.db, config, ownerless(b));
     await expect(waited).resolves.toBe(1);
     expect(await stateOf(a)).toBeUndefined();
-    expect((await stateOf(b)).state).toBe('running');
+    expect((await stateOf(b))?.state).toBe('running');
     await removeWork(server.deps.db, b);
   });
 
