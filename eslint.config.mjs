@@ -156,6 +156,50 @@ const notUpward = [
   { group: ['koa', '@koa/*', 'koa-*'], allowTypeImports: false, message: 'HTTP belongs to src/api.' },
 ];
 
+/**
+ * What a view may not import, wherever it lives (src/web, src/api/pages/<feature>/*view.ts and form.ts):
+ * a page renders what its route hands it.
+ */
+const viewPatterns = [
+  {
+    group: ['**/db/**', '**/db'],
+    allowTypeImports: true,
+    message:
+      'a page renders what its route hands it: row types from src/db/queries, never a query or the pool.',
+  },
+  {
+    regex: '^(\\.\\./)+domain(/|$)(?![a-z-]+/(contract|policy)$)',
+    allowTypeImports: true,
+    message: "a page renders the domain's results (import their types); its route calls the domain.",
+  },
+  {
+    group: [
+      '**/temporal-client/**',
+      '**/temporal-client',
+      '@temporalio/*',
+      '**/workflows/**',
+      '**/workflows',
+      '**/all-workflows',
+      '**/runtime/**',
+      '**/worker',
+      '**/cli/**',
+    ],
+    message: 'a page renders: Temporal, the runtime loops, the worker and the CLI are not its business.',
+  },
+  { group: ['koa', '@koa/*', 'koa-*', 'pg'], message: 'HTTP belongs to src/api, the pool to src/db.' },
+];
+
+/** A page's view or form module (src/api/pages/<feature>/): a view's diet, and never a route handler. */
+const pageViewPatterns = [
+  {
+    regex: '^\\.\\.?/(.*/)?([a-z-]+-)?routes$',
+    allowTypeImports: true,
+    message:
+      'a view is called by its route handler, never the other way round: take what you need as an argument.',
+  },
+  ...viewPatterns,
+];
+
 /** SQL lives in src/db/queries/<table>.ts (plus the pool, migrations and the LISTEN connection in src/db). */
 const sqlOutsideDb = [
   'error',
@@ -236,41 +280,47 @@ export default tseslint.config(
     ]),
   },
   {
-    // Pages are the view layer: src/api's page routes hand them what to render. They may use src/lib,
-    // src/errors.ts, src/wire, src/judging (the public view of a judge), their own files, the domain's
-    // contracts, and the domain's and the db's types; never a query, the API, Temporal or a process.
+    // src/web is the pages' shared view infrastructure (html`…`, the layout, shared form pieces, the
+    // error page): it may use src/lib, src/errors.ts, src/wire, src/judging (the public view of a
+    // judge), its own files, the domain's contracts, and the domain's and the db's types; never a
+    // query, the API (the pages live there), Temporal or a process.
     files: ['src/web/**/*.ts'],
     rules: restricted([
       {
         group: ['**/api/**', '**/api'],
         message: 'the API renders pages, not the other way round: take what you need as an argument.',
       },
+      ...viewPatterns,
+    ]),
+  },
+  {
+    // A page's view (src/api/pages/<feature>/view.ts, *-view.ts) renders what its route hands it:
+    // the same diet as src/web, plus src/web itself and the other pages' views; never its route
+    // handler, the API's machinery (route, pipeline, deps: types only), a query or a domain operation.
+    files: ['src/api/pages/**/*view.ts'],
+    rules: restricted([
       {
-        group: ['**/db/**', '**/db'],
+        regex: '^\\.\\./\\.\\./(?!\\.\\./)',
         allowTypeImports: true,
         message:
-          'a page renders what its route hands it: row types from src/db/queries, never a query or the pool.',
+          "a view renders what its route hands it: the API's machinery (route, pipeline, deps) is the route's business (types only).",
       },
+      ...pageViewPatterns,
+    ]),
+  },
+  {
+    // A page's form module (src/api/pages/<feature>/form.ts): the form's fields, how typed boxes
+    // become the API's request body (the API's schemas), and its rendering with inline field errors.
+    // Like a view otherwise: no route handler, query or domain operation.
+    files: ['src/api/pages/**/form.ts'],
+    rules: restricted([
       {
-        regex: '^(\\.\\./)+domain(/|$)(?![a-z-]+/contract$)',
+        regex: '^\\.\\./\\.\\./(?!\\.\\./|schemas/|form-body$)',
         allowTypeImports: true,
-        message: "a page renders the domain's results (import their types); its route calls the domain.",
+        message:
+          "a form module reads the form with the API's schemas; the rest of the API (route, pipeline, deps) is the route's business (types only).",
       },
-      {
-        group: [
-          '**/temporal-client/**',
-          '**/temporal-client',
-          '@temporalio/*',
-          '**/workflows/**',
-          '**/workflows',
-          '**/all-workflows',
-          '**/runtime/**',
-          '**/worker',
-          '**/cli/**',
-        ],
-        message: 'a page renders: Temporal, the runtime loops, the worker and the CLI are not its business.',
-      },
-      { group: ['koa', '@koa/*', 'koa-*', 'pg'], message: 'HTTP belongs to src/api, the pool to src/db.' },
+      ...pageViewPatterns,
     ]),
   },
   {
@@ -358,6 +408,29 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': sqlOutsideDb },
   },
   {
+    // Who may do what is decided in one module per resource (src/domain/<feature>/policy.ts, or
+    // src/domain/<feature>-policy.ts beside a single-file feature) and by the pipeline's auth step:
+    // only they may import the role and owner predicates. Everyone else asks a policy.
+    // (ESLint's own no-restricted-imports, so the layer zones above keep their options.)
+    files: ['src/**/*.ts'],
+    ignores: ['src/domain/**/policy.ts', 'src/domain/*-policy.ts', 'src/api/pipeline.ts', 'src/auth/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/auth/principal'],
+              importNames: ['isAdmin', 'ownsAgentResource', 'actsForUser'],
+              message:
+                "role and owner predicates belong to the policies (src/domain/<feature>/policy.ts) and the pipeline: ask the resource's policy.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Type-aware rules on the service's own code: a promise nobody awaits loses its error (an
     // unhandled rejection ends the process), and a promise handed to a callback that ignores what it
     // returns does the same. Fire-and-forget is written `void` with a comment saying why.
@@ -378,7 +451,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/web/**/*.ts'],
+    // Markup only through html`…`: src/web and the pages' views and form modules.
+    files: ['src/web/**/*.ts', 'src/api/pages/**/*view.ts', 'src/api/pages/**/form.ts'],
     ignores: ['src/web/html.ts'],
     rules: { 'local/markup-only-in-html': 'error' },
   },

@@ -5,6 +5,9 @@ import { createRelaySteps } from '../src/domain/connector/release';
 import { createSubmissionActivities } from '../src/domain/submissions/activities';
 import { createJudgingSteps } from '../src/domain/submissions/judging';
 import { createDeliverySteps } from '../src/domain/webhooks/delivery';
+import { createBoutSteps } from '../src/domain/matches/bout';
+import { createMatchmakingSteps } from '../src/domain/matches/matchmaking';
+import { createGameMatchSteps } from '../src/domain/games/match-steps';
 
 /**
  * The worker's activity registry: every activity, built straight from its feature's step factory
@@ -20,5 +23,8 @@ export function createActivities(deps: ServiceDeps, stopping: AbortSignal) {
     ...createJudgingSteps(deps.db),
     ...createSubmissionActivities(deps, stopping),
     ...createRelaySteps(deps),
+    ...createBoutSteps(deps),
+    ...createMatchmakingSteps(deps),
+    ...createGameMatchSteps(deps),
   };
 }

@@ -23,7 +23,8 @@ function compiled(entry: string): string | null {
   return null;
 }
 
-function commandFor(entry: string): { args: string[]; how: string } {
+/** How the CLI is run: the compiled entry when `npm run build` made one, else through tsx. */
+export function commandFor(entry: string): { args: string[]; how: string } {
   const built = compiled(entry.replace(/\.ts$/, '.js'));
   if (built) return { args: [built], how: `compiled (${path.relative(ROOT, built)})` };
   return {

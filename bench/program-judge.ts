@@ -26,11 +26,9 @@ import {
   defaultJudgeSlots,
   sandboxRuntime,
 } from '../src/judging/sandbox/sandbox-runtime';
+import { benchArg } from './lib/args';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
+const arg = benchArg;
 const RUNS = Number(arg('runs', '10'));
 const ROUNDS = Number(arg('rounds', '3'));
 const COMPILES = Number(arg('compiles', '3'));

@@ -10,11 +10,12 @@
  *
  * Parts: bench/baseline-koa.ts and bench/reads.ts (here, in-process orchestration of separate
  * server processes), then bench/leaderboard.ts (detail) and the feature benchmarks
- * bench/submissions.ts, bench/webhooks.ts, bench/stream.ts and bench/judging-queue.ts, each run as its own process and its
- * figures read from its output. Results: .data/bench/results.json and .data/bench/table.md.
+ * bench/submissions.ts, bench/webhooks.ts, bench/stream.ts, bench/judging-queue.ts, bench/arena.ts, bench/games.ts
+ * and bench/cli-journeys.ts, each run as its own process and its figures read from its output.
+ * Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 8 minutes on 2 cores)
- *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, queue, sandbox, programs, cli, startup)
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, queue, arena, sandbox, programs, games, cli, clijourneys, startup)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -326,6 +327,41 @@ async function programsPart(): Promise<BenchRow[]> {
   );
 }
 
+/**
+ * Games (bench/games.ts): per built-in game, turns per second with both players in the wall
+ * beside the same two programs as plain processes in the same run; the wall's added time per turn.
+ */
+async function gamesPart(): Promise<BenchRow[]> {
+  const run = await runBenchFile('bench/games.ts', ['--games', '6'], {}, 15 * 60_000);
+  const line = run.output.split('\n').find((l) => l.startsWith('GAMES_RESULT '));
+  if (run.code !== 0 || !line)
+    return [
+      failedRow('Games', 'informational', `exit ${run.code}; see .data/bench/logs/games.log`, run.loadAfter),
+    ];
+  type GameFigures = {
+    id: string;
+    simultaneous: boolean;
+    wallTurns: number;
+    wallTurnsPerSec: number;
+    plainTurnsPerSec: number;
+    addedMsPerTurn: number;
+    addedLaterMsPerTurn: number;
+    wallFirstTurnP50Ms: number;
+    plainFirstTurnP50Ms: number;
+  };
+  const r = JSON.parse(line.slice('GAMES_RESULT '.length)) as { gamesEach: number; games: GameFigures[] };
+  return r.games.map((game) => ({
+    figure: `Games (${game.id}${game.simultaneous ? ', simultaneous' : ''}): turns/s, two baseline bots in the wall`,
+    value: `${fmt(game.wallTurnsPerSec, 1)}/s; added ${fmt(game.addedMsPerTurn, 2)} ms per turn`,
+    target: 'informational',
+    baseline: `the same two programs as plain processes ${fmt(game.plainTurnsPerSec, 1)}/s`,
+    ratio: `${fmt(game.wallTurnsPerSec / game.plainTurnsPerSec, 2)} ×`,
+    ok: null,
+    load: run.loadAfter,
+    note: `${r.gamesEach} games each way (${game.wallTurns} turns in the wall), alternating, same seeds; first turn (players' start) p50 ${fmt(game.wallFirstTurnP50Ms, 1)} ms in the wall, ${fmt(game.plainFirstTurnP50Ms, 1)} ms plain; after it, added ${fmt(game.addedLaterMsPerTurn, 2)} ms per turn`,
+  }));
+}
+
 async function sandboxPart(): Promise<BenchRow[]> {
   const run = await runBenchFile(
     'bench/sandbox.ts',
@@ -394,6 +430,92 @@ async function queuePart(env: Record<string, string>): Promise<BenchRow[]> {
       load: run.loadAfter,
       note: `${r.slots} queue slots; sleepers hold theirs ${fmt(r.sleepMs)} ms each; ${r.floodDoneAtVictim - r.floodDoneBefore} sleepers finished while the victim waited; the whole flood took ${fmt(r.floodTotalMs)} ms`,
     },
+  ];
+}
+
+/**
+ * The arena (bench/arena.ts): played matches scheduled and completed per second beside the same
+ * workflow with nothing to do, rating updates per second beside openskill alone, the matchmaker's
+ * round at 1,000 eligible agents beside as many empty workflow starts (and the grouping alone);
+ * all measured in that run. Informational (issue
+ * 30 names the figures, not targets).
+ */
+async function arenaPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const run = await runBenchFile('bench/arena.ts', [], env, 20 * 60_000);
+  const line = run.output.split('\n').find((l) => l.startsWith('ARENA_RESULT '));
+  if (run.code !== 0 || !line)
+    return [
+      failedRow('Arena', 'informational', `exit ${run.code}; see .data/bench/logs/arena.log`, run.loadAfter),
+    ];
+  const r = JSON.parse(line.slice('ARENA_RESULT '.length));
+  return [
+    {
+      figure: `Arena: matches scheduled and completed, played (${r.matches} at once on 2 slots: both submit, judged, sessions closed)`,
+      value: `${fmt(r.matchesPerSec, 2)}/s`,
+      target: 'informational',
+      baseline: `the match workflow with nothing to do ${fmt(r.emptyPerSec, 2)}/s`,
+      ratio: `${fmt(r.matchesPerSec / r.emptyPerSec, 2)} ×`,
+      ok: null,
+      load: run.loadAfter,
+      note: `batch ${fmt(r.batchMs)} ms, ${r.matchesComplete} of ${r.matches} complete; empty ${fmt(r.emptyMs)} ms for ${r.emptyMatches}`,
+    },
+    {
+      figure: `Arena: rating updates (${r.rated} rated matches, one class, the single writer)`,
+      value: `${fmt(r.ratingUpdatesPerSec)}/s`,
+      target: 'informational',
+      baseline: `openskill update alone ${fmt(r.openskillPerSec)}/s`,
+      ratio: `${fmt(r.ratingUpdatesPerSec / r.openskillPerSec, 3)} ×`,
+      ok: null,
+      load: run.loadAfter,
+      note: `${r.applied} applied in ${fmt(r.applyMs)} ms`,
+    },
+    {
+      figure: `Arena: matchmaker round at ${fmt(r.eligible)} eligible agents (${r.roundMatches} matches scheduled and started)`,
+      value: `${fmt(r.roundMs)} ms`,
+      target: 'informational',
+      baseline: `as many empty workflows started the same way ${fmt(r.startsMs)} ms`,
+      ratio: `${fmt(r.roundMs / r.startsMs, 2)} ×`,
+      ok: null,
+      load: run.loadAfter,
+      note: `set-based writes, ${r.startConcurrency} starts at once; the grouping alone (planRound) ${fmt(r.planMs, 1)} ms`,
+    },
+  ];
+}
+
+/**
+ * The competitor's journeys through the built CLI (bench/cli-journeys.ts): `submit --wait` of a
+ * correct program and `results get`, each beside the same requests made with fetch in that run.
+ * Target: the CLI adds at most its start-up target (1 s) to what the requests themselves take.
+ */
+async function cliJourneysPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const figures = ['CLI journey: `submit --wait` of a correct program', 'CLI journey: `results get`'];
+  const target = '≤ anchor + 1,000 ms';
+  const run = await runBenchFile('bench/cli-journeys.ts', [], env, 10 * 60_000);
+  const line = run.output.split('\n').find((l) => l.startsWith('CLI_JOURNEYS_RESULT '));
+  if (run.code !== 0 || !line)
+    return figures.map((f) =>
+      failedRow(f, target, `exit ${run.code}; see .data/bench/logs/cli-journeys.log`, run.loadAfter),
+    );
+  const r = JSON.parse(line.slice('CLI_JOURNEYS_RESULT '.length));
+  const row = (figure: string, cli: number, max: number, anchor: number, what: string): BenchRow => ({
+    figure,
+    value: `median ${fmt(cli)} ms (max ${fmt(max)} ms)`,
+    target,
+    baseline: `${what} with fetch, median ${fmt(anchor)} ms`,
+    ratio: `${fmt(cli / anchor, 2)} ×; +${fmt(cli - anchor)} ms`,
+    ok: cli - anchor <= 1000,
+    load: run.loadAfter,
+    note: `${r.runs} runs each, alternated; whole CLI process (spawn → exit, output checked), ${r.how}; node -e '' median ${fmt(r.nodeAloneMs)} ms, \`cli help\` median ${fmt(r.cliHelpMs)} ms`,
+  });
+  return [
+    row(
+      `${figures[0]} (python, 2 tests; POST → judged → verdict table printed)`,
+      r.submitCliMs,
+      r.submitCliMaxMs,
+      r.submitFetchMs,
+      'the same requests and polling',
+    ),
+    row(figures[1], r.resultsCliMs, r.resultsCliMaxMs, r.resultsFetchMs, 'the same four GETs'),
   ];
 }
 
@@ -500,6 +622,10 @@ async function main(): Promise<void> {
       log('CLI start-up (bench/cli-startup.ts)');
       rows.push(...benchCliStartup());
     }
+    if (wanted('clijourneys')) {
+      log('competitor journeys through the built CLI (bench/cli-journeys.ts)');
+      rows.push(...(await cliJourneysPart(featureEnv)));
+    }
     if (wanted('startup')) {
       log('API and worker start-up from dist (bench/process-startup.ts)');
       rows.push(...(await benchProcessStartup(featureEnv)));
@@ -508,6 +634,10 @@ async function main(): Promise<void> {
       log('judging queue fairness (bench/judging-queue.ts)');
       rows.push(...(await queuePart(featureEnv)));
     }
+    if (wanted('arena')) {
+      log('the arena: matches, rating updates, the matchmaker (bench/arena.ts)');
+      rows.push(...(await arenaPart(featureEnv)));
+    }
     if (wanted('sandbox')) {
       log('OS sandbox around submitted code (bench/sandbox.ts)');
       rows.push(...(await sandboxPart()));
@@ -515,6 +645,10 @@ async function main(): Promise<void> {
     if (wanted('programs')) {
       log('program judge per language (bench/program-judge.ts)');
       rows.push(...(await programsPart()));
+    }
+    if (wanted('games')) {
+      log('games: turns per second in the wall and as plain processes (bench/games.ts)');
+      rows.push(...(await gamesPart()));
     }
   } finally {
     await temporal?.stop();

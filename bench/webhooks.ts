@@ -218,7 +218,9 @@ async function main(): Promise<void> {
       await withTransaction(db, (tx) =>
         emitEvent(tx, {
           type: 'challenge.published',
-          payload: { challenge_id: challengeId },
+          // The payload the service emits (lifecycle.ts): fan-out refuses one without `status`
+          // ("outbox event not deliverable"), and then no delivery exists to dead-letter.
+          payload: { challenge_id: challengeId, status: 'active' },
           ownerUserId: userId,
         }),
       );
@@ -236,6 +238,13 @@ async function main(): Promise<void> {
           [retryKeys],
         )
       ).rows;
+    // Fail fast and say why when the events make no deliveries (an invalid payload is only logged).
+    await waitFor(
+      'retry deliveries created (none: see the worker log for "outbox event not deliverable")',
+      async () => (await retryRows()).length === RETRY_DELIVERIES,
+      30_000,
+      200,
+    );
     await waitFor(
       'retry series dead-lettered',
       async () => (await retryRows()).filter((r) => r.status === 'dead_letter').length === RETRY_DELIVERIES,

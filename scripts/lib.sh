@@ -31,6 +31,9 @@ port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 ensure_node_modules() {
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     echo "installing npm dependencies" >&2
+    # A node_modules that links to another checkout's: drop the link, never the other tree
+    # (`npm ci` empties what the link points to before it installs).
+    if [ -L node_modules ]; then rm node_modules; fi
     # `npm ci` only: the lockfile is the install (test/static/lockfile.test.ts keeps it complete).
     npm ci --no-audit --no-fund >&2
   fi

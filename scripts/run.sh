@@ -109,6 +109,8 @@ if [ -f "$RUN_DIR/demo-agent.pid" ]; then
   for _ in $(seq 1 60); do grep -q "watch live" "$LOG_DIR/demo-agent.log" 2>/dev/null && break; sleep 0.5; done
   url="$(grep -o 'http://[^"]*/watch' "$LOG_DIR/demo-agent.log" | head -1 || true)"
   [ -n "$url" ] && echo "  Watch page     $url   (two demo agents compete there now; 30 s delay)" || echo "  (demo agent: see $LOG_DIR/demo-agent.log)"
+  arena="$(grep -o 'arena: http://[^ "]*' "$LOG_DIR/demo-agent.log" | head -1 | sed 's/^arena: //' || true)"
+  [ -n "$arena" ] && echo "  Arena          $arena   (the demo agents meet head to head every 3 min; ladder: /weight-classes/arena-demo/ladder)"
 fi
 
 # Stop everything when any component dies.

@@ -205,6 +205,9 @@ function refuseUnsafeInProduction(env: Config, ctx: z.RefinementCtx): void {
       'TRUST_PROXY needs the number of trusted proxies (TRUST_PROXY_HOPS) in production',
     );
   }
+  if (env.ARENA_MINUTE_MS !== 60_000) {
+    refuse('ARENA_MINUTE_MS', 'the arena minute is shortened for tests only; refused in production');
+  }
 }
 
 /** localhost, 127.0.0.0/8, ::1 (and 127.x mapped into IPv6): only this machine can connect. */
@@ -300,7 +303,16 @@ const envSchema = z
     SPECTATOR_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
     /** A spectator stream whose client takes nothing for this long is dropped (it resumes with Last-Event-ID). */
     SPECTATOR_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+    /** A request body not received within this → 408 REQUEST_TIMEOUT, the connection closed (DESIGN). */
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     AGENT_ONLINE_WINDOW_MS: z.coerce.number().int().positive().default(90_000),
+    /**
+     * The arena's minute (matchmaking every_minutes, a bout's time_limit_minutes): 60 000 ms.
+     * Tests shorten it; production refuses anything else.
+     */
+    ARENA_MINUTE_MS: z.coerce.number().int().min(100).default(60_000),
+    /** How often a match's workflow looks at its bout (an early end, judging after the end). */
+    ARENA_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
     /** A received submission whose workflow has not started after this long is started by the sweeper. */
     SUBMISSION_SWEEP_AFTER_MS: z.coerce.number().int().positive().default(10_000),
     /**

@@ -28,6 +28,9 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'GONE',
+  // A write conditioned on a version (If-Match) that is no longer current.
+  'PRECONDITION_FAILED',
+  'REQUEST_TIMEOUT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -36,6 +39,11 @@ export class ServiceError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /**
+     * A VALIDATION_ERROR about named input fields: field → what is wrong with it. A form shows each
+     * message next to its field (src/api/pages/challenges/form.ts) instead of parsing the message.
+     */
+    readonly fields?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = 'ServiceError';
@@ -48,4 +56,16 @@ export const forbidden = (message = 'the credential lacks the required scope') =
   new ServiceError('FORBIDDEN', message);
 export const notFound = (what = 'resource') => new ServiceError('NOT_FOUND', `${what} not found`);
 export const validationError = (message: string) => new ServiceError('VALIDATION_ERROR', message);
+/**
+ * A VALIDATION_ERROR naming its fields: the message reads as the API's schema errors do
+ * ("body.ends_at: …; body.x: …") and `fields` carries the same, structured, for a form.
+ */
+export const invalidFields = (fields: Record<string, string>) =>
+  new ServiceError(
+    'VALIDATION_ERROR',
+    Object.entries(fields)
+      .map(([field, message]) => `body.${field}: ${message}`)
+      .join('; '),
+    fields,
+  );
 export const conflict = (message: string) => new ServiceError('CONFLICT', message);

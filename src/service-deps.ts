@@ -14,4 +14,16 @@ export interface ServiceDeps {
   logger: Logger;
   /** Lazily connected: a process starts (and serves reads) even while Temporal is still coming up. */
   temporal: () => Promise<TemporalClient>;
+  /** What time it is for the domain; the system clock unless a test hands it a fake (test/fakes/clock.ts). */
+  clock?: Clock;
 }
+
+/** The domain's clock: injected so that a unit test decides what time it is. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** The time by the deps' clock (the system clock when none was injected). */
+export const nowOf = (deps: { clock?: Clock }): Date => (deps.clock ?? systemClock).now();

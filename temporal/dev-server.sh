@@ -7,7 +7,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 port="${1:-7233}"; ui="${2:-8233}"; db="${3:-}"
 cli="$("$here/ensure-cli.sh")"
 args=(server start-dev --ip 127.0.0.1 --port "$port" --namespace default --log-level warn
-      --search-attribute ChallengeId=Keyword --search-attribute AgentId=Keyword --search-attribute SubmissionStatus=Keyword)
+      --search-attribute ChallengeId=Keyword --search-attribute AgentId=Keyword --search-attribute SubmissionStatus=Keyword
+      --search-attribute MatchId=Keyword --search-attribute MatchStatus=Keyword --search-attribute AgentIds=KeywordList)
 if [[ "$ui" == "headless" ]]; then args+=(--headless); else args+=(--ui-ip 127.0.0.1 --ui-port "$ui"); fi
 if [[ -n "$db" ]]; then
   mkdir -p "$(dirname "$db")"

@@ -14,3 +14,5 @@ export * from '../src/domain/webhooks/workflows/subscription-health';
 export * from '../src/domain/challenges/workflows/challenge-lifecycle';
 export * from '../src/domain/challenges/workflows/dry-run';
 export * from '../src/domain/connector/workflows/spectator-relay';
+export * from '../src/domain/matches/workflows/match';
+export * from '../src/domain/matches/workflows/matchmaker';

@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { resolveCredentials } from '../auth/authenticate';
 import { rateLimitSubject } from '../auth/principal';
 import type { AppDeps } from './deps';
+import { requestBodyDeadline } from './middleware/body-deadline';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { applyRateLimit, routePipeline } from './pipeline';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps, routes: AnyRouteDef[] = allRoutes()): K
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
   const router = buildRouter(routes, deps);
   app.use(requestContext(deps.logger));
+  app.use(requestBodyDeadline(deps.config.REQUEST_TIMEOUT_MS, deps.logger));
   app.use(errorHandler(deps.logger));
   // Development and tests: the embedded OpenID provider under /oidc (production refuses it).
   if (deps.signIn.mode === 'embedded') app.use(embeddedOidcProvider(deps));

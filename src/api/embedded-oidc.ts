@@ -17,7 +17,11 @@ import {
 } from '../auth/embedded-oidc-client';
 import { embeddedSubject, fromSameOrigin } from '../domain/accounts/rules';
 import { loadNativeEsm, toNativeRealm } from '../lib/native-esm';
-import { renderEmbeddedProviderSignIn, renderMessagePage } from '../web/sign-in-pages';
+import {
+  renderEmbeddedProviderSignIn,
+  renderEmbeddedProviderSignOut,
+  renderMessagePage,
+} from './pages/accounts/sign-in-view';
 import type { AppDeps } from './deps';
 import { FormBodyError, formValue, readFormBody } from './form-body';
 import { htmlPage } from './html-page';
@@ -59,6 +63,32 @@ function isLoopbackCallback(uri: string): boolean {
   }
 }
 
+/** A loopback origin's home page: where the service's sign-out returns after this provider's logout. */
+function isLoopbackHome(uri: string): boolean {
+  try {
+    const url = new URL(uri);
+    return (
+      url.protocol === 'http:' &&
+      ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) &&
+      url.pathname === '/' &&
+      url.search === '' &&
+      url.hash === ''
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** One of our pages as the answer of the provider's own Koa context (its logout pages). */
+function answerWithPage(
+  ctx: { type: string; body: unknown; set(h: string, v: string): void },
+  page: ReturnType<typeof renderMessagePage>,
+): void {
+  for (const [k, v] of Object.entries(page.headers)) ctx.set(k, v);
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = page.html.toString();
+}
+
 function buildProvider(issuer: string, origin: string, trustProxy: boolean): OidcProvider {
   const Provider = loadNativeEsm<{ default: ProviderConstructor }>('oidc-provider').default;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -70,6 +100,7 @@ function buildProvider(issuer: string, origin: string, trustProxy: boolean): Oid
           client_id: EMBEDDED_OIDC_CLIENT_ID,
           client_secret: EMBEDDED_OIDC_CLIENT_SECRET,
           redirect_uris: [origin + SIGN_IN_CALLBACK_PATH],
+          post_logout_redirect_uris: [`${origin}/`],
           grant_types: ['authorization_code'],
           response_types: ['code'],
           token_endpoint_auth_method: 'client_secret_basic',
@@ -80,10 +111,36 @@ function buildProvider(issuer: string, origin: string, trustProxy: boolean): Oid
       },
       cookies: { keys: [randomBytes(32).toString('base64url')] },
       pkce: { required: () => true },
-      claims: { openid: ['sub'], profile: ['name', 'role'] },
-      // Name (and the demo operator's role) in the ID token itself: the relying party reads only it.
-      conformIdTokenClaims: false,
-      features: { devInteractions: { enabled: false } },
+      // As a standard provider does: the ID token carries `sub` (and the demo operator's role), the
+      // name comes from the userinfo endpoint (the relying party reads it when the ID token has none).
+      claims: { openid: ['sub', 'role'], profile: ['name'] },
+      conformIdTokenClaims: true,
+      features: {
+        devInteractions: { enabled: false },
+        // RP-initiated logout: signing out of the service ends this provider's session too.
+        rpInitiatedLogout: {
+          enabled: true,
+          async logoutSource(
+            ctx: { type: string; body: unknown; set(h: string, v: string): void },
+            form: string,
+          ) {
+            answerWithPage(ctx, renderEmbeddedProviderSignOut({ form }));
+          },
+          async postLogoutSuccessSource(ctx: {
+            type: string;
+            body: unknown;
+            set(h: string, v: string): void;
+          }) {
+            answerWithPage(
+              ctx,
+              renderMessagePage({
+                title: 'Signed out',
+                message: 'You are signed out of the development provider.',
+              }),
+            );
+          },
+        },
+      },
       async findAccount(_ctx: unknown, sub: string) {
         const demo = EMBEDDED_DEMO_ACCOUNTS.find((a) => a.sub === sub);
         return toNativeRealm({
@@ -138,6 +195,13 @@ function buildProvider(issuer: string, origin: string, trustProxy: boolean): Oid
   const allowed = Client.prototype.redirectUriAllowed;
   Client.prototype.redirectUriAllowed = function (this: unknown, uri: string) {
     return allowed.call(this, uri) || isLoopbackCallback(uri);
+  };
+  const logoutPrototype = Client.prototype as unknown as {
+    postLogoutRedirectUriAllowed(uri: string): boolean;
+  };
+  const logoutAllowed = logoutPrototype.postLogoutRedirectUriAllowed;
+  logoutPrototype.postLogoutRedirectUriAllowed = function (this: unknown, uri: string) {
+    return logoutAllowed.call(this, uri) || isLoopbackHome(uri);
   };
   provider.proxy = trustProxy;
   return provider;

@@ -25,6 +25,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   GONE: 410,
+  PRECONDITION_FAILED: 412,
+  REQUEST_TIMEOUT: 408,
 };
 
 /**

@@ -92,6 +92,10 @@ const ERROR_BY_STATUS: Record<string, [code: string, message: string]> = {
   '404': ['NOT_FOUND', 'challenge not found'],
   '409': ['CONFLICT', 'only an active challenge can be quarantined; this one is draft'],
   '410': ['GONE', 'POST /api/v1/submissions is retired: submit to a session'],
+  '412': [
+    'PRECONDITION_FAILED',
+    'the challenge changed since you read it: it is at version 8, If-Match names version 7; nothing was changed',
+  ],
   '413': ['PAYLOAD_TOO_LARGE', 'request body exceeds 1048576 bytes'],
   '415': ['UNSUPPORTED_MEDIA_TYPE', 'send application/json'],
   '429': ['RATE_LIMITED', 'rate limit exceeded: retry after 12 seconds'],

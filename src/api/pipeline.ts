@@ -30,7 +30,13 @@ import {
   type ParsedForm,
 } from './form-body';
 import { htmlPage } from './html-page';
-import { csrfRefusal, currentWebSession, signInRedirect, siteOrigin } from './web-session-http';
+import {
+  csrfRefusal,
+  currentWebSession,
+  signInRedirect,
+  siteOrigin,
+  stashSignedOutForm,
+} from './web-session-http';
 
 /** Retry-After (seconds) on the 503 answered while the identity provider's JWKS cannot be fetched. */
 export const IDENTITY_PROVIDER_RETRY_AFTER_SEC = 5;
@@ -135,7 +141,7 @@ function enforceAuth(def: AnyRouteDef, principal: Principal): void {
         throw principal.kind === 'apiToken'
           ? forbidden('operators only')
           : unauthorized('a session JWT is required');
-      if (principal.role !== 'admin') throw forbidden('operators only');
+      if (!isAdmin(principal)) throw forbidden('operators only');
       break;
   }
   if (def.scope && principal.kind !== 'anonymous' && !hasScope(principal, def.scope)) {
@@ -397,8 +403,13 @@ function webSessionPipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       signedIn: session ? { name: session.name ?? session.subject, csrfToken: session.csrfToken } : null,
     };
     if (!session) {
+      // A form sent while signed out keeps what was typed, through the sign-in (web-session-http.ts).
+      const stashed =
+        def.method !== 'get' && !def.whenSignedOut
+          ? await stashSignedOutForm(ctx, deps, def.largeBody ? LARGE_FORM_BODY_LIMIT_BYTES : undefined)
+          : null;
       writeResult(ctx, {
-        redirect: def.whenSignedOut ?? signInRedirect(ctx, deps),
+        redirect: stashed ?? def.whenSignedOut ?? signInRedirect(ctx, deps),
         status: def.method === 'get' ? 302 : 303,
       });
       return;
@@ -416,7 +427,7 @@ function webSessionPipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
         renderErrorPage({ status, ...words, detail, requestId: String(ctx.state.requestId), back, account }),
       );
     const formRefused = { title: 'Form not accepted', text: 'Nothing was changed.' };
-    if (def.operatorsOnly && session.role !== 'admin') {
+    if (def.operatorsOnly && !isAdmin(principal)) {
       refuse(403, "The operators' console is for operators only.");
       return;
     }

@@ -41,18 +41,34 @@ export type HandlerResult =
   /** A redirect (pages and forms: 303 after a form post, 302 otherwise), to a path of this site or the identity provider. */
   | { redirect: string; status?: 302 | 303; headers?: Record<string, string> };
 
-export interface HandlerInput<P, Q, B> {
+type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+
+/**
+ * The caller a handler sees, by the route's `auth`: the pipeline has already refused everyone
+ * else (src/api/pipeline.ts), so a handler never re-checks `principal.kind`.
+ */
+export type PrincipalOf<A extends AuthMode> = A extends 'admin'
+  ? UserPrincipal & { role: 'admin' }
+  : A extends 'jwt' | 'webSession'
+    ? UserPrincipal
+    : A extends 'bearer'
+      ? Extract<Principal, { kind: 'user' | 'apiToken' }>
+      : A extends 'agentKey'
+        ? Extract<Principal, { kind: 'agentKey' }>
+        : Principal;
+
+export interface HandlerInput<P, Q, B, A extends AuthMode = AuthMode> {
   params: P;
   query: Q;
   body: B;
-  principal: Principal;
+  principal: PrincipalOf<A>;
   deps: AppDeps;
   requestId: string;
   /** Validated Idempotency-Key header, on routes that accept one. */
   idempotencyKey: string | null;
   ctx: Koa.Context;
-  /** The person signed in on the web (webSession routes, and public pages with `showsAccount`); else null. */
-  webSession: WebSession | null;
+  /** The person signed in on the web (webSession routes: always; public pages with `showsAccount`); else null. */
+  webSession: A extends 'webSession' ? WebSession : WebSession | null;
   /** The posted form of a webSession POST, after its CSRF check (files included); else null. */
   form: ParsedForm | null;
 }
@@ -61,6 +77,7 @@ export interface RouteDef<
   P extends ZodTypeAny = ZodTypeAny,
   Q extends ZodTypeAny = ZodTypeAny,
   B extends ZodTypeAny = ZodTypeAny,
+  A extends AuthMode = AuthMode,
 > {
   operationId: string;
   method: HttpMethod;
@@ -68,7 +85,7 @@ export interface RouteDef<
   path: string;
   summary: string;
   tags: string[];
-  auth: AuthMode;
+  auth: A;
   /** Scope an API token must carry (bearer and public routes). Declared once, here. */
   scope?: Scope;
   rateLimit: RateLimitCategory;
@@ -117,19 +134,23 @@ export interface RouteDef<
    * the pipeline does not read Authorization as a user credential, and rate-limits per address.
    */
   ownCredential?: (config: Config) => boolean;
-  handler: (input: HandlerInput<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<HandlerResult>;
+  handler: (input: HandlerInput<z.infer<P>, z.infer<Q>, z.infer<B>, A>) => Promise<HandlerResult>;
 }
 
 // Route tables are heterogeneous; the generic parameters only serve inference inside defineRoute.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRouteDef = RouteDef<any, any, any>;
+export type AnyRouteDef = RouteDef<any, any, any, any>;
 
-/** Identity function that infers handler input types from the zod schemas. */
+/**
+ * Identity function that infers handler input types from the zod schemas, and the handler's
+ * `principal` and `webSession` from the route's `auth` (PrincipalOf).
+ */
 export function defineRoute<
   P extends ZodTypeAny = z.ZodUndefined,
   Q extends ZodTypeAny = z.ZodUndefined,
   B extends ZodTypeAny = z.ZodUndefined,
->(def: RouteDef<P, Q, B>): AnyRouteDef {
+  A extends AuthMode = AuthMode,
+>(def: RouteDef<P, Q, B, A>): AnyRouteDef {
   return def as AnyRouteDef;
 }
 

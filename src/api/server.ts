@@ -13,6 +13,8 @@ async function main(): Promise<void> {
     logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'API listening');
   });
   answerClientErrorsInEnvelope(server);
+  // Node's own deadline for a whole request, a little behind the 408 of requestBodyDeadline.
+  server.requestTimeout = config.REQUEST_TIMEOUT_MS + 5_000;
   const metricsServer = config.METRICS_PORT !== undefined ? startMetricsListener(config) : undefined;
   metricsServer?.once('listening', () =>
     logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'metrics listening'),

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { spectatorStreamsEvicted, spectatorStreamsOpen } from '../lib/metrics';
+import { ApiError } from './errors';
 import {
   FEED_PAGE,
   serialiseFrame,
@@ -18,6 +19,8 @@ export interface SseStreamOptions {
   feed: FeedSpec;
   /** Only this agent's events. */
   agentId?: string;
+  /** Only these agents' events (a match's participants). */
+  agentIds?: ReadonlySet<string>;
   /** Send items after this cursor first (the backlog), then new ones as they appear. */
   startAfter: number;
   /** A client that takes nothing for this long is dropped (it resumes with Last-Event-ID). */
@@ -93,7 +96,9 @@ export async function runSseStream(options: SseStreamOptions): Promise<void> {
   });
 
   const wanted = (frame: FeedFrame) =>
-    frame.cursor > subscriber.cursor && (!agentId || frame.agentId === agentId);
+    frame.cursor > subscriber.cursor &&
+    (!agentId || frame.agentId === agentId) &&
+    (!options.agentIds || options.agentIds.has(frame.agentId));
   /** Writes frames (advancing the cursor past `upTo`); false when the socket wants a pause. */
   const write = (frames: FeedFrame[], upTo: number, joined?: string): boolean => {
     const chunk =
@@ -133,7 +138,7 @@ export async function runSseStream(options: SseStreamOptions): Promise<void> {
     live: false,
     deliver(frames, joined) {
       if (closed || !subscriber.live) return;
-      const whole = !agentId && frames[0].cursor > subscriber.cursor;
+      const whole = !agentId && !options.agentIds && frames[0].cursor > subscriber.cursor;
       if (!write(frames, frames[frames.length - 1].cursor, whole ? joined : undefined)) {
         subscriber.live = false;
         void drained().then(async (ok) => {
@@ -195,4 +200,26 @@ export async function runSseStream(options: SseStreamOptions): Promise<void> {
     spectatorStreamsOpen.set(openStreams);
     if (!res.writableEnded && !res.destroyed) res.end();
   }
+}
+
+/** How long a client refused for its per-address stream cap is asked to wait. */
+const CLIENT_SLOT_RETRY_AFTER_SEC = 30;
+
+/**
+ * Admits one spectator stream (a challenge's or a match's): 503 when the process holds its cap,
+ * 429 when this client address holds `cap`; else the slot, to release when the stream ends.
+ */
+export function admitSpectatorStream(client: string, cap: number): () => void {
+  if (openSseStreams() >= MAX_SSE_STREAMS_PER_PROCESS) {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'too many open streams; retry shortly', { 'Retry-After': '5' });
+  }
+  const releaseSlot = reserveClientStreamSlot(client, cap);
+  if (!releaseSlot) {
+    throw new ApiError(
+      'RATE_LIMITED',
+      `at most ${cap} spectator streams may be open from one client address; close one first`,
+      { 'Retry-After': String(CLIENT_SLOT_RETRY_AFTER_SEC) },
+    );
+  }
+  return releaseSlot;
 }

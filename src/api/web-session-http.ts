@@ -8,6 +8,8 @@ import type { Config } from '../config';
 import { csrfTokenMatches, fromSameOrigin, safeReturnTo } from '../domain/accounts/rules';
 import { resolveWebSession, type WebSession } from '../domain/accounts/web-sessions';
 import { SIGN_IN_TTL_SECONDS } from '../domain/accounts/sign-in';
+import { FORM_STASH_TTL_SECONDS, UNSENT_FORM_PATH, stashForm } from '../domain/accounts/form-stash';
+import { FormBodyError, readFormBody } from './form-body';
 import type { AppDeps } from './deps';
 
 /** `__Host-`: Secure, Path=/, no Domain, so no other host or path can set or shadow it (production). */
@@ -53,6 +55,23 @@ export function clearSignInCookie(ctx: Koa.Context, config: Config): void {
   appendCookie(ctx, cookieHeader(config, signInCookieName(config), '', 0));
 }
 
+/**
+ * "Ask who is there at the next sign-in": set at sign-out when the provider offers no logout of
+ * its own, so the next /login sends `prompt=login` (switching accounts on a shared machine).
+ */
+export const promptLoginCookieName = (config: Pick<Config, 'NODE_ENV'>) =>
+  config.NODE_ENV === 'production' ? '__Host-ccs_prompt_login' : 'ccs_prompt_login';
+/** How long the mark lasts: a later sign-in clears it anyway. */
+const PROMPT_LOGIN_SECONDS = 30 * 24 * 3600;
+export function setPromptLoginCookie(ctx: Koa.Context, config: Config): void {
+  appendCookie(ctx, cookieHeader(config, promptLoginCookieName(config), '1', PROMPT_LOGIN_SECONDS));
+}
+export function clearPromptLoginCookie(ctx: Koa.Context, config: Config): void {
+  appendCookie(ctx, cookieHeader(config, promptLoginCookieName(config), '', 0));
+}
+export const readPromptLogin = (ctx: Koa.Context, config: Config) =>
+  ctx.cookies.get(promptLoginCookieName(config)) === '1';
+
 export const readSessionSecret = (ctx: Koa.Context, config: Config) =>
   ctx.cookies.get(sessionCookieName(config)) || undefined;
 export const readSignInSecret = (ctx: Koa.Context, config: Config) =>
@@ -95,4 +114,47 @@ export function signInRedirect(ctx: Koa.Context, deps: AppDeps): string {
     }
   }
   return `/login?return_to=${encodeURIComponent(safeReturnTo(back))}`;
+}
+
+/** The cookie naming this browser's stashed form (a form it sent while signed out). */
+export const formStashCookieName = (config: Pick<Config, 'NODE_ENV'>) =>
+  config.NODE_ENV === 'production' ? '__Host-ccs_unsent' : 'ccs_unsent';
+export const readFormStashSecret = (ctx: Koa.Context, config: Config) =>
+  ctx.cookies.get(formStashCookieName(config)) || undefined;
+
+/**
+ * A form posted without a live session (signed out in another tab, the session ended): when it
+ * comes from a page of this site, its text fields are stashed server-side and the sign-in returns
+ * to /unsent, which shows them and sends them again only when the person says so. Answers where
+ * to send the browser (null: nothing stashed, the usual sign-in redirect).
+ */
+export async function stashSignedOutForm(
+  ctx: Koa.Context,
+  deps: AppDeps,
+  limitBytes?: number,
+): Promise<string | null> {
+  const headers = { origin: ctx.get('origin') || undefined, referer: ctx.get('referer') || undefined };
+  const origin = siteOrigin(ctx, deps.config);
+  if (!fromSameOrigin(headers, origin)) return null;
+  let form;
+  try {
+    form = await readFormBody(ctx, limitBytes);
+  } catch (err) {
+    if (err instanceof FormBodyError) return null;
+    throw err;
+  }
+  const back = signInRedirect(ctx, deps);
+  const page = decodeURIComponent(back.slice(back.indexOf('=') + 1));
+  const secret = await stashForm(deps.db, {
+    action: safeReturnTo(ctx.path),
+    page: safeReturnTo(page),
+    fields: form.fields,
+    hadFiles: Object.values(form.files).some((files) => files.length > 0),
+  });
+  if (!secret) return null;
+  appendCookie(
+    ctx,
+    cookieHeader(deps.config, formStashCookieName(deps.config), secret, FORM_STASH_TTL_SECONDS),
+  );
+  return `/login?return_to=${encodeURIComponent(UNSENT_FORM_PATH)}`;
 }

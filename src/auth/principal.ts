@@ -24,6 +24,11 @@ export function isAdmin(p: Principal): boolean {
   return p.kind === 'user' && p.role === 'admin';
 }
 
+/** True when the caller acts for the user who owns the resource (their session JWT or one of their API tokens). */
+export function actsForUser(principal: Principal, ownerUserId: string): boolean {
+  return (principal.kind === 'user' || principal.kind === 'apiToken') && principal.userId === ownerUserId;
+}
+
 /** True when the caller acts for the agent that owns the resource (API token of that agent, or its owner's JWT). */
 export function ownsAgentResource(
   principal: Principal,

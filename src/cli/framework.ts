@@ -43,8 +43,10 @@ export interface CliContext {
   /** The service configuration (environment), loaded on first use. */
   readonly config: Config;
   env: NodeJS.ProcessEnv;
-  /** API base URL: --base-url, else API_BASE_URL, PUBLIC_BASE_URL, or http://HOST:PORT. */
+  /** API base URL: --base-url, else CCS_BASE_URL (alias API_BASE_URL), PUBLIC_BASE_URL, or http://HOST:PORT. */
   baseUrl: string;
+  /** The folder the CLI runs in (submitted files keep their paths relative to it). */
+  cwd(): string;
   /**
    * A session JWT with role admin for API calls: --jwt or API_JWT when given, else one minted
    * from AUTH_JWT_SECRET for the operator `cli|operator` (15 min; refused in production).
@@ -274,7 +276,7 @@ export function helpText(commands: CliCommand[]): string {
     ...lines,
     '',
     'global options:',
-    '  --base-url <url>   API address (default: API_BASE_URL, PUBLIC_BASE_URL or http://HOST:PORT)',
+    '  --base-url <url>   API address (default: CCS_BASE_URL (or API_BASE_URL), PUBLIC_BASE_URL or http://HOST:PORT)',
     '  --jwt <jwt>        session JWT for API calls (default: API_JWT, else a dev admin JWT minted from AUTH_JWT_SECRET,',
     '                     only for an API on this machine)',
     '  --token <token>    API token for the participant commands (default: CCS_TOKEN; make one on the web)',
@@ -285,13 +287,29 @@ export function helpText(commands: CliCommand[]): string {
 
 export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;
+  /** Default: where the command was run (invocationDir). */
+  cwd?: string;
   fetch?: typeof fetch;
   out?: (text: string) => void;
   err?: (text: string) => void;
 }
 
+/**
+ * Where the person ran the command: `npm run cli` moves to the package's root and names the folder
+ * it was called from in INIT_CWD, so `--file src/solution.ts` means the caller's file (and path).
+ * Only for that script: INIT_CWD is inherited by everything an npm script starts, so a CLI that
+ * another script (a bench, a test) spawns in a folder of its own reads from that folder.
+ */
+export const invocationDir = (env: NodeJS.ProcessEnv): string =>
+  (env.npm_lifecycle_event === 'cli' && env.INIT_CWD) || process.cwd();
+
+/** CCS_BASE_URL, or its older name API_BASE_URL (both CLIs read the same names: DESIGN). */
+export const envBaseUrl = (env: NodeJS.ProcessEnv): string | undefined =>
+  env.CCS_BASE_URL || env.API_BASE_URL || undefined;
+
 function defaultBaseUrl(env: NodeJS.ProcessEnv, config: () => Config): string {
-  if (env.API_BASE_URL) return env.API_BASE_URL;
+  const named = envBaseUrl(env);
+  if (named) return named;
   const c = config();
   if (c.PUBLIC_BASE_URL) return c.PUBLIC_BASE_URL;
   const host = c.HOST === '0.0.0.0' || c.HOST === '::' ? '127.0.0.1' : c.HOST;
@@ -398,12 +416,13 @@ export async function runCli(
         return getConfig();
       },
       env,
+      cwd: () => options.cwd ?? invocationDir(env),
       get baseUrl() {
         if (baseUrl === undefined) {
           baseUrl = (baseUrlFlag ?? defaultBaseUrl(env, getConfig)).replace(/\/+$/, '');
           // Say which instance a command acts on when the operator did not name one.
-          if (!baseUrlFlag && !env.API_BASE_URL)
-            err(`using ${baseUrl} (the default; pass --base-url or set API_BASE_URL for another instance)`);
+          if (!baseUrlFlag && !envBaseUrl(env))
+            err(`using ${baseUrl} (the default; pass --base-url or set CCS_BASE_URL for another instance)`);
         }
         return baseUrl;
       },
@@ -414,6 +433,11 @@ export async function runCli(
         } catch (e) {
           return Promise.reject(e);
         }
+        if (minted === undefined)
+          // Never silently: the caller named no credential, so this acts as the development operator.
+          err(
+            `no CCS_TOKEN, --token or --jwt: acting as the development operator "${DEV_OPERATOR_SUBJECT}" (a JWT minted from AUTH_JWT_SECRET); set CCS_TOKEN to act as your agent`,
+          );
         minted ??= mintDevJwt(
           getConfig(),
           { sub: DEV_OPERATOR_SUBJECT, name: 'CLI operator', role: 'admin' },
@@ -512,6 +536,7 @@ export function groupCommand(def: {
       adminJwt: string;
       print?: (line: string) => void;
       printError?: (line: string) => void;
+      cwd?: string;
     },
   ) => Promise<{ exitCode: number }>;
 }): CliCommand {
@@ -523,7 +548,13 @@ export function groupCommand(def: {
     async run(args, ctx) {
       const outcome = await def.run(
         { ...args.values, _: args.positionals },
-        { baseUrl: ctx.baseUrl, adminJwt: await ctx.adminJwt(), print: ctx.out, printError: ctx.err },
+        {
+          baseUrl: ctx.baseUrl,
+          adminJwt: await ctx.adminJwt(),
+          print: ctx.out,
+          printError: ctx.err,
+          cwd: ctx.cwd(),
+        },
       );
       return outcome.exitCode;
     },

@@ -5,12 +5,16 @@
  *   assigned   list the challenges assigned to the key's agent
  *   stream     send one live event
  *   run        the long-running connector: heartbeat every 30 s, poll assignments every 5 s,
- *              stream events from a JSONL file (or stdin with "-"); Ctrl-C stops cleanly
+ *              stream events from a JSONL file (or stdin with "-"); Ctrl-C stops cleanly. The
+ *              default command when a key is given (--key or CCS_AGENT_KEY); says why when the
+ *              agent has nothing assigned (already judged, challenge not active, entered nowhere)
  *   demo       a scripted agent that streams a believable session and submits (with a token);
  *              without --key it sets itself up from a session JWT (--jwt, or --mint-jwt in dev)
  *
- * Common options: --base-url (env CONNECTOR_BASE_URL, default http://127.0.0.1:3000),
- * --key aa_... (env AGENT_KEY), --token svc_sk_... (env API_TOKEN).
+ * Common options, with the participant CLI's environment names (DESIGN; the old names stay as
+ * aliases): --base-url (env CCS_BASE_URL, alias CONNECTOR_BASE_URL; default
+ * http://127.0.0.1:$PORT, PORT default 3000), --key aa_... (env CCS_AGENT_KEY, alias AGENT_KEY),
+ * --token svc_sk_... (env CCS_TOKEN, alias API_TOKEN).
  */
 import { parseArgs } from 'node:util';
 import { ConnectorClient, ConnectorHttpError } from './client';
@@ -35,14 +39,16 @@ commands:
             [--filename F] [--language L] [--snippet S] [--command C] [--exit-code N] [--error-summary E]
             [--percent P] [--stage S])
   run       [--events FILE.jsonl | -] [--heartbeat-ms 30000] [--poll-ms 5000]
-            (one line per event: streamed, waiting for an assignment, or rejected with its line number)
+            (one line per event: streamed, waiting for an assignment, or rejected with its line number;
+            the reason when nothing is assigned. The default command when a key is given)
   demo      [--challenge ID] [--pace-ms 2100] [--exit-when-done]
             (with --key [--token], or --jwt JWT / --mint-jwt SUBJECT to create a demo agent)
 
 options:
-  --base-url URL   API address (env CONNECTOR_BASE_URL; default http://127.0.0.1:3000)
-  --key KEY        connector key aa_... (env AGENT_KEY)
-  --token TOKEN    API token svc_sk_... for submissions (env API_TOKEN)
+  --base-url URL   API address (env CCS_BASE_URL; default http://127.0.0.1:$PORT, PORT 3000)
+  --key KEY        connector key aa_... (env CCS_AGENT_KEY)
+  --token TOKEN    API token svc_sk_... for submissions (env CCS_TOKEN)
+  (older names still read: CONNECTOR_BASE_URL, API_BASE_URL, AGENT_KEY, API_TOKEN)
   --quiet          only warnings and errors
   --json           results and log lines as JSON
 `;
@@ -129,14 +135,28 @@ function int(values: Values, name: keyof Values): number | undefined {
   return n;
 }
 
+/** The environment's names for the connector (DESIGN: the same as the participant CLI's; old names kept). */
+export function connectorEnv(env: NodeJS.ProcessEnv = process.env): {
+  baseUrl: string;
+  key: string | undefined;
+  token: string | undefined;
+} {
+  const port = env.PORT && /^\d{1,5}$/.test(env.PORT) ? env.PORT : '3000';
+  return {
+    baseUrl: env.CCS_BASE_URL || env.CONNECTOR_BASE_URL || env.API_BASE_URL || `http://127.0.0.1:${port}`,
+    key: env.CCS_AGENT_KEY || env.AGENT_KEY || undefined,
+    token: env.CCS_TOKEN || env.API_TOKEN || undefined,
+  };
+}
+
 function client(values: Values, requireKey = true): ConnectorClient {
-  const key = values.key ?? process.env.AGENT_KEY;
-  if (requireKey && !key) throw new UsageError('--key (or AGENT_KEY) is required');
+  const env = connectorEnv();
+  const key = values.key ?? env.key;
+  if (requireKey && !key) throw new UsageError('--key (or CCS_AGENT_KEY) is required');
   return new ConnectorClient({
-    baseUrl:
-      values['base-url'] ?? process.env.CONNECTOR_BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`,
+    baseUrl: (values['base-url'] ?? env.baseUrl).replace(/\/+$/, ''),
     agentKey: key ?? '',
-    apiToken: values.token ?? process.env.API_TOKEN,
+    apiToken: values.token ?? env.token,
     userAgent: 'challenge-connector/1.0',
   });
 }
@@ -206,7 +226,9 @@ export async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  const command = positionals[0];
+  // `npm run connector -- --key aa_…` (a key and no command) runs the connector: what a person
+  // copying the key page's first command meant. Without a key it is still the usage.
+  const command = positionals[0] ?? (!values.help && (values.key ?? connectorEnv().key) ? 'run' : undefined);
   if (values.help || !command || command === 'help') {
     (command || values.help ? console.log : console.error)(USAGE);
     return command || values.help ? 0 : 2;
@@ -218,7 +240,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'assigned': {
-      console.log(JSON.stringify({ challenges: await client(values).pollAssignments() }, null, 2));
+      console.log(JSON.stringify(await client(values).pollAssigned(), null, 2));
       return 0;
     }
     case 'stream': {
@@ -252,7 +274,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'demo': {
       let c: ConnectorClient;
       let challengeId = values.challenge;
-      if (values.key ?? process.env.AGENT_KEY) {
+      if (values.key ?? connectorEnv().key) {
         c = client(values);
       } else {
         const jwt = values.jwt ?? (values['mint-jwt'] ? await mintDevJwt(values['mint-jwt']) : undefined);

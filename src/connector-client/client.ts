@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type {
   Breakdown,
   SubmissionState,
+  AssignedAnswer,
   Assignment,
   HeartbeatProfile,
   HeartbeatResult,
@@ -137,11 +138,16 @@ export class ConnectorClient {
 
   /** GET /api/v1/challenges/assigned: entries waiting to be picked up (poll every 5 s). */
   async pollAssignments(options: RequestOptions = {}): Promise<Assignment[]> {
-    const result = await this.request<{ challenges: Assignment[] }>('GET', '/api/v1/challenges/assigned', {
+    return (await this.pollAssigned(options)).challenges;
+  }
+
+  /** The whole answer: the assignments, and why each other entry is not one (`idle`). */
+  async pollAssigned(options: RequestOptions = {}): Promise<AssignedAnswer> {
+    const result = await this.request<AssignedAnswer>('GET', '/api/v1/challenges/assigned', {
       signal: options.signal,
       auth: 'key',
     });
-    return result.challenges;
+    return { challenges: result.challenges, idle: result.idle ?? [] };
   }
 
   /**

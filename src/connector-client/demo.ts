@@ -22,6 +22,9 @@ const WORD_REVERSE = `export function reverse(input: string): string {
   return input.split(' ').reverse().join(' ');
 }`;
 
+/** The demo's three solutions (the arena's bouts pick among them): 0, 60 and 100 with the seeded tests. */
+export const DEMO_SOLUTIONS = { firstDraft: FIRST_DRAFT, wordReverse: WORD_REVERSE, fixed: FIXED } as const;
+
 const file = (content: string) => [{ path: 'src/solution.ts', content, language: 'typescript' }];
 
 export type DemoPersona = 'ada' | 'basil';

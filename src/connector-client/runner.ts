@@ -1,6 +1,12 @@
 import { backoffDelay, sleep, type BackoffOptions } from './backoff';
 import { ConnectorClient, ConnectorHttpError, isAbort, isRetryable, randomIdempotencyKey } from './client';
-import type { Assignment, HeartbeatProfile, LiveEventInput, StreamResult } from '../wire/connector';
+import type {
+  AssignedAnswer,
+  Assignment,
+  HeartbeatProfile,
+  LiveEventInput,
+  StreamResult,
+} from '../wire/connector';
 
 /** One event to stream; without a challengeId it goes to the first assignment the runner sees. */
 export interface ScriptedEvent {
@@ -219,10 +225,14 @@ export class ConnectorRunner {
     while (!this.stopped) {
       let wait = interval;
       try {
-        const assignments = await this.client.pollAssignments({ signal: this.signal });
+        const answer: AssignedAnswer =
+          typeof this.client.pollAssigned === 'function'
+            ? await this.client.pollAssigned({ signal: this.signal })
+            : { challenges: await this.client.pollAssignments({ signal: this.signal }) };
         this.stats.polls += 1;
         failures = 0;
-        for (const assignment of assignments) this.accept(assignment);
+        for (const assignment of answer.challenges) this.accept(assignment);
+        this.explainIdle(answer);
       } catch (err) {
         if (this.stopped || isAbort(err)) break;
         this.stats.pollFailures += 1;
@@ -236,6 +246,26 @@ export class ConnectorRunner {
       }
       if (!(await sleep(wait, this.signal))) break;
     }
+  }
+
+  private idleSaid = '';
+
+  /**
+   * With nothing assigned and nothing accepted yet, says why (once per change): each entry's reason
+   * (already judged, challenge not active…), or that the agent is entered nowhere.
+   */
+  private explainIdle(answer: AssignedAnswer): void {
+    if (answer.challenges.length > 0 || this.assignments.size > 0 || !answer.idle) return;
+    const lines =
+      answer.idle.length === 0
+        ? [
+            'no assignment: this agent is not entered in any challenge; enter one on its page ("Take part") or with the CLI',
+          ]
+        : answer.idle.map((i) => `no assignment from "${i.title}" (${i.challenge_id}): ${i.message}`);
+    const said = lines.join('\n');
+    if (said === this.idleSaid) return;
+    this.idleSaid = said;
+    for (const line of lines) this.log('info', line);
   }
 
   private accept(assignment: Assignment): void {

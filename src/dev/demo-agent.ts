@@ -5,11 +5,15 @@
  * session and submits for real. The tests judge scores every submission; each judged result is
  * streamed back into the feed, so the watch page's feed and leaderboard tell the same story:
  * Basil's quick draft scores 60, Ada's first draft 40, then she corrects herself and wins with 100.
+ * Both are also entered in the seeded head-to-head "Arena" challenge, where the matchmaker pairs
+ * them every few minutes and they play each bout (src/connector-client/demo-arena.ts): a live
+ * bout on /matches/{id} and a ladder on /weight-classes/arena-demo/ladder.
  */
 import { mintSessionJwt } from '../auth/jwt';
 import { getConfig } from '../config';
 import { ConnectorClient } from '../connector-client/client';
 import { bootstrapDemoAgent, DEMO_AGENT_NAMES, runDemo, type DemoPersona } from '../connector-client/demo';
+import { playArenaBouts } from '../connector-client/demo-arena';
 import { DEMO_CHALLENGE_IDS } from './seed';
 
 async function main(): Promise<void> {
@@ -37,6 +41,28 @@ async function main(): Promise<void> {
     });
     const log = (level: string, message: string, fields?: Record<string, unknown>) =>
       console.log(JSON.stringify({ level, agent: DEMO_AGENT_NAMES[persona], message, ...fields }));
+    // The arena: entered like any participant; the matchmaker does the rest while the agent is online.
+    const entered = await fetch(`${baseUrl}/api/v1/challenges/${DEMO_CHALLENGE_IDS.arena}/entries`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: identity.agentId }),
+    });
+    if (!entered.ok)
+      log('warn', 'not entered in the arena', { status: entered.status, body: await entered.text() });
+    else {
+      await entered.body?.cancel();
+      log('info', `arena: ${baseUrl}/challenges/${DEMO_CHALLENGE_IDS.arena} (a bout every few minutes)`);
+    }
+    const arena = entered.ok
+      ? playArenaBouts({
+          client,
+          apiToken: identity.apiToken,
+          challengeId: DEMO_CHALLENGE_IDS.arena,
+          persona,
+          signal: stop.signal,
+          logger: log,
+        })
+      : Promise.resolve();
     await new Promise((r) => setTimeout(r, startAfterMs));
     const outcome = await runDemo({
       client,
@@ -46,6 +72,7 @@ async function main(): Promise<void> {
       logger: log,
     });
     log('info', 'demo finished', { ...outcome });
+    await arena;
   };
   // Basil starts a little later, so his one submission lands between Ada's two.
   await Promise.all([runPersona('ada', 0), runPersona('basil', 8_000)]);

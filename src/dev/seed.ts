@@ -7,7 +7,8 @@
  * operator's later edits, quarantines or retirements are never undone by a re-run.
  *
  * Judge kinds: rubric ("Say hello", "Sea haiku") and tests ("Reverse a string", where the demo
- * agents compete, "Implement add", "FizzBuzz", and the upcoming weekend sprint). No `http` challenge is seeded: an http judge needs an external
+ * agents compete, "Implement add", "FizzBuzz", the upcoming weekend sprint, and the head-to-head
+ * "Arena: reverse a string", where the demo agents meet every few minutes). No `http` challenge is seeded: an http judge needs an external
  * grader service (POST {submission: {content, files}} → {score, feedback?, criteria?}) and none
  * ships with the service; create one with POST /api/v1/admin/challenges once you run a grader.
  */
@@ -31,6 +32,7 @@ export const DEMO_CHALLENGE_IDS = {
   haiku: '00000000-0000-4000-8000-00000000c004',
   upcoming: '00000000-0000-4000-8000-00000000c005',
   reverse: '00000000-0000-4000-8000-00000000c006',
+  arena: '00000000-0000-4000-8000-00000000c007',
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -166,6 +168,39 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
           tests: [
             { name: 'word', export: 'reverse', args: ['abc'], expected: 'cba' },
             { name: 'empty', export: 'reverse', args: [''], expected: '' },
+            { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
+          ],
+        },
+      },
+    },
+    {
+      // The arena (issue 30): the demo agents meet here head to head every few minutes; each bout
+      // is judged by the same tests, the better score wins, ratings move on the ladder.
+      id: DEMO_CHALLENGE_IDS.arena,
+      body: {
+        title: 'Arena: reverse a string, head to head',
+        description:
+          'Export `reverse(s)` from src/solution.ts. A head-to-head challenge: the matchmaker pairs connected agents every 3 minutes for a 2-minute bout; the better judged score wins and the weight class ladder (OpenSkill) moves. The demo agents meet here when you run `npm start`.',
+        category: 'coding',
+        format: 'head_to_head',
+        weight_class_id: 'arena-demo',
+        time_limit_minutes: 2,
+        match: {
+          players: 2,
+          every_minutes: 3,
+          rematch_after_minutes: 0,
+          max_per_pair_per_day: 100,
+          max_per_agent_per_hour: 20,
+          rated: true,
+        },
+        judge: {
+          kind: 'tests',
+          entry: 'src/solution.ts',
+          tests: [
+            { name: 'reverses a word', export: 'reverse', args: ['hello'], expected: 'olleh' },
+            { name: 'keeps spaces in place', export: 'reverse', args: ['a b c'], expected: 'c b a' },
+            { name: 'keeps emoji intact', export: 'reverse', args: ['a😀b'], expected: 'b😀a' },
+            { name: 'empty string', export: 'reverse', args: [''], expected: '' },
             { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
           ],
         },

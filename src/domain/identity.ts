@@ -1,6 +1,16 @@
 import type { Pool } from 'pg';
 import { ServiceError, conflict, forbidden, notFound, validationError } from '../errors';
 import type { Principal } from '../auth/principal';
+import {
+  agentsListedFor,
+  assertActsForAgent,
+  assertMayCreateAgent,
+  assertMayDeleteAgent,
+  isAgentOfUser,
+  mayRevokeToken,
+  ownsAgent,
+  tokenUserOf,
+} from './identity-policy';
 import type { Scope } from '../auth/scopes';
 import {
   AGENT_KEY_PREFIX,
@@ -10,11 +20,18 @@ import {
   SANDBOX_TOKEN_PREFIX,
   sha256Hex,
 } from '../auth/secrets';
-import { findAgentKey, insertAgentKey, revokeAgentKey, type AgentKeyRow } from '../db/queries/agent-keys';
+import {
+  findAgentKey,
+  insertAgentKey,
+  revokeAgentKey,
+  revokeAllAgentKeys,
+  type AgentKeyRow,
+} from '../db/queries/agent-keys';
 import {
   findAgentById,
   insertAgent,
   listAgentsByOwner,
+  markAgentDeleted,
   updateAgentProfile,
   type AgentProfilePatch,
   type AgentRow,
@@ -23,9 +40,11 @@ import {
   countActiveApiTokens,
   findApiToken,
   insertApiToken,
+  revokeAgentApiTokens,
   revokeApiToken,
   type ApiTokenRow,
 } from '../db/queries/api-tokens';
+import { recordAudit } from './audit/trail';
 import { withTransaction } from '../db/pool';
 import { lockUser } from '../db/queries/users';
 
@@ -39,16 +58,15 @@ export async function resolveActingAgent(
   requestedAgentId?: string | null,
 ): Promise<AgentRow> {
   if (principal.kind === 'apiToken' || principal.kind === 'agentKey') {
-    if (requestedAgentId && requestedAgentId !== principal.agentId)
-      throw forbidden('this credential acts for another agent');
+    assertActsForAgent(principal, requestedAgentId);
     const agent = await findAgentById(db, principal.agentId);
-    if (!agent) throw notFound('agent');
+    if (!agent || agent.deleted_at) throw notFound('agent');
     return agent;
   }
   if (principal.kind !== 'user') throw new ServiceError('UNAUTHORIZED', 'missing or invalid credentials');
   if (requestedAgentId) {
     const agent = await findAgentById(db, requestedAgentId);
-    if (!agent || agent.owner_user_id !== principal.userId) throw notFound('agent');
+    if (!agent || agent.deleted_at || !ownsAgent(principal, agent)) throw notFound('agent');
     return agent;
   }
   const agents = await listAgentsByOwner(db, principal.userId);
@@ -61,10 +79,7 @@ export async function resolveActingAgent(
 /** Owner check for agent resources; other users' agents are reported as not found. */
 export async function requireOwnedAgent(db: Pool, principal: Principal, agentId: string): Promise<AgentRow> {
   const agent = await findAgentById(db, agentId);
-  if (!agent || principal.kind === 'anonymous' || agent.owner_user_id !== principal.userId)
-    throw notFound('agent');
-  if ((principal.kind === 'apiToken' || principal.kind === 'agentKey') && principal.agentId !== agentId)
-    throw notFound('agent');
+  if (!agent || agent.deleted_at || !ownsAgent(principal, agent)) throw notFound('agent');
   return agent;
 }
 
@@ -96,7 +111,7 @@ export async function createApiToken(
     let agentId = input.agentId;
     if (agentId) {
       const agent = await findAgentById(tx, agentId);
-      if (!agent || agent.owner_user_id !== user.userId) throw notFound('agent');
+      if (!agent || agent.deleted_at || !isAgentOfUser(agent, user.userId)) throw notFound('agent');
     } else {
       const agents = await listAgentsByOwner(tx, user.userId);
       if (agents.length > 1) throw validationError('agent_id is required when you own several agents');
@@ -135,6 +150,14 @@ export async function issueAgentKey(
   return { row: row!, key };
 }
 
+/** The caller's agents: an API token sees its own agent, a session JWT its user's (policy). */
+export async function listAgentsOf(db: Pool, principal: Principal): Promise<AgentRow[]> {
+  const whose = agentsListedFor(principal);
+  if ('ownerUserId' in whose) return listAgentsByOwner(db, whose.ownerUserId);
+  const agent = await findAgentById(db, whose.agentId);
+  return agent ? [agent] : [];
+}
+
 /** A new agent of the calling user (session JWT only: tokens act for one existing agent). */
 export async function createAgent(
   db: Pool,
@@ -142,7 +165,7 @@ export async function createAgent(
   name: string,
   modelName: string | null,
 ): Promise<AgentRow> {
-  if (principal.kind !== 'user') throw forbidden();
+  assertMayCreateAgent(principal);
   const row = await insertAgent(db, principal.userId, name, modelName);
   return row!;
 }
@@ -180,12 +203,12 @@ export async function revokeOwnApiToken(
   principal: Principal,
   tokenId: string,
 ): Promise<ApiTokenRow> {
-  if (principal.kind !== 'user' && principal.kind !== 'apiToken') throw forbidden();
+  tokenUserOf(principal); // 403 for a caller that has no tokens, before anything is read
   const token = await findApiToken(db, tokenId);
-  if (!token || token.user_id !== principal.userId) throw notFound('token');
-  if (principal.kind === 'apiToken' && principal.tokenId !== token.id) {
+  const may = mayRevokeToken(principal, token);
+  if (may === 'notFound') throw notFound('token');
+  if (may === 'onlyItself')
     throw forbidden('an API token can revoke only itself; use a session JWT to revoke other tokens');
-  }
   const revoked = await revokeApiToken(db, tokenId);
   if (!revoked) throw new ServiceError('TOKEN_ALREADY_REVOKED', 'token is already revoked');
   return revoked;
@@ -204,4 +227,33 @@ export async function revokeOwnAgentKey(
   const revoked = await revokeAgentKey(db, key.id);
   if (!revoked) throw conflict('key is already revoked');
   return revoked;
+}
+
+/**
+ * The owner deletes an agent (DESIGN): it leaves its owner's listings and pages, its connector
+ * keys and API tokens are revoked (401 from then on: the credential caches hear it by NOTIFY),
+ * and one `agent.delete` audit record is written, all in one transaction. Its results, board
+ * rows, ratings and matches stay, under its name. Deleting it again is 404.
+ */
+export async function deleteOwnAgent(
+  db: Pool,
+  principal: Principal,
+  agentId: string,
+): Promise<{ agent: AgentRow; revokedKeys: number; revokedTokens: number }> {
+  const agent = await requireOwnedAgent(db, principal, agentId);
+  assertMayDeleteAgent(principal);
+  return withTransaction(db, async (tx) => {
+    const deleted = await markAgentDeleted(tx, agent.id);
+    if (!deleted) throw notFound('agent');
+    const revokedKeys = await revokeAllAgentKeys(tx, agent.id);
+    const revokedTokens = await revokeAgentApiTokens(tx, agent.id);
+    await recordAudit(
+      tx,
+      { userId: principal.userId },
+      'agent.delete',
+      { type: 'agent', id: agent.id },
+      { name: agent.name, revoked_keys: revokedKeys, revoked_tokens: revokedTokens },
+    );
+    return { agent: deleted, revokedKeys, revokedTokens };
+  });
 }

@@ -13,6 +13,11 @@ import {
 import { findLeaderboardVersions } from '../db/queries/leaderboard-versions';
 import { batchPerTurn } from '../lib/turn-batch';
 import { canSeeChallenge } from './challenges/policy';
+import { frozenBoard, frozenFor, type FrozenBoardRow } from './contests/boards';
+import { frozenSince, type FinalRow } from './contests/rules';
+import { findChallengeKind } from '../db/queries/challenges';
+import { matchLeaderboard, type MatchBoardEntry } from './matches/board';
+import { isMatchFormat } from './matches/rules';
 
 export const LEADERBOARD_DEFAULT_LIMIT = 50;
 export const LEADERBOARD_MAX_LIMIT = 100;
@@ -22,9 +27,10 @@ export async function requireLeaderboardChallenge(
   db: Queryable,
   principal: Principal,
   challengeId: string,
-): Promise<void> {
+): Promise<{ id: string; status: string; ends_at: Date | null; freeze_minutes: number }> {
   const challenge = await findChallengeStatus(db, challengeId);
   if (!challenge || !canSeeChallenge(principal, challenge)) throw notFound('challenge');
+  return challenge;
 }
 
 /**
@@ -37,7 +43,14 @@ export async function requireLeaderboardChallenge(
 export function leaderboardVersionReader(db: Queryable): (challengeId: string) => Promise<string | null> {
   return batchPerTurn<string, string | null>(async (challengeIds) => {
     const found = await findLeaderboardVersions(db, challengeIds);
-    return new Map([...found].map(([id, v]) => [id, `${v.status}:${v.version}`]));
+    // A freeze starts with the clock, not with a write: the version says when the board froze, so
+    // an answer rendered before the freeze is never served as the frozen one.
+    return new Map(
+      [...found].map(([id, v]) => {
+        const since = frozenSince(v);
+        return [id, `${v.status}:${v.version}${since ? `:frozen@${since.toISOString()}` : ''}`];
+      }),
+    );
   }, null);
 }
 
@@ -79,11 +92,11 @@ export function decodeCursor(cursor: string): LeaderboardSortKey {
   );
 }
 
-function sortKeyOf(row: LeaderboardRow): LeaderboardSortKey {
+function sortKeyOf(row: LeaderboardRow | FrozenBoardRow): LeaderboardSortKey {
   return { score: row.best_score, reachedAt: row.best_reached_at, agentId: row.agent_id };
 }
 
-function toEntry(row: LeaderboardRow, rank: number): LeaderboardEntry {
+function toEntry(row: LeaderboardRow | FrozenBoardRow, rank: number): LeaderboardEntry {
   return {
     rank,
     agent_id: row.agent_id,
@@ -105,8 +118,17 @@ export async function getLeaderboard(
   principal: Principal,
   challengeId: string,
   query: { cursor?: string; limit: number },
-): Promise<{ entries: LeaderboardEntry[]; pagination: Pagination }> {
+): Promise<{ entries: LeaderboardEntry[]; pagination: Pagination; frozenSince: Date | null }> {
   const after = query.cursor ? decodeCursor(query.cursor) : null;
+  // The freeze (fair contests): everyone but operators sees the board as it stood when it froze.
+  const challenge = await findChallengeStatus(db, challengeId);
+  if (!challenge || !canSeeChallenge(principal, challenge)) throw notFound('challenge');
+  const since = frozenFor(principal, challenge);
+  if (since)
+    return {
+      ...frozenPage(await frozenBoard(db, challengeId, since), after, query.limit),
+      frozenSince: since,
+    };
   // One statement: the page, its counts and the challenge's status (visibility checked here).
   const page = await leaderboardPage(db, challengeId, after, query.limit + 1, true);
   if (!page.challengeStatus || !canSeeChallenge(principal, { status: page.challengeStatus }))
@@ -122,7 +144,56 @@ export async function getLeaderboard(
       has_more: hasMore,
       next_cursor: hasMore ? encodeCursor(sortKeyOf(rows[rows.length - 1])) : null,
     },
+    frozenSince: null,
   };
+}
+
+/** Strictly after the cursor in the board's order (best score desc, reached first, agent id). */
+function isAfter(row: FrozenBoardRow, cursor: LeaderboardSortKey): boolean {
+  const score = Number(row.best_score);
+  const cursorScore = Number(cursor.score);
+  if (score !== cursorScore) return score < cursorScore;
+  const reached = row.best_reached_at.getTime() - cursor.reachedAt.getTime();
+  return reached !== 0 ? reached > 0 : row.agent_id > cursor.agentId;
+}
+
+/** A keyset page of the frozen board (computed whole: it is as large as the board). */
+function frozenPage(
+  rows: FrozenBoardRow[],
+  after: LeaderboardSortKey | null,
+  limit: number,
+): { entries: LeaderboardEntry[]; pagination: Pagination } {
+  const start = after ? rows.findIndex((row) => isAfter(row, after)) : 0;
+  const from = start < 0 ? rows.length : start;
+  const slice = rows.slice(from, from + limit);
+  const hasMore = from + limit < rows.length;
+  return {
+    entries: slice.map((row, i) => toEntry(row, from + i + 1)),
+    pagination: {
+      total: rows.length,
+      limit,
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(sortKeyOf(slice[slice.length - 1])) : null,
+    },
+  };
+}
+
+/**
+ * GET /leaderboards/{id}: a match challenge (DESIGN "Matches between agents") ranks its entrants by
+ * rating (./matches/board.ts); every other format by best score (getLeaderboard).
+ */
+export async function getAnyLeaderboard(
+  db: Pool,
+  principal: Principal,
+  challengeId: string,
+  query: { cursor?: string; limit: number },
+): Promise<{ entries: (LeaderboardEntry | MatchBoardEntry)[]; pagination: Pagination }> {
+  const kind = await findChallengeKind(db, challengeId);
+  if (kind && isMatchFormat(kind.format)) {
+    if (!canSeeChallenge(principal, kind)) throw notFound('challenge');
+    return matchLeaderboard(db, { id: challengeId, weight_class_id: kind.weight_class_id }, query);
+  }
+  return getLeaderboard(db, principal, challengeId, query);
 }
 
 export const CSV_COLUMNS = [
@@ -154,7 +225,30 @@ export function csvLine(values: (string | number)[]): string {
  * agent: 1.2 MB for 10,000) rather than streamed, so the answer can carry a strong ETag over its
  * bytes and a client or cache holding the current copy gets a 304 instead.
  */
-export async function leaderboardCsv(db: Queryable, challengeId: string, pageSize = 1000): Promise<string> {
+export async function leaderboardCsv(
+  db: Queryable,
+  challengeId: string,
+  pageSize = 1000,
+  frozenAt: Date | null = null,
+): Promise<string> {
+  if (frozenAt) {
+    const rows = await frozenBoard(db, challengeId, frozenAt);
+    return [
+      csvLine([...CSV_COLUMNS]),
+      ...rows.map((row, i) => {
+        const e = toEntry(row, i + 1);
+        return csvLine([
+          e.rank,
+          e.agent_id,
+          e.agent_name,
+          e.best_score,
+          e.best_submission_id,
+          e.submission_count,
+          e.last_submitted_at,
+        ]);
+      }),
+    ].join('');
+  }
   const chunks: string[] = [];
   for await (const chunk of csvChunks(db, challengeId, pageSize)) chunks.push(chunk);
   return chunks.join('');
@@ -186,4 +280,23 @@ function csvChunks(db: Queryable, challengeId: string, pageSize: number): AsyncG
     }
   }
   return lines();
+}
+
+export const FINAL_CSV_COLUMNS = [
+  'rank',
+  'agent_id',
+  'agent_name',
+  'submission_id',
+  'final_score',
+  'private_score',
+] as const;
+
+/** The final board (fair contests) as CSV, with the public board's quoting. */
+export function finalBoardCsv(rows: FinalRow[]): string {
+  return [
+    csvLine([...FINAL_CSV_COLUMNS]),
+    ...rows.map((r) =>
+      csvLine([r.rank, r.agent_id, r.agent_name, r.submission_id, r.final_score, r.private_score ?? '']),
+    ),
+  ].join('');
 }

@@ -15,7 +15,7 @@ import {
   type CloseReason,
   type SessionRow,
 } from '../db/queries/sessions';
-import { markEntryActive } from '../db/queries/entries';
+import { findRunningBoutEntry, markEntryActive, type EntryRow } from '../db/queries/entries';
 import { emitEvent } from '../events/outbox';
 import { enterability } from './challenges/rules';
 import { resolveActingAgent } from './identity';
@@ -83,6 +83,16 @@ export async function openSession(
   const verdict = enterability(challenge);
   if (!verdict.ok) throw new ServiceError('CHALLENGE_NOT_ENTERABLE', verdict.message);
   const sandbox = principal.kind === 'apiToken' && principal.sandbox;
+  // head_to_head: only during the agent's running bout, on its bout entry, until the bout's end.
+  let bout: (EntryRow & { match_ends_at: Date | null }) | null = null;
+  if (challenge.format === 'head_to_head') {
+    bout = sandbox ? null : await findRunningBoutEntry(db, challengeId, agent.id);
+    if (!bout)
+      throw new ServiceError(
+        'CHALLENGE_NOT_ENTERABLE',
+        'no match is running for this agent in this head_to_head challenge: sessions open only during its bout',
+      );
+  }
 
   for (let attempt = 0; attempt < 5; attempt++) {
     const open = await findOpenSession(db, challengeId, agent.id);
@@ -94,15 +104,17 @@ export async function openSession(
     }
     try {
       const created = await withTransaction(db, async (tx) => {
-        const { entry, created } = await upsertEntry(tx, { challengeId, agentId: agent.id, sandbox });
-        if (created) await markEntryActive(tx, entry.id);
+        const { entry, created } = bout
+          ? { entry: bout, created: false }
+          : await upsertEntry(tx, { challengeId, agentId: agent.id, sandbox });
+        if (created || bout) await markEntryActive(tx, entry.id);
         const row = await insertSession(tx, {
           challengeId,
           agentId: agent.id,
           entryId: entry.id,
           sandbox,
-          timeLimitMinutes: challenge.time_limit_minutes,
-          endsAt: challenge.ends_at,
+          timeLimitMinutes: bout ? null : challenge.time_limit_minutes,
+          endsAt: bout ? bout.match_ends_at : challenge.ends_at,
           versionSnapshot: versionSnapshot(challenge),
         });
         await emitEvent(tx, {

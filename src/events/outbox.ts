@@ -34,3 +34,19 @@ export async function emitEvent(db: Queryable, event: DomainEvent): Promise<stri
 export function emitEvents(db: Queryable, events: DomainEvent[]): Promise<string[]> {
   return insertOutboxEvents(db, events.map(toRow));
 }
+
+/**
+ * One event per distinct owner (an event about several owners' agents, e.g. a match): each owner's
+ * subscriptions receive it once, however many of their agents take part.
+ */
+export function emitEventPerOwner(
+  db: Queryable,
+  event: Omit<DomainEvent, 'ownerUserId'>,
+  ownerUserIds: string[],
+): Promise<string[]> {
+  const owners = [...new Set(ownerUserIds)];
+  return emitEvents(
+    db,
+    owners.map((ownerUserId) => ({ ...event, ownerUserId })),
+  );
+}

@@ -17,6 +17,9 @@ export const EVENT_TYPES = [
   'challenge.retired',
   'session.created',
   'breakdown.generated',
+  // The arena (DESIGN "Matches between agents"): one event per participant's owner.
+  'match.started',
+  'match.completed',
 ] as const;
 
 export const eventTypeSchema = z.enum(EVENT_TYPES);

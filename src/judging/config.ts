@@ -7,6 +7,7 @@ import {
   regexSyntaxError,
 } from './regex-safety';
 import { LANGUAGE_IDS } from './program/languages';
+import { GAME_IDS, findGame } from './games/catalog';
 
 /** Bounds of a judge config (admin input, stored per challenge). */
 export const JUDGE_CONFIG_LIMITS = {
@@ -179,6 +180,8 @@ const rubricCriterionSchema = z
     weight: weightSchema,
     description: z.string().max(2_000).optional(),
     hidden: z.boolean().default(false),
+    /** Counted only in private_score; invisible to competitors until the challenge is complete. */
+    private: z.boolean().default(false),
     check: rubricCheckSchema,
   })
   .strict()
@@ -201,6 +204,8 @@ const testCaseSchema = z
   .object({
     name: nameSchema,
     hidden: z.boolean().default(false),
+    /** Counted only in private_score; invisible to competitors until the challenge is complete. */
+    private: z.boolean().default(false),
     weight: weightSchema,
     /** Name of the function exported by the entry module ("default" for the default export). */
     export: z
@@ -320,6 +325,8 @@ const programTestSchema = z
   .object({
     name: nameSchema,
     hidden: z.boolean().default(false),
+    /** Counted only in private_score; invisible to competitors until the challenge is complete. */
+    private: z.boolean().default(false),
     weight: weightSchema,
     stdin: z.string().max(JUDGE_CONFIG_LIMITS.maxProgramTestDataChars).default(''),
     expected_stdout: z.string().max(JUDGE_CONFIG_LIMITS.maxProgramTestDataChars),
@@ -360,6 +367,73 @@ export const programJudgeConfigSchema = z
   })
   .strict();
 
+// ---- game ----------------------------------------------------------------------------------------
+
+/** DESIGN, "Games": the ranges of a `game` judge. */
+export const GAME_JUDGE_LIMITS = {
+  minTurnMs: 10,
+  maxTurnMs: 10_000,
+  defaultTurnMs: 1_000,
+  minBankMs: 0,
+  maxBankMs: 60_000,
+  defaultBankMs: 10_000,
+  minMemoryMb: 32,
+  maxMemoryMb: 1024,
+  defaultMemoryMb: 256,
+  minGamesPerMatch: 1,
+  maxGamesPerMatch: 9,
+  defaultGamesPerMatch: 2,
+  maxTurns: 10_000,
+} as const;
+
+export const gameJudgeConfigSchema = z
+  .object({
+    kind: z.literal('game'),
+    /** A built-in game (GET /api/v1/games). */
+    game: z.enum(GAME_IDS),
+    languages: z
+      .array(z.enum(LANGUAGE_IDS))
+      .min(1)
+      .max(LANGUAGE_IDS.length)
+      .refine((ids) => new Set(ids).size === ids.length, 'duplicate language')
+      .optional(),
+    /** CPU per turn; beyond it a turn draws on the bank. */
+    turn_ms: z
+      .number()
+      .int()
+      .min(GAME_JUDGE_LIMITS.minTurnMs)
+      .max(GAME_JUDGE_LIMITS.maxTurnMs)
+      .default(GAME_JUDGE_LIMITS.defaultTurnMs),
+    bank_ms: z
+      .number()
+      .int()
+      .min(GAME_JUDGE_LIMITS.minBankMs)
+      .max(GAME_JUDGE_LIMITS.maxBankMs)
+      .default(GAME_JUDGE_LIMITS.defaultBankMs),
+    memory_mb: z
+      .number()
+      .int()
+      .min(GAME_JUDGE_LIMITS.minMemoryMb)
+      .max(GAME_JUDGE_LIMITS.maxMemoryMb)
+      .default(GAME_JUDGE_LIMITS.defaultMemoryMb),
+    /** Games of one match (seats alternate). */
+    games_per_match: z
+      .number()
+      .int()
+      .min(GAME_JUDGE_LIMITS.minGamesPerMatch)
+      .max(GAME_JUDGE_LIMITS.maxGamesPerMatch)
+      .default(GAME_JUDGE_LIMITS.defaultGamesPerMatch),
+    /** Turns after which a game ends as it stands (default and upper bound: the game's own). */
+    max_turns: z.number().int().min(1).max(GAME_JUDGE_LIMITS.maxTurns).optional(),
+  })
+  .strict();
+
+/** The turns a game of this config lasts at most: `max_turns`, never beyond the game's own. */
+export function gameMaxTurns(config: Pick<GameJudgeConfig, 'game' | 'max_turns'>): number {
+  const own = findGame(config.game)?.defaultMaxTurns ?? GAME_JUDGE_LIMITS.maxTurns;
+  return Math.min(config.max_turns ?? own, own);
+}
+
 // ---- the union ---------------------------------------------------------------------------------
 
 export const judgeConfigSchema = z
@@ -368,6 +442,7 @@ export const judgeConfigSchema = z
     testsJudgeConfigSchema,
     httpJudgeConfigSchema,
     programJudgeConfigSchema,
+    gameJudgeConfigSchema,
   ])
   .superRefine((config, ctx) => {
     // Only a program judge's tests can get near the bound; measuring the others costs a stringify.
@@ -392,3 +467,4 @@ export type TestCaseConfig = TestsJudgeConfig['tests'][number];
 export type HttpJudgeConfig = z.infer<typeof httpJudgeConfigSchema>;
 export type ProgramJudgeConfig = z.infer<typeof programJudgeConfigSchema>;
 export type ProgramTestConfig = ProgramJudgeConfig['tests'][number];
+export type GameJudgeConfig = z.infer<typeof gameJudgeConfigSchema>;

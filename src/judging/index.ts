@@ -31,6 +31,7 @@ export type {
   SpectatorBreakdown,
   AdminBreakdown,
   HiddenSummary,
+  BreakdownOptions,
 } from './breakdown';
 export {
   JudgeInfrastructureError,

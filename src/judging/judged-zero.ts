@@ -16,6 +16,7 @@ export function judgedZero(
 ): JudgeOutcome {
   return {
     score: 0,
+    privateScore: outcome.criteria.some((criterion) => criterion.private === true) ? 0 : null,
     resultState: 'scored',
     summary: `Not judged, score 0: ${reason}`,
     criteria: outcome.criteria.map((criterion) => ({ ...criterion, score: 0, passed: false })),

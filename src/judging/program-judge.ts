@@ -5,7 +5,7 @@ import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from './pr
 import { detectProgram } from './program/detect';
 import { LANGUAGES, LANGUAGE_IDS, type LanguageId } from './program/languages';
 import { VERDICT_WORDS, type Verdict, exitDescription, limitVerdict, outputMatches } from './program/rules';
-import { weightedScore } from './scoring';
+import { splitScores } from './scoring';
 import { runPool } from './tests-judge';
 import type { CriterionResult, JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './types';
 
@@ -21,6 +21,8 @@ export const PROGRAM_JUDGE_LIMITS = {
 export interface ProgramTestDetail {
   name: string;
   hidden: boolean;
+  /** Counted in private_score only; left out of every competitor view until the challenge is complete. */
+  private: boolean;
   verdict: Verdict;
   time_ms: number;
   memory_kb: number;
@@ -62,9 +64,12 @@ function zeroOutcome(
     passed: false,
     feedback: `${VERDICT_WORDS[verdict]}: ${summary}`.slice(0, 500),
     hidden: test.hidden,
+    private: test.private,
   }));
+  const hasPrivate = config.tests.some((test) => test.private);
   return {
     score: 0,
+    privateScore: hasPrivate ? 0 : null,
     resultState: 'scored',
     summary,
     criteria,
@@ -74,6 +79,7 @@ function zeroOutcome(
       tests: config.tests.map((test) => ({
         name: test.name,
         hidden: test.hidden,
+        private: test.private,
         verdict,
         time_ms: 0,
         memory_kb: 0,
@@ -152,6 +158,7 @@ export async function runProgramJudge(
         const detail: ProgramTestDetail = {
           name: test.name,
           hidden: test.hidden,
+          private: test.private,
           verdict,
           time_ms: run.cpuMs,
           memory_kb: run.memoryKb,
@@ -176,13 +183,17 @@ export async function runProgramJudge(
       passed: runs[index].verdict === 'accepted',
       feedback: runs[index].feedback,
       hidden: test.hidden,
+      private: test.private,
     }));
-    const score = weightedScore(criteria);
-    const accepted = runs.filter((run) => run.verdict === 'accepted').length;
+    const { score, privateScore } = splitScores(criteria);
+    // The summary reaches competitors: it counts the tests that are not private only.
+    const open = runs.filter((_, index) => !config.tests[index].private);
+    const accepted = open.filter((run) => run.verdict === 'accepted').length;
     return {
       score,
+      privateScore,
       resultState: 'scored',
-      summary: `${spec.name}: ${accepted} of ${runs.length} tests accepted (score ${score})`,
+      summary: `${spec.name}: ${accepted} of ${open.length} tests accepted (score ${score})`,
       criteria,
       details: {
         language: spec.id,

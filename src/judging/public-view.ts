@@ -36,6 +36,7 @@ const TESTS_JUDGE_LANGUAGES = ['javascript', 'typescript'];
 const DEFAULTS = {
   tests: { time_limit_ms: 2_000, memory_mb: 64 },
   program: { time_limit_ms: 2_000, memory_mb: 256, compare: 'lines', float_tolerance: 1e-6 },
+  game: { turn_ms: 1_000, bank_ms: 10_000, memory_mb: 256, games_per_match: 2 },
 } as const;
 
 export interface PublicProgramTest {
@@ -67,12 +68,21 @@ export interface JudgePublic {
   kind: string;
   /** Language ids a submission may use; null: any text (rubric, http). */
   languages: string[] | null;
+  /** The file a `tests` judge loads (its config's `entry`); null when none is configured. */
+  entry: string | null;
   limits: {
     time_limit_ms: number;
     memory_mb: number;
     compare?: string;
     float_tolerance?: number;
+    /** `game` judge: CPU per turn (also time_limit_ms), the bank, games per match, the turn cap. */
+    turn_ms?: number;
+    bank_ms?: number;
+    games_per_match?: number;
+    max_turns?: number | null;
   } | null;
+  /** `game` judge: the game's id (GET /api/v1/games). */
+  game?: string;
   tests: Array<PublicProgramTest | PublicFunctionTest>;
   hidden_test_count: number;
   criteria: PublicCriterion[];
@@ -97,7 +107,12 @@ export function cutUtf8(text: string, limit = PUBLIC_TEST_DATA_LIMIT): { text: s
   return { text: bytes.subarray(0, end).toString('utf8'), cut: true };
 }
 
-const visible = (items: Json[]) => items.filter((item) => item.hidden !== true);
+/**
+ * Private tests and criteria (fair contests) leave no trace here, not even in the hidden counts:
+ * they exist only for private_score, which competitors learn at completion.
+ */
+const notPrivate = (items: Json[]) => items.filter((item) => item.private !== true);
+const visible = (items: Json[]) => notPrivate(items).filter((item) => item.hidden !== true);
 
 function programTest(test: Json): PublicProgramTest {
   const stdin = cutUtf8(asString(test.stdin));
@@ -133,13 +148,14 @@ export function judgePublicView(judge: unknown): JudgePublic {
   const base: JudgePublic = {
     kind,
     languages: null,
+    entry: null,
     limits: null,
     tests: [],
     hidden_test_count: 0,
     criteria: [],
     hidden_criteria_count: 0,
   };
-  const tests = asArray(config.tests);
+  const tests = notPrivate(asArray(config.tests));
   switch (kind) {
     case 'program': {
       const languages = Array.isArray(config.languages)
@@ -158,10 +174,30 @@ export function judgePublicView(judge: unknown): JudgePublic {
         hidden_test_count: tests.length - visible(tests).length,
       };
     }
+    case 'game': {
+      const languages = Array.isArray(config.languages)
+        ? config.languages.filter((l): l is string => typeof l === 'string')
+        : [];
+      const turnMs = asNumber(config.turn_ms, DEFAULTS.game.turn_ms);
+      return {
+        ...base,
+        game: asString(config.game),
+        languages: languages.length > 0 ? languages : [...PROGRAM_LANGUAGE_IDS],
+        limits: {
+          time_limit_ms: turnMs,
+          memory_mb: asNumber(config.memory_mb, DEFAULTS.game.memory_mb),
+          turn_ms: turnMs,
+          bank_ms: asNumber(config.bank_ms, DEFAULTS.game.bank_ms),
+          games_per_match: asNumber(config.games_per_match, DEFAULTS.game.games_per_match),
+          max_turns: typeof config.max_turns === 'number' ? config.max_turns : null,
+        },
+      };
+    }
     case 'tests':
       return {
         ...base,
         languages: [...TESTS_JUDGE_LANGUAGES],
+        entry: typeof config.entry === 'string' && config.entry !== '' ? config.entry : null,
         limits: {
           time_limit_ms: asNumber(config.timeout_ms_per_test, DEFAULTS.tests.time_limit_ms),
           memory_mb: asNumber(config.memory_mb, DEFAULTS.tests.memory_mb),
@@ -170,7 +206,7 @@ export function judgePublicView(judge: unknown): JudgePublic {
         hidden_test_count: tests.length - visible(tests).length,
       };
     case 'rubric': {
-      const criteria = asArray(config.criteria);
+      const criteria = notPrivate(asArray(config.criteria));
       const shown = visible(criteria);
       return {
         ...base,

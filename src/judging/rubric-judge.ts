@@ -1,6 +1,6 @@
 import type { RubricCheck, RubricCriterionConfig, RubricJudgeConfig } from './config';
 import { MAX_REGEX_INPUT_CHARS, REGEX_TIMEOUT_MS, testRegexWithTimeout } from './regex-safety';
-import { weightedScore } from './scoring';
+import { splitScores } from './scoring';
 import type { CriterionResult, JudgeOutcome, SubmissionForJudging } from './types';
 
 interface CheckResult {
@@ -107,18 +107,22 @@ function evaluateCriterion(criterion: RubricCriterionConfig, content: string): C
     passed: result.met,
     feedback: result.feedback,
     hidden: criterion.hidden,
+    private: criterion.private,
   };
 }
 
 /** Score = weighted share of the criteria met. Rubric checks read `content` only. */
 export function runRubricJudge(config: RubricJudgeConfig, submission: SubmissionForJudging): JudgeOutcome {
   const criteria = config.criteria.map((criterion) => evaluateCriterion(criterion, submission.content));
-  const score = weightedScore(criteria);
-  const met = criteria.filter((criterion) => criterion.passed).length;
+  const { score, privateScore } = splitScores(criteria);
+  // The summary reaches competitors: it counts the criteria that are not private only.
+  const open = criteria.filter((criterion) => !criterion.private);
+  const met = open.filter((criterion) => criterion.passed).length;
   return {
     score,
+    privateScore,
     resultState: 'scored',
-    summary: `Met ${met} of ${criteria.length} criteria (score ${score})`,
+    summary: `Met ${met} of ${open.length} criteria (score ${score})`,
     criteria,
   };
 }

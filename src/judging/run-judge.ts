@@ -1,6 +1,7 @@
 import { type JudgeConfig, type JudgeConfigInput, judgeConfigSchema } from './config';
 import { InvalidJudgeConfigError } from './errors';
 import { runHttpJudge } from './http-judge';
+import { runGameJudge } from './game-judge';
 import { runProgramJudge } from './program-judge';
 import { runRubricJudge } from './rubric-judge';
 import { runTestsJudge } from './tests-judge';
@@ -38,6 +39,7 @@ export async function runJudge(
     files: (Array.isArray(submission.files) ? submission.files : []).filter(
       (file) => file !== null && typeof file?.path === 'string' && typeof file.content === 'string',
     ),
+    language: typeof submission.language === 'string' ? submission.language : null,
   };
   const judgeConfig = parsed.data;
   switch (judgeConfig.kind) {
@@ -49,5 +51,7 @@ export async function runJudge(
       return runHttpJudge(judgeConfig, normalizedSubmission, options);
     case 'program':
       return runProgramJudge(judgeConfig, normalizedSubmission, options);
+    case 'game':
+      return runGameJudge(judgeConfig, normalizedSubmission, options);
   }
 }

@@ -13,3 +13,16 @@ export function weightedScore(criteria: readonly Pick<CriterionResult, 'weight' 
   const earned = criteria.reduce((sum, criterion) => sum + criterion.weight * criterion.score, 0);
   return roundScore(earned / totalWeight);
 }
+
+/**
+ * The public score (every criterion that is not private) and the private one (the private ones
+ * only; null when there are none). A board during the contest uses the first only.
+ */
+export function splitScores(criteria: readonly Pick<CriterionResult, 'weight' | 'score' | 'private'>[]): {
+  score: number;
+  privateScore: number | null;
+} {
+  const open = criteria.filter((criterion) => criterion.private !== true);
+  const held = criteria.filter((criterion) => criterion.private === true);
+  return { score: weightedScore(open), privateScore: held.length > 0 ? weightedScore(held) : null };
+}

@@ -1,5 +1,5 @@
 import type { TestCaseConfig, TestsJudgeConfig } from './config';
-import { weightedScore } from './scoring';
+import { splitScores } from './scoring';
 import { encodedEqualsJson, previewEncoded, previewJson } from './sandbox/encoded-value';
 import { judgedZero } from './judged-zero';
 import { type PreparedSubmission, prepareSubmission } from './sandbox/prepare-submission';
@@ -11,6 +11,8 @@ import type { CriterionResult, JudgeOutcome, JudgeRunOptions, SubmissionForJudgi
 export interface TestRunDetail {
   name: string;
   hidden: boolean;
+  /** Counted in private_score only; left out of every competitor view until the challenge is complete. */
+  private: boolean;
   passed: boolean;
   weight: number;
   feedback: string;
@@ -110,7 +112,8 @@ export async function runPool<T, R>(
 export function batchesOf(tests: readonly TestCaseConfig[], concurrency: number): number[][] {
   const batches: number[][] = [];
   for (const hidden of [false, true]) {
-    const indexes = tests.flatMap((test, index) => (test.hidden === hidden ? [index] : []));
+    // A private test is never shown while the contest runs: it runs with the hidden ones.
+    const indexes = tests.flatMap((test, index) => ((test.hidden || test.private) === hidden ? [index] : []));
     const count = Math.min(indexes.length, Math.max(1, concurrency));
     const size = Math.ceil(indexes.length / Math.max(1, count));
     for (let start = 0; start < indexes.length; start += size)
@@ -136,12 +139,14 @@ function buildOutcome(
     passed: verdicts[index].passed,
     feedback: verdicts[index].feedback,
     hidden: testCase.hidden,
+    private: testCase.private,
   }));
   const tests: TestRunDetail[] = config.tests.map((testCase, index) => {
     const run = verdicts[index].run;
     return {
       name: testCase.name,
       hidden: testCase.hidden,
+      private: testCase.private,
       passed: verdicts[index].passed,
       weight: testCase.weight,
       feedback: verdicts[index].feedback,
@@ -150,12 +155,18 @@ function buildOutcome(
       logs_truncated: run?.logsTruncated ?? false,
     };
   });
-  const score = extra.resultState === 'scored' ? weightedScore(criteria) : 0;
-  const passedCount = criteria.filter((criterion) => criterion.passed).length;
+  const split = splitScores(criteria);
+  const scored = extra.resultState === 'scored';
+  const score = scored ? split.score : 0;
+  const privateScore = split.privateScore === null ? null : scored ? split.privateScore : 0;
+  // The summary reaches competitors: it counts the tests that are not private only.
+  const open = criteria.filter((criterion) => !criterion.private);
+  const passedCount = open.filter((criterion) => criterion.passed).length;
   return {
     score,
+    privateScore,
     resultState: extra.resultState,
-    summary: extra.summary ?? `Passed ${passedCount} of ${criteria.length} tests (score ${score})`,
+    summary: extra.summary ?? `Passed ${passedCount} of ${open.length} tests (score ${score})`,
     criteria,
     details: {
       entry: extra.entry,

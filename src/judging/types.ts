@@ -2,6 +2,8 @@
 export interface SubmissionForJudging {
   content: string;
   files: { path: string; content: string; language?: string }[];
+  /** The body's `language` (id or alias): for files naming none, and for `content` without files. */
+  language?: string | null;
 }
 
 export type ResultState = 'scored' | 'failed' | 'disqualified';
@@ -14,11 +16,15 @@ export interface CriterionResult {
   passed: boolean;
   feedback: string;
   hidden: boolean;
+  /** Counted only in the outcome's privateScore (absent in outcomes stored before fair contests). */
+  private?: boolean;
 }
 
 export interface JudgeOutcome {
-  /** 0..100, rounded to 2 decimals. */
+  /** 0..100, rounded to 2 decimals, over the criteria that are not private. */
   score: number;
+  /** 0..100 over the private criteria only; null (or absent in older outcomes) when there are none. */
+  privateScore?: number | null;
   resultState: ResultState;
   /** One line of feedback. */
   summary: string;
@@ -37,4 +43,6 @@ export interface JudgeRunOptions {
   onProgress?: (progress: { completed: number; total: number }) => void;
   /** Sandboxes run at the same time by the `tests` judge. Defaults to 1: a judging is one slot (fair-share caps count slots). */
   testConcurrency?: number;
+  /** A `game` judge's opponent: the program itself (validation, the default) or the game's baseline bot (an operator's dry run). */
+  gameOpponent?: 'self' | 'boss';
 }

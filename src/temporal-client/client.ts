@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type ConnectionOptions,
+} from '@temporalio/client';
 import type { Config } from '../config';
 
 export function temporalConnectionOptions(config: Config): ConnectionOptions {
@@ -23,15 +29,32 @@ export function temporalConnectionOptions(config: Config): ConnectionOptions {
 /**
  * A memoised client that connects on first use. A failed connection is forgotten so that the
  * next call retries: the API keeps serving reads while Temporal restarts.
+ *
+ * Closing waits out the client's own gRPC retries: `@temporalio/client` schedules a retry with
+ * `setTimeout`, and `Connection.close()` does not clear it, so a retry firing after the close
+ * throws "Channel has been shut down" inside the timer (an uncaught exception in the process).
+ * Once closing, no new retry is scheduled, and the close comes after the last scheduled one.
  */
 export function lazyTemporalClient(config: Config): {
   get: () => Promise<Client>;
   close: () => Promise<void>;
 } {
   let pending: Promise<Client> | undefined;
+  let closing = false;
+  let retriesDueBy = 0;
+  const defaults = defaultGrpcRetryOptions();
+  const retries = makeGrpcRetryInterceptor({
+    retryableDecider: (attempt, status) => !closing && defaults.retryableDecider(attempt, status),
+    delayFunction: (attempt, status) => {
+      const ms = defaults.delayFunction(attempt, status);
+      retriesDueBy = Math.max(retriesDueBy, Date.now() + ms);
+      return ms;
+    },
+  });
   return {
     get() {
-      pending ??= Connection.connect(temporalConnectionOptions(config))
+      closing = false;
+      pending ??= Connection.connect({ ...temporalConnectionOptions(config), interceptors: [retries] })
         .then((connection) => new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }))
         .catch((err) => {
           pending = undefined;
@@ -41,9 +64,16 @@ export function lazyTemporalClient(config: Config): {
     },
     async close() {
       if (!pending) return;
+      closing = true;
       const client = await pending.catch(() => undefined);
+      // A retry scheduled before `closing` still fires: let it run (and fail without retrying).
+      const wait = retriesDueBy + RETRY_CLOSE_MARGIN_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       await client?.connection.close().catch(() => undefined);
       pending = undefined;
     },
   };
 }
+
+/** After the last scheduled retry: its call starts, fails fast on a closing client, and is done. */
+const RETRY_CLOSE_MARGIN_MS = 250;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isOperatorSession } from '../domain/accounts/policy';
 import { html, raw, type SafeHtml } from './html';
 
 /**
@@ -145,6 +146,18 @@ form.filters label { max-width:100%; }
 ul.inline { list-style:none; padding:0; margin:0; display:flex; flex-wrap:wrap; gap:4px 10px; }
 ul.next { display:flex; flex-wrap:wrap; gap:8px 20px; padding:0; list-style:none; }
 @media (max-width: 600px) { main { padding:14px 12px 40px; } .site { padding:10px 12px; gap:10px; } }
+/* A result as a judge shows it (verdict table, excerpts, submitted files). */
+tr.ok td[data-verdict] { color:var(--ok); }
+tr.bad td[data-verdict] { color:var(--bad); }
+/* Headings, verdicts and figures stay whole words at 390 px (the table scrolls in its own box). */
+#verdict-table thead th, #verdict-table td[data-verdict], #verdict-table td.num { white-space:nowrap; overflow-wrap:normal; }
+#verdict-table tbody th { min-width:7em; }
+#verdict-table .badge { white-space:nowrap; }
+#verdict-table td.detail:not(:empty) { min-width:12em; }
+figure.code-file { margin:10px 0; }
+figure.code-file figcaption { font-size:13px; color:var(--muted); margin-bottom:4px; }
+details > summary { cursor:pointer; }
+.wrap { overflow-wrap:anywhere; word-break:break-word; }
 .sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 `);
 
@@ -170,7 +183,7 @@ export function headerAccount(
       ? {
           name: session.name ?? session.subject,
           csrfToken: session.csrfToken,
-          operator: session.role === 'admin',
+          operator: isOperatorSession(session),
         }
       : null,
     returnTo,

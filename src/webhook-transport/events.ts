@@ -23,6 +23,8 @@
  * | challenge.retired     |                                               | challenge_id                                                |
  * | session.created       |                                               | session_id, challenge_id, agent_id, expires_at (date-time or null) |
  * | breakdown.generated   |                                               | submission_id, challenge_id (the breakdown itself is audience-gated: fetch it via GET /submissions/{id}/breakdown) |
+ * | match.started         |                                               | match_id, challenge_id, participants [{agent_id}]            |
+ * | match.completed       |                                               | match_id, challenge_id, result_id, rated, placements [{agent_id, rank, outcome, score}] |
  * | webhook.test          |                                               | subscription_id, message (only sent by the test operation; not subscribable) |
  *
  * The payload passed to `buildEventBody` is the domain outbox's loosely typed record; it is validated per
@@ -81,6 +83,7 @@ export function newDeliveryId(): string {
 const uuid = z.string().uuid();
 const challengeStatus = z.enum(['draft', 'active', 'complete', 'archived']);
 const resultState = z.enum(['scored', 'failed', 'disqualified']);
+const matchOutcome = z.enum(['win', 'loss', 'draw', 'forfeit']);
 /** Outbox payloads come from JSON (strings) or straight from code (Date); both leave as UTC ISO strings. */
 const dateTime = z
   .union([z.date(), z.string().datetime({ offset: true })])
@@ -166,6 +169,31 @@ const EVENT_SHAPES: Record<WebhookEventType, EventShape> = {
     data: z.object({ submission_id: uuid, challenge_id: uuid }),
     topLevel: [],
   },
+  'match.started': {
+    data: z.object({
+      match_id: uuid,
+      challenge_id: uuid,
+      participants: z.array(z.object({ agent_id: uuid })),
+    }),
+    topLevel: [],
+  },
+  'match.completed': {
+    data: z.object({
+      match_id: uuid,
+      challenge_id: uuid,
+      result_id: uuid,
+      rated: z.boolean(),
+      placements: z.array(
+        z.object({
+          agent_id: uuid,
+          rank: z.number().int().nullable(),
+          outcome: matchOutcome.nullable(),
+          score: z.number().finite().nullable(),
+        }),
+      ),
+    }),
+    topLevel: [],
+  },
 };
 
 /** The delivery body for one event; throws InvalidEventPayloadError when the input does not fit. */
@@ -222,7 +250,7 @@ const submissionStatus = <S extends string>(status: S, note?: string) =>
 
 /**
  * `data` as delivered, per type (the output side of EVENT_SHAPES). Kept in step with the shapes by
- * test/unit/webhook-catalog.test.ts: every catalog sample's built body parses strictly here.
+ * test/unit/events/webhook-catalog.test.ts: every catalog sample's built body parses strictly here.
  */
 const DELIVERED_DATA: Record<WebhookEventType, z.AnyZodObject> = {
   'result.finalized': z.object({
@@ -277,6 +305,27 @@ const DELIVERED_DATA: Record<WebhookEventType, z.AnyZodObject> = {
     expires_at: deliveredTime.nullable(),
   }),
   'breakdown.generated': z.object({ submission_id: uuid, challenge_id: uuid }),
+  'match.started': z.object({
+    match_id: uuid,
+    challenge_id: uuid,
+    participants: z.array(z.object({ agent_id: uuid }).strict()),
+  }),
+  'match.completed': z.object({
+    match_id: uuid,
+    challenge_id: uuid,
+    result_id: uuid,
+    rated: z.boolean(),
+    placements: z.array(
+      z
+        .object({
+          agent_id: uuid,
+          rank: z.number().int().nullable(),
+          outcome: matchOutcome.nullable().describe('null when an operator voided the match before its end'),
+          score: z.number().nullable(),
+        })
+        .strict(),
+    ),
+  }),
 };
 
 /** The whole delivered body of one event type: `{id, event_type, timestamp, [top-level ids], data}`. */
@@ -297,6 +346,8 @@ export function deliveredBodySchema(type: WebhookEventType): z.AnyZodObject {
 const SAMPLE_SUBMISSION = '8d0c3b6e-2f4a-4c1e-9b7d-5a6f3e2c1d0b';
 const SAMPLE_CHALLENGE = 'c41f7a2b-9e3d-4b8c-a6f1-0d2e5b7c9a13';
 const SAMPLE_AGENT = '5e9b1d47-3c2a-4f6e-8b0d-7a1c9e4f2b68';
+const SAMPLE_OPPONENT = '9a2c4e6f-1b3d-4f5a-8c7e-2d4f6a8b0c1e';
+const SAMPLE_MATCH = 'e7b3a1d9-5c2f-4a8e-9d1b-6f3c8a2e4b70';
 
 /** What each event means and a realistic outbox payload, built into the catalog's example bodies. */
 export const EVENT_CATALOG: Record<WebhookEventType, { summary: string; payload: Record<string, unknown> }> =
@@ -364,6 +415,29 @@ export const EVENT_CATALOG: Record<WebhookEventType, { summary: string; payload:
       summary:
         'The score breakdown of a judged submission is ready (fetch it with GET /api/v1/submissions/{id}/breakdown; its content depends on who asks).',
       payload: { submission_id: SAMPLE_SUBMISSION, challenge_id: SAMPLE_CHALLENGE },
+    },
+    'match.started': {
+      summary:
+        "A match your agent plays in started: the bout's assignment is waiting for each participant (sent to each participant's owner once).",
+      payload: {
+        match_id: SAMPLE_MATCH,
+        challenge_id: SAMPLE_CHALLENGE,
+        participants: [{ agent_id: SAMPLE_AGENT }, { agent_id: SAMPLE_OPPONENT }],
+      },
+    },
+    'match.completed': {
+      summary:
+        'A match your agent played in finished: placements (rank, outcome, score), whether it was rated, and its result id for GET /api/v1/results/{id}; a void match has result_state void there.',
+      payload: {
+        match_id: SAMPLE_MATCH,
+        challenge_id: SAMPLE_CHALLENGE,
+        result_id: '3f6a9c1e-7b2d-4e8f-a015-c4d92b7e6a31',
+        rated: true,
+        placements: [
+          { agent_id: SAMPLE_AGENT, rank: 1, outcome: 'win', score: 92 },
+          { agent_id: SAMPLE_OPPONENT, rank: 2, outcome: 'loss', score: 64.5 },
+        ],
+      },
     },
   };
 

@@ -73,7 +73,37 @@ export interface HeartbeatResult {
   is_online: boolean;
 }
 
+/** Why an entry of the agent is not an assignment now (GET /api/v1/challenges/assigned's `idle`). */
+export const IDLE_REASONS = [
+  'in_progress',
+  'submitted',
+  'already_judged',
+  'timed_out',
+  'withdrawn',
+  'waiting_for_a_match',
+  'challenge_not_active',
+] as const;
+export type IdleReason = (typeof IDLE_REASONS)[number];
+
+export interface IdleEntry {
+  entry_id: string;
+  challenge_id: string;
+  title: string;
+  reason: IdleReason;
+  /** In words, for a log line. */
+  message: string;
+}
+
+/** The whole answer of GET /api/v1/challenges/assigned. */
+export interface AssignedAnswer {
+  challenges: Assignment[];
+  /** The agent's other entries with the reason each is not assigned (empty with no challenges: not entered anywhere). */
+  idle?: IdleEntry[];
+}
+
 export interface Assignment {
+  /** A bout of a head_to_head challenge: the match, when it ends, who the opponents are. */
+  match?: { id: string; ends_at: string | null; opponents: { agent_id: string; agent_name: string }[] };
   entry_id: string;
   assigned_at: string;
   challenge: {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JudgeConfigInput } from '../../src/judging';
-import { eventually, type TestAgent } from './factories';
+import { eventually, newAgent, type TestAgent } from './factories';
 import type { ApiResponse, TestServer } from './server';
 
 /** Score 60 for content containing "42" (weight 3 of 5), +20 when ≤ 200 chars, +20 (hidden) when it starts with "The". */
@@ -121,4 +121,62 @@ export async function outboxEventsFor(
     [submissionId],
   );
   return res.rows;
+}
+
+/**
+ * A bout's usual play: submits `content` in the session, waits until the submission is judged
+ * (its row complete), then closes the session.
+ */
+export async function submitJudgedAndClose(
+  server: TestServer,
+  token: string,
+  sessionId: string,
+  content: string,
+): Promise<void> {
+  const sub = await server.request('POST', `/api/v1/sessions/${sessionId}/submissions`, {
+    auth: token,
+    body: { content },
+  });
+  if (sub.status !== 201) throw new Error(`submit failed: ${sub.status} ${sub.text}`);
+  await eventually(
+    async () => {
+      const s = await server.deps.db.query<{ status: string }>(
+        'SELECT status FROM submissions WHERE id = $1',
+        [sub.body.data.id],
+      );
+      return s.rows[0]?.status === 'complete' ? true : undefined;
+    },
+    60_000,
+    250,
+  );
+  const closed = await server.request('DELETE', `/api/v1/sessions/${sessionId}`, { auth: token });
+  if (closed.status !== 200) throw new Error(`closing the session failed: ${closed.status} ${closed.text}`);
+}
+
+/**
+ * A new agent whose game program (one file) is validated by self-play (judged `complete`,
+ * verdict accepted); answers the agent and its submission id.
+ */
+export async function validatedGamePlayer(
+  server: TestServer,
+  challengeId: string,
+  file: { path: string; content: string },
+): Promise<{ agent: TestAgent; submissionId: string }> {
+  const agent = await newAgent(server);
+  const sessionId = await sessionFor(server, agent, challengeId);
+  const res = await submit(server, agent.token, sessionId, { content: file.path, files: [file] });
+  expect(res.status).toBe(201);
+  const judged = await waitForSubmission(
+    server,
+    agent.token,
+    res.body.data.id,
+    ['complete', 'failed'],
+    600_000,
+  );
+  expect(judged.submission_status).toBe('complete');
+  const breakdown = await server.request('GET', `/api/v1/submissions/${res.body.data.id}/breakdown`, {
+    auth: agent.token,
+  });
+  expect(breakdown.body.data.details).toMatchObject({ verdict: 'accepted' });
+  return { agent, submissionId: res.body.data.id };
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { submissionWorkflowId } from '../../src/domain/submissions/contract';
 import { judgeConfigSchema } from '../../src/judging';
-import { temporalWorkflowUrl } from '../../src/api/routes/admin-pages';
+import { temporalWorkflowUrl } from '../../src/api/pages/submissions/console-routes';
 import { createActive, createDraft } from '../helpers/challenge-factories';
 import { newAdmin, newAgent, type TestAgent } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -376,6 +376,56 @@ describe('the dry run', () => {
     expect(res.status).toBe(400);
     expect(res.html).toMatch(/id="err-judge">judge\.criteria: /);
     expect(res.html).not.toContain('id="dry-run-score"');
+  });
+});
+
+describe('the judge-config editor per kind', () => {
+  test("a kind's template comes in the box with its schema explained; the draft is created from it as typed", async () => {
+    const fresh = await page(operator, '/admin/challenges/new?kind=program');
+    expect(fresh.status).toBe(200);
+    expect(fresh.html).toMatch(/<option value="program" selected>/);
+    expect(fresh.html).toContain('data-kind="program"');
+    expect(fresh.html).toContain('<code>expected_stdout</code>');
+    expect(JSON.parse(formOf(fresh.html).judge).kind).toBe('program');
+
+    // The selector's button: everything typed stays, only the judge box changes, nothing is saved.
+    const before = (await server.deps.db.query('SELECT count(*)::int AS n FROM challenges')).rows[0].n;
+    const swapped = await post(operator, '/admin/challenges/new/judge-template', {
+      ...newDraftForm(await csrfOf(operator)),
+      title: `Template draft ${run}`,
+      judge_kind: 'tests',
+    });
+    expect(swapped.status).toBe(200);
+    expect(swapped.html).toContain(`value="Template draft ${run}"`);
+    expect(swapped.html).toContain('data-kind="tests"');
+    const typed = formOf(swapped.html);
+    expect(JSON.parse(typed.judge)).toMatchObject({ kind: 'tests', entry: 'src/solution.ts' });
+    expect((await server.deps.db.query('SELECT count(*)::int AS n FROM challenges')).rows[0].n).toBe(before);
+
+    const created = await post(operator, '/admin/challenges', { ...newDraftForm(typed._csrf), ...typed });
+    expect(created.status).toBe(303);
+    expect((await challengeRow(idFrom(created.location))).judge).toMatchObject({
+      kind: 'tests',
+      entry: 'src/solution.ts',
+    });
+
+    // An edit page's button works the same way; a template with a mistake shows the path of the field.
+    const edit = formOf((await page(operator, created.location!)).html);
+    const games = await post(operator, `/admin/challenges/${idFrom(created.location)}/judge-template`, {
+      ...edit,
+      judge_kind: 'program',
+    });
+    expect(games.status).toBe(200);
+    expect(games.html).toContain('the program template; nothing was saved');
+    const broken = JSON.parse(formOf(games.html).judge);
+    delete broken.tests[0].expected_stdout;
+    const refused = await post(operator, `/admin/challenges/${idFrom(created.location)}`, {
+      ...formOf(games.html),
+      judge: JSON.stringify(broken),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toMatch(/id="err-judge">judge\.tests\.0\.expected_stdout: Required/);
+    expect(refused.html).toContain('data-kind="program"');
   });
 });
 

@@ -188,7 +188,7 @@ test('/api/v1/docs renders the document with Swagger UI served from node_modules
     // The webhook event catalog renders as its own section, one entry per event type.
     const webhooks = page.locator('.webhooks');
     expect(await webhooks.locator('h2').innerText()).toBe('Webhooks');
-    expect(await webhooks.locator('.opblock').count()).toBe(12);
+    expect(await webhooks.locator('.opblock').count()).toBe(14);
     await webhooks.locator('.opblock-summary', { hasText: 'submission.completed' }).first().click();
     await page.waitForSelector('.webhooks .opblock.is-open .parameters');
     const opened = await webhooks.locator('.opblock.is-open').innerText();

@@ -71,7 +71,8 @@ describe('public listing and reading', () => {
 
     const one = await server.request('GET', `/api/v1/challenges/${active.id}`);
     expect(one.status).toBe(200);
-    const { judge_public: judgePublic, ...fields } = one.body.data;
+    const { judge_public: judgePublic, submissions_left: left, ...fields } = one.body.data;
+    expect(left).toBeNull(); // anonymous: acts as no agent
     expect(fields).toEqual(item);
     expect(judgePublic).toMatchObject({ kind: 'rubric', languages: null, tests: [] });
   });
@@ -125,6 +126,7 @@ describe('public listing and reading', () => {
       expect(tests.body.data.judge_public).toEqual({
         kind: 'tests',
         languages: ['javascript', 'typescript'],
+        entry: null,
         limits: { time_limit_ms: 500, memory_mb: 64 },
         tests: [
           { name: 'adds', weight: 2, export: 'add', args: [1, 2], expected: 3, truncated: false },

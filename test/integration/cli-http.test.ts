@@ -186,7 +186,9 @@ describe('the operator CLI behaves', () => {
     expect(byDefault.err).toContain(`using http://127.0.0.1:${port} (the default`);
     expect(JSON.parse(byDefault.out).data).toHaveLength(1);
     const explicit = await cli(['challenges', 'list', '--category', category, '--json']);
-    expect(explicit.err).toBe('');
+    // Quiet about the base URL; it still says that it acts as the development operator (issue 29).
+    expect(explicit.err).not.toContain('using http');
+    expect(explicit.err).toMatch(/^no CCS_TOKEN, --token or --jwt: acting as the development operator/);
   });
 
   it('never mints an admin JWT for another host', async () => {
@@ -269,9 +271,17 @@ describe('webhooks listen', () => {
     process.emit('SIGINT');
     await done;
     expect(run.code).toBe(0);
-    expect(run.err).toContain(`subscription ${subscriptionId} deactivated`);
+    // Removed with its deliveries (issue 29): each run leaves no inactive subscription behind.
+    expect(run.err).toContain(`subscription ${subscriptionId} removed`);
     const sub = await server.request('GET', `/api/v1/webhooks/${subscriptionId}`, { auth: agent.user.jwt });
-    expect(sub.body.data.status).toBe('inactive');
+    expect(sub.status).toBe(404);
+    const listed = await server.request('GET', '/api/v1/webhooks', { auth: agent.user.jwt });
+    expect(listed.body.data.map((s: { id: string }) => s.id)).not.toContain(subscriptionId);
+    const left = await server.deps.db.query(
+      'SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1',
+      [subscriptionId],
+    );
+    expect(left.rows[0].n).toBe(0);
     await new Promise((r) => target.close(r));
   }, 60_000);
 

@@ -87,7 +87,9 @@ test('submit --wait prints the result and the breakdown; results get and submiss
   const id = /^submission ([0-9a-f-]{36}) complete$/.exec(lines[0])?.[1];
   expect(id).toBeDefined();
   expect(lines[1]).toMatch(/^score 100\.00 \(scored\)/);
-  expect(lines).toContainEqual(expect.stringMatching(/^ {2}pass {2}100\.00 {2}answer/));
+  // The verdict table: one row per visible criterion (a rubric measures no time or memory).
+  expect(lines).toContainEqual(expect.stringMatching(/^ {2}TEST\s+VERDICT\s+TIME\s+MEMORY/));
+  expect(lines).toContainEqual(expect.stringMatching(/^ {2}answer\s+passed\s+—\s+—/));
   expect(lines).toContainEqual('  hidden: 1 of 1 passed');
   expect(submitted.stdout).not.toContain('style'); // the hidden criterion's name stays hidden
 

@@ -26,6 +26,7 @@ import { eventually } from '../helpers/factories';
 import {
   entryStatus,
   insertChallenge,
+  insertEntry,
   newConnectorAgent,
   SPEC_LIVE_EVENT_TYPES,
 } from '../helpers/connector-factories';
@@ -527,7 +528,10 @@ const CLI_TEST_TIMEOUT_MS = 300_000;
 describe('CLI (npm run connector)', () => {
   function cli(
     args: string[],
-    options: { onStdout?: (text: string, child: ReturnType<typeof spawn>) => void } = {},
+    options: {
+      onStdout?: (text: string, child: ReturnType<typeof spawn>) => void;
+      env?: Record<string, string>;
+    } = {},
   ) {
     return new Promise<{
       code: number | null;
@@ -539,7 +543,7 @@ describe('CLI (npm run connector)', () => {
       // does not confirm within 30 ms (a loaded machine), SIGKILLs it and exits 130.
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/connector-client/cli.ts', ...args], {
         cwd: ROOT,
-        env: { ...process.env, AGENT_KEY: '', API_TOKEN: '' },
+        env: { ...process.env, AGENT_KEY: '', API_TOKEN: '', ...options.env },
       });
       let stdout = '';
       let stderr = '';
@@ -597,6 +601,37 @@ describe('CLI (npm run connector)', () => {
       expect(refused.stderr).toMatch(/HTTP 400: body\.event\.percent/);
       const agentView = await server.request('GET', `/api/v1/agents/${agent.agentId}`, { auth: agent.token });
       expect(agentView.body.data).toMatchObject({ name: 'CLI Carl', skill_count: 4 });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "the key page's command runs as printed (CCS_BASE_URL, CCS_AGENT_KEY, run; --key alone runs too, PORT honoured), and says why nothing is assigned",
+    async () => {
+      const agent = await newConnectorAgent(server);
+      const title = `Judged before ${Date.now()}`;
+      const challengeId = await insertChallenge(server, { title });
+      await insertEntry(server, challengeId, agent.agentId, { status: 'judged' });
+      const stopOnReason = (text: string, child: ReturnType<typeof spawn>) => {
+        if (/already judged/.test(text) && !child.killed) child.kill('SIGINT');
+      };
+      const port = new URL(server.baseUrl).port;
+      const [printed, keyOnly] = await Promise.all([
+        // The key page's command: CCS_BASE_URL=… CCS_AGENT_KEY=… npm run -s connector -- run
+        cli(['run', '--poll-ms', '200'], {
+          env: { CCS_BASE_URL: server.baseUrl, CCS_AGENT_KEY: agent.key },
+          onStdout: stopOnReason,
+        }),
+        // `npm run connector -- --key …` (no command, no base URL): runs, on PORT.
+        cli(['--key', agent.key, '--poll-ms', '200'], {
+          env: { CCS_BASE_URL: '', CONNECTOR_BASE_URL: '', API_BASE_URL: '', PORT: port },
+          onStdout: stopOnReason,
+        }),
+      ]);
+      for (const run of [printed, keyOnly]) {
+        expect(run.stdout).toContain(`no assignment from "${title}" (${challengeId}): already judged`);
+        expect(run.stdout).not.toContain('usage:');
+      }
     },
     CLI_TEST_TIMEOUT_MS,
   );

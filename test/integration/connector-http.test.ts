@@ -114,8 +114,8 @@ describe('POST /api/v1/agents/ping (heartbeat)', () => {
   });
 
   test.each([
-    ['agent_name', { agent_name: '' }],
-    ['agent_name', { agent_name: 'x'.repeat(101) }],
+    // An invalid name string is ignored (DESIGN; people-accounts.test.ts); a non-string is still 400.
+    ['agent_name', { agent_name: 5 }],
     ['model_name', { model_name: 5 }],
     ['skill_count', { skill_count: -1 }],
     ['skill_count', { skill_count: 1.5 }],
@@ -208,8 +208,8 @@ describe('GET /api/v1/challenges/assigned', () => {
     const draft = await insertChallenge(server, { status: 'draft' });
     const running = await insertChallenge(server);
     const entryId = await insertEntry(server, active, agent.agentId);
-    await insertEntry(server, draft, agent.agentId);
-    await insertEntry(server, running, agent.agentId, { status: 'active' });
+    const draftEntry = await insertEntry(server, draft, agent.agentId);
+    const runningEntry = await insertEntry(server, running, agent.agentId, { status: 'active' });
     // Another agent's assignment is not listed.
     const other = await newConnectorAgent(server);
     await insertEntry(server, active, other.agentId);
@@ -233,7 +233,17 @@ describe('GET /api/v1/challenges/assigned', () => {
           },
         },
       ],
+      // The other entries, each with why it is not an assignment (issue 29).
+      idle: expect.arrayContaining([
+        expect.objectContaining({
+          entry_id: draftEntry,
+          challenge_id: draft,
+          reason: 'challenge_not_active',
+        }),
+        expect.objectContaining({ entry_id: runningEntry, challenge_id: running, reason: 'in_progress' }),
+      ]),
     });
+    expect(res.body.idle).toHaveLength(2);
     expect(res.body.data).toBeUndefined();
 
     // The literal segment is not mistaken for a challenge id (that route would answer 400/404 in the envelope).
@@ -243,10 +253,29 @@ describe('GET /api/v1/challenges/assigned', () => {
     expect(getById.status).toBe(200);
   });
 
-  test('an agent with nothing assigned gets an empty list', async () => {
+  test('an agent with nothing assigned gets an empty list; entered nowhere, idle is empty too', async () => {
     const agent = await newConnectorAgent(server);
     const res = await server.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.key });
-    expect(res.body).toEqual({ challenges: [] });
+    expect(res.body).toEqual({ challenges: [], idle: [] });
+  });
+
+  test('an agent whose entry is already judged is told so instead of waiting for an assignment', async () => {
+    const agent = await newConnectorAgent(server);
+    const challenge = await insertChallenge(server, { title: 'Judged already' });
+    const entry = await insertEntry(server, challenge, agent.agentId, { status: 'judged' });
+    const res = await server.request('GET', '/api/v1/challenges/assigned', { agentKey: agent.key });
+    expect(res.body).toEqual({
+      challenges: [],
+      idle: [
+        {
+          entry_id: entry,
+          challenge_id: challenge,
+          title: 'Judged already',
+          reason: 'already_judged',
+          message: expect.stringMatching(/^already judged/),
+        },
+      ],
+    });
   });
 
   test('the first event takes the entry out of the assigned listing', async () => {

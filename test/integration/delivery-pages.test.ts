@@ -437,6 +437,29 @@ describe('subscribers: /me/webhooks (their own only)', () => {
     });
     expect((await page(owner, `/me/webhooks/${subId}?done=enabled`)).html).toContain('Re-enabled');
   });
+
+  test('re-enabling with "also replay" re-sends the latest dead letters in the same post (one delivery.replay_bulk)', async () => {
+    const row = await subscriptionRow(server.deps.db, subId);
+    await disableSubscription(server.deps.db, subId, row.enable_generation, 'test: down again', 10);
+    const shown = await page(owner, `/me/webhooks/${subId}`);
+    expect(shown.html).toContain('name="replay_dead_letters" value="yes" checked');
+    const before = (await audit(subId)).filter(
+      (a: { action: string }) => a.action === 'delivery.replay_bulk',
+    ).length;
+    const res = await post(owner, `/me/webhooks/${subId}/enable`, { replay_dead_letters: 'yes' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(
+      /Re-enabled: deliveries resume; (replay started for the \d+ dead letters?|there was no dead letter)/,
+    );
+    expect((await subscriptionRow(server.deps.db, subId)).status).toBe('active');
+    const bulk = (await audit(subId)).filter((a: { action: string }) => a.action === 'delivery.replay_bulk');
+    expect(bulk).toHaveLength(before + 1);
+    expect(bulk[0]).toMatchObject({ actor: owner.subject }); // newest first
+    // Active now: the page offers the bulk replay on its own too.
+    const again = await post(owner, `/me/webhooks/${subId}/replay-dead-letters`, {});
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('Dead letters: ');
+  });
 });
 
 describe('subscribers: creating a webhook from /me/webhooks', () => {

@@ -31,7 +31,7 @@ function widgetRoute(operationId: string, path: string): AnyRouteDef {
       // The sleep widens the window in which concurrent duplicates arrive.
       const row = await deps.db.query<{ id: string }>(
         'INSERT INTO test_widgets (owner, name) SELECT $1, $2 FROM pg_sleep(0.2) RETURNING id',
-        [principal.kind === 'anonymous' ? null : principal.userId, body.name],
+        [principal.userId, body.name],
       );
       return { status: 201, data: { id: row.rows[0].id, name: body.name } };
     },

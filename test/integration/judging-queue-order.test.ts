@@ -9,6 +9,8 @@ import { eventually, newAdmin, newAgent, type TestAgent } from '../helpers/facto
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { scratchDatabase } from '../helpers/scratch-database';
 import { liveWorkerSlots, removeWork } from '../../src/db/queries/judging-queue';
 import { enqueue, runQueuePass, tryAdmit, waitForSlots } from '../../src/domain/judging-queue/queue';
 
@@ -276,7 +278,19 @@ test('a rejudge waits at low priority, counted against no owner, and is judged',
   }, 60_000);
 });
 
+// On a database of its own: the shared one's queue holds the other suites' judgings, which
+// would take this describe's single slot (capacity 1) whenever one runs at the same moment.
 describe('the queue in the database', () => {
+  const scratch = scratchDatabase('queue');
+  let db: Pool;
+  beforeAll(async () => {
+    await scratch.create();
+    db = new Pool({ connectionString: scratch.url, max: 2 });
+  });
+  afterAll(async () => {
+    await db?.end();
+    await scratch.drop();
+  });
   const config = {
     JUDGE_QUEUE_SLOTS: 1,
     JUDGE_MAX_IN_FLIGHT_PER_USER: 4,
@@ -294,41 +308,40 @@ describe('the queue in the database', () => {
     slots: 1,
   });
   const stateOf = async (key: string) => {
-    const row = await queueRow(key);
+    const row = (await db.query(`SELECT * FROM judging_queue WHERE work_key = $1`, [key])).rows[0];
     return row && { state: row.state, seq: row.seq };
   };
 
   test('work whose holder stops refreshing it expires, and the next waiter gets its slot; a retried enqueue keeps its place', async () => {
     const tag = randomUUID();
     const [a, b] = [`test:${tag}:a`, `test:${tag}:b`];
-    await enqueue(server.deps.db, config, ownerless(a));
-    await enqueue(server.deps.db, config, ownerless(b));
-    expect(await runQueuePass(server.deps.db, config, true)).toEqual([a]);
+    await enqueue(db, config, ownerless(a));
+    await enqueue(db, config, ownerless(b));
+    expect(await runQueuePass(db, config, true)).toEqual([a]);
     const placeOfB = (await stateOf(b))?.seq;
     expect(placeOfB).toBeDefined();
-    await enqueue(server.deps.db, config, ownerless(b)); // a retried waiter
+    await enqueue(db, config, ownerless(b)); // a retried waiter
     expect(await stateOf(b)).toEqual({ state: 'waiting', seq: placeOfB });
     // a's holder died: nothing refreshes it past its expiry.
-    await server.deps.db.query(
-      `UPDATE judging_queue SET expires_at = now() - interval '1 second' WHERE work_key = $1`,
-      [a],
-    );
-    const waited = waitForSlots(server.deps.db, config, ownerless(b));
+    await db.query(`UPDATE judging_queue SET expires_at = now() - interval '1 second' WHERE work_key = $1`, [
+      a,
+    ]);
+    const waited = waitForSlots(db, config, ownerless(b));
     await expect(waited).resolves.toBe(1);
     expect(await stateOf(a)).toBeUndefined();
     expect((await stateOf(b))?.state).toBe('running');
-    await removeWork(server.deps.db, b);
+    await removeWork(db, b);
   });
 
   test('runs of workflows started before the queue (admission by retries) are served by the same queue', async () => {
     const tag = randomUUID();
     const [a, b] = [`test:${tag}:a`, `test:${tag}:b`];
-    expect(await tryAdmit(server.deps.db, config, ownerless(a))).toBe(true);
-    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(false); // capacity 1, held by a
-    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(false); // a retry: still waiting, same place
-    await removeWork(server.deps.db, a);
-    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(true);
-    expect(await tryAdmit(server.deps.db, config, ownerless(b))).toBe(true); // granted stays granted
-    await removeWork(server.deps.db, b);
+    expect(await tryAdmit(db, config, ownerless(a))).toBe(true);
+    expect(await tryAdmit(db, config, ownerless(b))).toBe(false); // capacity 1, held by a
+    expect(await tryAdmit(db, config, ownerless(b))).toBe(false); // a retry: still waiting, same place
+    await removeWork(db, a);
+    expect(await tryAdmit(db, config, ownerless(b))).toBe(true);
+    expect(await tryAdmit(db, config, ownerless(b))).toBe(true); // granted stays granted
+    await removeWork(db, b);
   });
 });

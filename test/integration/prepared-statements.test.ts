@@ -42,6 +42,8 @@ test('reads prepared before a column is added keep working after it', async () =
       judge: { kind: 'rubric', criteria: [] },
       max_submissions_per_session: 3,
       max_submissions_per_day: null,
+      final_submissions: 2,
+      freeze_minutes: 0,
     };
     const created = await insertChallenge(pool, fields, { status: 'active' });
     const challengeId = created!.id;

@@ -163,6 +163,8 @@ describe('production refuses /metrics reachable beyond loopback without METRICS_
       env: {
         ...process.env,
         NODE_ENV: 'production',
+        // The test run's shortened arena minute (test-env.ts) is refused in production.
+        ARENA_MINUTE_MS: '60000',
         AUTH_JWT_SECRET: `a-production-secret-${randomUUID()}`,
         WEBHOOK_SECRET_KEY: `a-production-webhook-key-${randomUUID()}`,
         DATABASE_URL: 'postgres://svc:s3cret@127.0.0.1:5432/challenges',

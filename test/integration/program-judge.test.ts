@@ -320,28 +320,30 @@ describe('the language of a submission', () => {
     expect(stored.rowCount).toBe(0);
   });
 
-  test('a fenced block names the language; an undetectable one is judged 0 with the reason', async () => {
+  test('a fenced block names the language; an undetectable one is refused at submission (DESIGN, fourth round)', async () => {
     const challengeId = await newChallenge(server, { judge: JUDGE as never });
     const agent = await newAgent(server);
     const sessionId = await sessionFor(server, agent, challengeId);
     const fenced = await submit(server, agent.token, sessionId, {
       content: `Here it is:\n\`\`\`py\n${PROGRAMS.python.programs.accepted}\`\`\`\n`,
     });
+    expect(fenced.status).toBe(201);
+    // What can be known at submission is refused there, counting against nothing (amends "Outcomes").
     const unknown = await submit(server, agent.token, sessionId, { content: 'no code here at all' });
-    const [fencedDone, unknownDone] = await Promise.all(
-      [fenced, unknown].map((res) =>
-        waitForSubmission(server, agent.token, res.body.data.id, ['complete', 'failed'], 300_000),
-      ),
+    expectError(unknown, 400, 'VALIDATION_ERROR');
+    const fencedDone = await waitForSubmission(
+      server,
+      agent.token,
+      fenced.body.data.id,
+      ['complete', 'failed'],
+      300_000,
     );
     expect(fencedDone.result).toMatchObject({ final_score: 100, result_state: 'scored' });
-    expect(unknownDone).toMatchObject({
-      submission_status: 'complete',
-      result: { final_score: 0, result_state: 'scored' },
-    });
-    const breakdown = await server.request('GET', `/api/v1/submissions/${unknown.body.data.id}/breakdown`, {
-      auth: agent.token,
-    });
-    expect(breakdown.body.data.details.reason).toMatch(/no files and no fenced code block/);
+    const stored = await server.deps.db.query(
+      'SELECT count(*)::int AS n FROM submissions WHERE session_id = $1',
+      [sessionId],
+    );
+    expect(stored.rows[0].n).toBe(1);
   });
 });
 

@@ -192,7 +192,12 @@ describe('reading and closing sessions', () => {
       status: 'open',
       open: true,
       challenge: { id: challengeId, status: 'active' },
-      entry: { challenge_id: challengeId, agent_id: agent.agentId, status: 'submitted' },
+      // Submitted, or already judged: a rubric judge can finish before this read.
+      entry: {
+        challenge_id: challengeId,
+        agent_id: agent.agentId,
+        status: expect.stringMatching(/^(submitted|judged)$/),
+      },
       submissions: [{ id: sub.body.data.id }],
       limits: { max_submissions_per_session: 3, submissions_counted: 1, submissions_remaining: 2 },
     });

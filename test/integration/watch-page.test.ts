@@ -17,6 +17,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 declare const document: {
   querySelectorAll(selector: string): { length: number };
   getElementById(id: string): { textContent: string | null } | null;
+  querySelector(selector: string): { scrollTop: number } | null;
 };
 declare const window: unknown;
 
@@ -184,6 +185,37 @@ test('renders the delayed feed per agent, hostile text as text, and the leaderbo
     80,
   );
   expect(await adaCard.locator('li.event').first().getAttribute('class')).toContain('t-progress');
+
+  // Times in UTC, 24-hour, like every other page; the event list is a labelled region a keyboard
+  // can focus and scroll.
+  const times = await adaCard.locator('li.event time').allTextContents();
+  expect(times.length).toBe(16);
+  for (const t of times) expect(t).toMatch(/^\d{2}:\d{2}:\d{2} UTC$/);
+  const firstTime = adaCard.locator('li.event time').first();
+  expect(await firstTime.textContent()).toBe(
+    `${new Date((await firstTime.getAttribute('datetime'))!).toISOString().slice(11, 19)} UTC`,
+  );
+  const region = adaCard.locator('.events-wrap');
+  expect(await region.getAttribute('role')).toBe('region');
+  expect(await region.getAttribute('tabindex')).toBe('0');
+  expect(await region.getAttribute('aria-label')).toMatch(/^Events of .+, newest first$/);
+  await region.focus();
+  expect(
+    await region.evaluate((el) => el === (el.ownerDocument as { activeElement: unknown }).activeElement),
+  ).toBe(true);
+  const scrollable = await region.evaluate(
+    (el) =>
+      (el as unknown as { scrollHeight: number; clientHeight: number }).scrollHeight >
+      (el as unknown as { clientHeight: number }).clientHeight,
+  );
+  if (scrollable) {
+    await page.keyboard.press('End');
+    await page.waitForFunction(
+      (id) => document.querySelector(`article.agent[data-agent-id="${id}"] .events-wrap`)!.scrollTop > 0,
+      ada.agentId,
+      { timeout: 5_000 },
+    );
+  }
 
   // The leaderboard panel left its loading state (rows, "no scored submissions" or the placeholder).
   await page.waitForFunction(

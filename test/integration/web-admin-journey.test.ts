@@ -108,7 +108,8 @@ test('an operator creates, dry-runs and publishes a tests challenge, rejudges a 
   const submissionsOf = 'SELECT count(*)::int AS n FROM submissions WHERE challenge_id = $1';
   const submissionsBefore = await server.deps.db.query(submissionsOf, [challengeId]);
   await page.fill('#f-sample', SOLUTION);
-  await page.click('#dry-run');
+  // The page answers once the sample is judged, after its turn in the judging queue (other suites' judgings on CI).
+  await page.click('#dry-run', { timeout: 120_000 });
   await page.waitForSelector('#dry-run-score', { timeout: 90_000 });
   expect(await page.textContent('#dry-run-score')).toBe('66.67');
   const criteria = await page.locator('#dry-run-criteria tbody tr').allTextContents();

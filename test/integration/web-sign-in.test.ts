@@ -112,7 +112,10 @@ describe('sign-out ends the session on the server', () => {
     expect(me.status).toBe(200);
     const out = await client.fetch('/logout', { method: 'POST', form: { _csrf: csrfFrom(await me.text()) } });
     expect(out.status).toBe(303);
-    expect(out.headers.get('location')).toBe('/');
+    // Then on to the provider's own logout (DESIGN: RP-initiated logout), which returns to the home page.
+    const providerLogout = new URL(out.headers.get('location')!);
+    expect(providerLogout.pathname).toBe('/oidc/session/end');
+    expect(providerLogout.searchParams.get('post_logout_redirect_uri')).toBe(`${server.baseUrl}/`);
     const replayed = await fetch(`${server.baseUrl}/me/agents`, {
       headers: { cookie: oldCookie },
       redirect: 'manual',
@@ -296,6 +299,8 @@ describe('production: a standard OpenID provider and __Host- cookies', () => {
     production = await startTestServer(
       {
         NODE_ENV: 'production',
+        // The test run's shortened arena minute (test-env.ts) is refused in production.
+        ARENA_MINUTE_MS: '60000',
         AUTH_JWT_SECRET: `a-production-secret-${randomUUID()}`,
         WEBHOOK_SECRET_KEY: `a-production-webhook-key-${randomUUID()}`,
         DATABASE_URL: server.config.DATABASE_URL.replace('postgres@', 'postgres:trust-auth-ignores-it@'),

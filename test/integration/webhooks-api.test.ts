@@ -57,7 +57,7 @@ describe('creating subscriptions', () => {
     expect(res.headers.get('x-ratelimit-limit')).toBe('20');
   });
 
-  test('every one of the 12 event types is accepted; an unknown one is 400 INVALID_EVENT naming it', async () => {
+  test('every one of the 14 event types is accepted; an unknown one is 400 INVALID_EVENT naming it', async () => {
     const user = await newUser(server);
     await createWebhook(server, user.jwt, { url: receiver.url, events: [...EVENT_TYPES] });
     const bad = await server.request('POST', '/api/v1/webhooks', {

@@ -62,7 +62,14 @@ function verifySignatures(req: ReceivedRequest, secret = TEST_SECRET) {
   ]).then(([a, b]) => a && b);
 }
 
-const ids = { challenge: randomUUID(), submission: randomUUID(), agent: randomUUID(), session: randomUUID() };
+const ids = {
+  challenge: randomUUID(),
+  submission: randomUUID(),
+  agent: randomUUID(),
+  session: randomUUID(),
+  match: randomUUID(),
+  result: randomUUID(),
+};
 /**
  * Requests about this file's events. challenge.* events are broadcast to every subscriber, so a
  * suite running beside this one and publishing a challenge reaches these receivers too.
@@ -140,6 +147,18 @@ const PAYLOADS: Record<EventType, Record<string, unknown>> = {
     expires_at: null,
   },
   'breakdown.generated': { submission_id: ids.submission, challenge_id: ids.challenge },
+  'match.started': {
+    match_id: ids.match,
+    challenge_id: ids.challenge,
+    participants: [{ agent_id: ids.agent }],
+  },
+  'match.completed': {
+    match_id: ids.match,
+    challenge_id: ids.challenge,
+    result_id: ids.result,
+    rated: true,
+    placements: [{ agent_id: ids.agent, rank: 1, outcome: 'win', score: 80 }],
+  },
 };
 
 /** An event of `type` with its sample payload, owned by `ownerUserId` (through the real outbox). */
@@ -223,6 +242,20 @@ const EXPECTED: Record<
     keys: ['id', 'event_type', 'timestamp', 'data'],
     data: { submission_id: ids.submission, challenge_id: ids.challenge },
   },
+  'match.started': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: { match_id: ids.match, challenge_id: ids.challenge, participants: [{ agent_id: ids.agent }] },
+  },
+  'match.completed': {
+    keys: ['id', 'event_type', 'timestamp', 'data'],
+    data: {
+      match_id: ids.match,
+      challenge_id: ids.challenge,
+      result_id: ids.result,
+      rated: true,
+      placements: [{ agent_id: ids.agent, rank: 1, outcome: 'win', score: 80 }],
+    },
+  },
 };
 
 describe('fan-out and delivery', () => {
@@ -283,7 +316,7 @@ describe('fan-out and delivery', () => {
     const listed = await server.request('GET', `/api/v1/webhooks/${sub.id}/deliveries`, { auth: user.jwt });
     const ourDeliveryIds = new Set(ours(r.requests).map((q) => q.headers['x-svc-delivery-id']));
     const listedOurs = listed.body.data.filter((d: { id: string }) => ourDeliveryIds.has(d.id));
-    expect(listedOurs).toHaveLength(12);
+    expect(listedOurs).toHaveLength(EVENT_TYPES.length);
     for (const d of listedOurs) {
       expect(d.status).toBe('delivered');
       expect(d.attempts).toEqual([
@@ -858,6 +891,123 @@ describe('replay and listing', () => {
     expect(await cli('webhooks', 'replay', 'not-a-delivery')).toBe(2);
     expect(await cli('webhooks', 'replay-dead-letters', sub.id, '--since', 'yesterday')).toBe(2);
     expect(errs.join('\n')).toMatch(/--since must be/);
+  });
+
+  test('a subscriber re-enables and replays at once what was dead-lettered while it was down (API, CLI); one delivery by its id alone', async () => {
+    const r = await receiver();
+    const { user, userId } = await owner();
+    const sub = await subscribe(user, r.url, ['session.created']);
+    const rows = async () =>
+      (
+        await server.deps.db.query(
+          `SELECT id, status FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY seq`,
+          [sub.id],
+        )
+      ).rows;
+    // An old dead letter, then a delivered one, then the endpoint goes down for two events.
+    r.setDefault({ status: 500 });
+    await emitOwned('session.created', userId);
+    await eventually(async () => (await rows())[0]?.status === 'dead_letter');
+    r.setDefault({ status: 200 });
+    await emitOwned('session.created', userId);
+    await eventually(async () => (await rows())[1]?.status === 'delivered');
+    r.setDefault({ status: 500 });
+    await emitOwned('session.created', userId);
+    await emitOwned('session.created', userId);
+    await eventually(async () => {
+      const all = await rows();
+      return all.length === 4 && all[2].status === 'dead_letter' && all[3].status === 'dead_letter';
+    });
+    const [old, , down1, down2] = await rows();
+    // The support tooling disabled it meanwhile (as 10 failures would): nothing is replayed to it.
+    await server.deps.db.query(
+      `UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1`,
+      [sub.id],
+    );
+    const refused = await server.request('POST', `/api/v1/webhooks/${sub.id}/replay-dead-letters`, {
+      auth: user.jwt,
+      body: {},
+    });
+    expect([refused.status, refused.body.error?.code]).toEqual([400, 'WEBHOOK_INACTIVE']);
+    r.setDefault({ status: 200 });
+    expect(
+      (
+        await server.request('PATCH', `/api/v1/webhooks/${sub.id}`, {
+          auth: user.jwt,
+          body: { active: true },
+        })
+      ).status,
+    ).toBe(200);
+    // Another user: 404, nothing replayed.
+    const other = await owner();
+    const foreign = await server.request('POST', `/api/v1/webhooks/${sub.id}/replay-dead-letters`, {
+      auth: other.user.jwt,
+      body: {},
+    });
+    expect(foreign.status).toBe(404);
+
+    const res = await server.request('POST', `/api/v1/webhooks/${sub.id}/replay-dead-letters`, {
+      auth: user.jwt,
+      body: {},
+    });
+    expect(res.status).toBe(202);
+    // The latest run only: the dead letter before the last delivered one is not re-sent.
+    expect(res.body.data).toMatchObject({
+      replayed: 2,
+      delivery_ids: [down1.id, down2.id],
+      truncated: false,
+    });
+    expect(typeof res.body.data.since).toBe('string');
+    await eventually(async () => (await rows()).filter((x) => x.status === 'delivered').length === 3);
+    expect((await deliveryRow(server.deps.db, old.id)).status).toBe('dead_letter');
+    const audit = (
+      await server.deps.db.query(
+        `SELECT action, detail FROM audit_records WHERE target_id = $1 AND action = 'delivery.replay_bulk'`,
+        [sub.id],
+      )
+    ).rows;
+    expect(audit).toHaveLength(1);
+    expect(audit[0].detail).toMatchObject({
+      selection: 'latest_dead_letter_run',
+      delivery_ids: [down1.id, down2.id],
+    });
+
+    // One delivery by its id alone: the owner and operators; anyone else 404.
+    const mine = await server.request('GET', `/api/v1/webhook-deliveries/${down1.id}`, { auth: user.jwt });
+    expect([mine.status, mine.body.data.id, mine.body.data.status]).toEqual([200, down1.id, 'delivered']);
+    expect(
+      (await server.request('GET', `/api/v1/webhook-deliveries/${down1.id}`, { auth: other.user.jwt }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await server.request('GET', `/api/v1/webhook-deliveries/whd_${'0'.repeat(32)}`, { auth: user.jwt }))
+        .status,
+    ).toBe(404);
+
+    // The CLI: `webhooks delivery <id>` without the subscription id; the old form still works;
+    // `replay-dead-letters <id>` without --since replays the latest run (the old one stays).
+    const out: string[] = [];
+    const errs: string[] = [];
+    const cli = async (...argv: string[]) =>
+      runCli(argv, await loadCommands(), {
+        env: { ...process.env, CCS_BASE_URL: server.baseUrl },
+        out: (t) => out.push(t),
+        err: (t) => errs.push(t),
+      });
+    expect(await cli('webhooks', 'delivery', down2.id)).toBe(0);
+    expect(out.join('\n')).toContain(`${down2.id}  session.created  delivered`);
+    expect(await cli('webhooks', 'delivery', sub.id, down2.id, '--json')).toBe(0);
+    expect(JSON.parse(out.at(-1)!).id).toBe(down2.id);
+    r.setDefault({ status: 500 });
+    await emitOwned('session.created', userId);
+    await eventually(async () => (await rows())[4]?.status === 'dead_letter');
+    const fifth = (await rows())[4];
+    r.setDefault({ status: 200 });
+    expect(await cli('webhooks', 'replay-dead-letters', sub.id)).toBe(0);
+    expect(out).toContain(`  ${fifth.id}`);
+    expect(out.join('\n')).toMatch(/replayed 1 dead letter\(s\) of the latest run/);
+    await eventually(async () => (await deliveryRow(server.deps.db, fifth.id)).status === 'delivered');
+    expect((await deliveryRow(server.deps.db, old.id)).status).toBe('dead_letter');
   });
 
   test('the listing shows the last 20 deliveries, newest first, filtered by ?status=', async () => {

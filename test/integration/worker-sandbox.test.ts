@@ -33,6 +33,8 @@ function startWorker(
 /** Settings a production worker needs besides the sandbox (secrets generated for the test). */
 const PRODUCTION = {
   NODE_ENV: 'production',
+  // The test run's shortened arena minute (test-env.ts) is refused in production.
+  ARENA_MINUTE_MS: '60000',
   AUTH_JWT_SECRET: 'a-production-secret-for-this-test-only',
   WEBHOOK_SECRET_KEY: 'a-production-webhook-key-for-this-test',
   DATABASE_URL: 'postgres://postgres:unused-password@127.0.0.1:5432/challenges_worker_sandbox_test',

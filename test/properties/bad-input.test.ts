@@ -40,7 +40,7 @@ import {
   type RawResponse,
 } from '../helpers/route-table';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
-import { newAgentKey } from '../helpers/factories';
+import { newAgent, newAgentKey } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {
   CONTENT_TYPES,
@@ -87,6 +87,7 @@ let ctx: ZodArbContext;
 /** Real ids per path parameter name (uuid parameters share one pool). */
 let idPool: string[];
 let deliveryIds: string[];
+let spareAgentId: string;
 let baseline: Fingerprint;
 let watch: DbWatch;
 const stats = { requests: 0, accepted: 0, rejected: 0 };
@@ -121,6 +122,9 @@ beforeAll(async () => {
     body: { name: 'spare', scopes: ['challenge:read'], agent_id: creds.agent.agentId },
   });
   await newAgentKey(server, creds.agent);
+  // The agent DELETE /agents/{id} may delete (an accepted request): deleting the fixture agent
+  // would revoke the very credentials every later request carries.
+  spareAgentId = (await newAgent(server, { user: creds.agent.user })).agentId;
   const spareKey = (
     await server.deps.db.query<{ id: string }>(
       'SELECT id FROM agent_keys WHERE agent_id = $1 ORDER BY created_at DESC LIMIT 1',
@@ -298,7 +302,11 @@ function requestArb(def: AnyRouteDef): fc.Arbitrary<RawRequest> {
   const paramArbs = Object.fromEntries(
     params.map((p) => [
       p,
-      /delivery/i.test(p) ? pathSegment(deliveryIds) : pathSegment(idPool, preferredIds(referent(p), ctx)),
+      /delivery/i.test(p)
+        ? pathSegment(deliveryIds)
+        : def.method === 'delete' && referent(p) === 'agent'
+          ? pathSegment([spareAgentId, ...idPool.filter((id) => id !== creds.agent.agentId)], [spareAgentId])
+          : pathSegment(idPool, preferredIds(referent(p), ctx)),
     ]),
   );
   const shapeKeys = Object.keys(objectShape(def.body) ?? {});

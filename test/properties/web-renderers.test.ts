@@ -19,28 +19,27 @@ import {
   renderSubmissionPage,
   renderTakePartPage,
   renderTokensPage,
-} from '../../src/web/account-pages';
-import { NEW_CHALLENGE_VALUES, renderChallengeFormPage } from '../../src/web/admin-challenge-form';
+} from '../../src/api/pages/accounts/view';
+import { NEW_CHALLENGE_VALUES, renderChallengeFormPage } from '../../src/api/pages/challenges/form';
+import { renderConfirmPage, renderConsoleHome } from '../../src/api/pages/console/view';
+import { renderChallengeListPage } from '../../src/api/pages/challenges/console-view';
 import {
   renderAdminSubmissionPage,
-  renderAuditPage,
-  renderChallengeListPage,
   renderChallengeSubmissionsPage,
-  renderConfirmPage,
-  renderConsoleHome,
-} from '../../src/web/admin-pages';
+} from '../../src/api/pages/submissions/console-view';
+import { renderAuditPage } from '../../src/api/pages/audit/console-view';
 import {
   renderAdminDeliveriesPage,
   renderDeliveryPage,
   renderMyWebhookPage,
   renderMyWebhooksPage,
   renderReplayOutcomePage,
-} from '../../src/web/delivery-pages';
+} from '../../src/api/pages/webhooks/view';
 import { renderErrorPage } from '../../src/web/error-page';
 import type { HeaderAccount, RenderedPage } from '../../src/web/layout';
-import { renderChallengePage, renderHomePage } from '../../src/web/pages';
-import { renderEmbeddedProviderSignIn, renderMessagePage } from '../../src/web/sign-in-pages';
-import { renderWatchPage } from '../../src/web/watch-page';
+import { renderChallengePage, renderHomePage } from '../../src/api/pages/challenges/view';
+import { renderEmbeddedProviderSignIn, renderMessagePage } from '../../src/api/pages/accounts/sign-in-view';
+import { renderWatchPage } from '../../src/api/pages/connector/watch-view';
 import { NASTY_STRINGS } from './arbitraries';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -146,7 +145,9 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
       challenge: { id: s, title: s, format: s },
       agents: [agentRow(s), { ...agentRow(s), id: `${s}2` }],
       enteredAgentIds: new Set([s]),
-      languages: [s],
+      judge: { kind: s, languages: [s], entry: s },
+      fileSlots: 2,
+      submissionsLeft: new Map([[s, { session: 1, day: 2, day_resets_at: AT.toISOString() }]]),
       csrfToken: s,
       account: account(s),
     }),
@@ -391,6 +392,8 @@ function challengeRow(s: string) {
     judge: {},
     max_submissions_per_session: 5,
     max_submissions_per_day: 10,
+    final_submissions: 2,
+    freeze_minutes: 0,
     quarantine_reason: null,
     created_by: s,
     created_at: AT,
@@ -400,6 +403,7 @@ function challengeRow(s: string) {
     published_at: AT,
     quarantined_at: null,
     retired_at: null,
+    version: 1,
     entry_count: 1,
   };
 }
@@ -442,6 +446,7 @@ function agentRow(s: string) {
     last_seen_at: AT,
     created_at: AT,
     updated_at: AT,
+    deleted_at: null,
   };
 }
 

@@ -33,5 +33,8 @@ export function testEnvironment(): Record<string, string> {
     // deterministic; the relay-recovery test runs the same sweeper in its own process.
     SPECTATOR_RELAY_SWEEP_MS: '0',
     SUBMISSION_SWEEP_AFTER_MS: '1000',
+    // The arena's minute (matchmaking rounds, bout lengths) is 1 s in tests; its poll 200 ms.
+    ARENA_MINUTE_MS: '1000',
+    ARENA_POLL_MS: '200',
   };
 }

@@ -33,23 +33,29 @@ const errorsOf = (results: LintResult[]) =>
       .map((m) => `${path.relative(ROOT, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`),
   );
 
-/**
- * Type-aware rules build the TypeScript program for every file (~10 s a run): a snippet is linted
- * without them unless it proves one of them (`typed`).
- */
-const UNTYPED = [
-  '--parser-options',
-  'projectService:false',
-  '--rule',
-  '@typescript-eslint/no-floating-promises: off',
-  '--rule',
-  '@typescript-eslint/no-misused-promises: off',
-];
-
-async function lintAs(filePath: string, code: string, typed = false): Promise<string[]> {
-  const args = ['--stdin', '--stdin-filename', path.join(ROOT, filePath), ...(typed ? [] : UNTYPED)];
-  return errorsOf(eslint(args, code));
+/** A snippet linted as if it stood at `filePath` (type-aware rules only when it proves one of them). */
+interface Snippet {
+  filePath: string;
+  code: string;
+  typed: boolean;
 }
+
+/**
+ * Every snippet in one eslint process (test/static/lint-snippets.mjs): eslint and its config load
+ * once, not once per case (56 processes took minutes on a busy machine).
+ */
+function lintSnippets(snippets: Snippet[]): string[][] {
+  const run = spawnSync(process.execPath, [path.join(__dirname, 'lint-snippets.mjs'), ROOT], {
+    cwd: ROOT,
+    input: JSON.stringify(snippets.map((s) => ({ ...s, filePath: path.join(ROOT, s.filePath) }))),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (run.status !== 0 || !run.stdout) throw new Error(`eslint did not run: ${run.stderr}`);
+  return errorsPerSnippet(JSON.parse(run.stdout) as LintResult[]);
+}
+
+const errorsPerSnippet = (results: LintResult[]) => results.map((r) => errorsOf([r]));
 
 describe('layer boundaries (eslint.config.mjs)', () => {
   test('the tree has no lint errors', async () => {
@@ -57,7 +63,7 @@ describe('layer boundaries (eslint.config.mjs)', () => {
   }, 120_000);
 
   // Each rule is shown to bite on a file that breaks it (so an empty error list above means something).
-  test.each([
+  const FAILS: [string, string, string][] = [
     [
       'the domain importing the API',
       'src/domain/challenges/x.ts',
@@ -196,6 +202,46 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       "import { lazyTemporalClient } from '../temporal-client/client';\nexport const t = lazyTemporalClient;\n",
     ],
     [
+      "a page's view calling a query",
+      'src/api/pages/x/x-view.ts',
+      "import { findAgentById } from '../../../db/queries/agents';\nexport const f = findAgentById;\n",
+    ],
+    [
+      "a page's view calling a domain operation",
+      'src/api/pages/x/x-view.ts',
+      "import { requireLeaderboardChallenge } from '../../../domain/leaderboard';\nexport const r = requireLeaderboardChallenge;\n",
+    ],
+    [
+      "a page's view importing its route handler",
+      'src/api/pages/x/x-view.ts',
+      "import { pageRoutes } from './routes';\nexport const r = pageRoutes;\n",
+    ],
+    [
+      "a page's view importing the API's machinery",
+      'src/api/pages/x/x-view.ts',
+      "import { htmlPage } from '../../html-page';\nexport const h = htmlPage;\n",
+    ],
+    [
+      "a page's form module calling a domain operation",
+      'src/api/pages/x/form.ts',
+      "import { createChallenge } from '../../../domain/challenges/lifecycle';\nexport const c = createChallenge;\n",
+    ],
+    [
+      'markup in a plain string in a page view',
+      'src/api/pages/x/x-view.ts',
+      "export const p = '<p>hello</p>';\n",
+    ],
+    [
+      'a role/owner predicate in a route handler (only policies and the pipeline)',
+      'src/api/routes/x.ts',
+      "import { isAdmin } from '../../auth/principal';\nexport const a = isAdmin;\n",
+    ],
+    [
+      'a role/owner predicate in a domain operation (only policies and the pipeline)',
+      'src/domain/webhooks/x.ts',
+      "import { ownsAgentResource } from '../../auth/principal';\nexport const o = ownsAgentResource;\n",
+    ],
+    [
       'a floating promise in src',
       'src/domain/x.ts',
       'export async function f(): Promise<void> {}\nexport function g(): void {\n  f();\n}\n',
@@ -205,8 +251,9 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       'src/api/x.ts',
       "import { EventEmitter } from 'node:events';\nexport const e = new EventEmitter();\ne.on('x', async () => {});\n",
     ],
-  ])('fails on %s', async (what, filePath, code) => {
-    const rule = what.startsWith('a floating promise')
+  ];
+  const ruleOf = (what: string) =>
+    what.startsWith('a floating promise')
       ? '@typescript-eslint/no-floating-promises'
       : what.startsWith('a promise-returning callback')
         ? '@typescript-eslint/no-misused-promises'
@@ -214,17 +261,14 @@ describe('layer boundaries (eslint.config.mjs)', () => {
           ? 'no-restricted-syntax'
           : what.startsWith('markup')
             ? 'local/markup-only-in-html'
-            : what.includes('only the worker may')
-              ? 'local/no-import-of-folder'
-              : what.includes('import()')
-                ? 'local/no-restricted-dynamic-imports'
-                : '@typescript-eslint/no-restricted-imports';
-    const errors = await lintAs(filePath, code, rule.endsWith('-promises'));
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors.every((e) => e.includes(` ${rule}: `))).toBe(true);
-  });
-
-  test.each([
+            : what.includes('only policies and the pipeline')
+              ? 'no-restricted-imports'
+              : what.includes('only the worker may')
+                ? 'local/no-import-of-folder'
+                : what.includes('import()')
+                  ? 'local/no-restricted-dynamic-imports'
+                  : '@typescript-eslint/no-restricted-imports';
+  const ALLOWS: [string, string, string][] = [
     [
       'a workflow importing its contract by value',
       'src/domain/submissions/workflows/x.ts',
@@ -271,6 +315,16 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       "import { html, raw } from './html';\nexport const p = (name: string) => html`<p>${name}</p>`;\nexport const s = raw(`<style>p { color: red }</style>`);\n",
     ],
     [
+      'a policy importing the role and owner predicates',
+      'src/domain/webhooks/policy.ts',
+      "import { isAdmin, ownsAgentResource } from '../../auth/principal';\nexport const p = [isAdmin, ownsAgentResource];\n",
+    ],
+    [
+      "a page asking a feature's policy",
+      'src/web/x.ts',
+      "import { isOperatorSession } from '../domain/accounts/policy';\nexport const o = isOperatorSession;\n",
+    ],
+    [
       'the API importing the domain',
       'src/api/routes/x.ts',
       "import { enterability } from '../../domain/challenges/rules';\nexport const e = enterability;\n",
@@ -295,8 +349,55 @@ describe('layer boundaries (eslint.config.mjs)', () => {
         '',
       ].join('\n'),
     ],
-  ])('allows %s', async (_what, filePath, code) => {
-    expect(await lintAs(filePath, code)).toEqual([]);
+    [
+      "a page's view importing src/web, another page's view, db types and a contract",
+      'src/api/pages/x/x-view.ts',
+      [
+        "import type { AgentRow } from '../../../db/queries/agents';",
+        "import type { AppDeps } from '../../deps';",
+        "import { SPECTATOR_RELAY_WORKFLOW } from '../../../domain/connector/contract';",
+        "import { html } from '../../../web/html';",
+        "import { consolePage } from '../console/view';",
+        'export type T = AgentRow | AppDeps;',
+        'export const v = [SPECTATOR_RELAY_WORKFLOW, html, consolePage];',
+        '',
+      ].join('\n'),
+    ],
+    [
+      "a page's form module reading the form with the API's schemas",
+      'src/api/pages/x/form.ts',
+      "import { createChallengeBody } from '../../schemas/challenges';\nimport type { ParsedForm } from '../../form-body';\nexport type F = ParsedForm;\nexport const b = createChallengeBody;\n",
+    ],
+    [
+      'a page route handler calling the domain and its view',
+      'src/api/pages/x/routes.ts',
+      "import { createChallenge } from '../../../domain/challenges/lifecycle';\nimport { renderX } from './x-view';\nimport { htmlPage } from '../../html-page';\nexport const v = [createChallenge, renderX, htmlPage];\n",
+    ],
+  ];
+
+  let failErrors: string[][] = [];
+  let allowErrors: string[][] = [];
+  beforeAll(() => {
+    const errors = lintSnippets([
+      ...FAILS.map(([what, filePath, code]) => ({
+        filePath,
+        code,
+        typed: ruleOf(what).endsWith('-promises'),
+      })),
+      ...ALLOWS.map(([, filePath, code]) => ({ filePath, code, typed: false })),
+    ]);
+    failErrors = errors.slice(0, FAILS.length);
+    allowErrors = errors.slice(FAILS.length);
+  }, 300_000);
+
+  test.each(FAILS.map((c, index) => [c[0], index] as const))('fails on %s', (what, index) => {
+    const rule = ruleOf(what);
+    expect(failErrors[index].length).toBeGreaterThan(0);
+    expect(failErrors[index].every((e) => e.includes(` ${rule}: `))).toBe(true);
+  });
+
+  test.each(ALLOWS.map((c, index) => [c[0], index] as const))('allows %s', (_what, index) => {
+    expect(allowErrors[index]).toEqual([]);
   });
 });
 

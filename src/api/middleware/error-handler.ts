@@ -13,6 +13,25 @@ interface HttpishError {
   code?: string;
 }
 
+/** Seconds a client is asked to wait when the database refuses connections. */
+export const DATABASE_RETRY_AFTER_SEC = 5;
+
+/**
+ * PostgreSQL refusing connections (DESIGN: 503 with Retry-After, not a 500): class 53
+ * (insufficient resources: 53300 too_many_connections), 57P01–57P03 (shutting down, cannot
+ * connect now), class 08 (connection exceptions), the pool's own connect timeout, and a refused
+ * or reset socket.
+ */
+function databaseRefusing(e: HttpishError, err: unknown): boolean {
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (/^53[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return true;
+  const message = err instanceof Error ? err.message : '';
+  return /timeout exceeded when trying to connect|Connection terminated (unexpectedly|due to connection timeout)/i.test(
+    message,
+  );
+}
+
 function toServiceError(err: unknown, logger: Logger, requestId: string): ServiceError {
   if (err instanceof ServiceError) return err;
   const e = (err ?? {}) as HttpishError;
@@ -37,6 +56,14 @@ function toServiceError(err: unknown, logger: Logger, requestId: string): Servic
             ? 'FORBIDDEN'
             : 'VALIDATION_ERROR';
     return new ApiError(code, e.expose ? (err as Error).message : 'bad request', {}, status);
+  }
+  if (databaseRefusing(e, err)) {
+    logger.warn({ err, request_id: requestId }, 'database refusing connections: 503');
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'the database is not accepting connections right now; try again shortly',
+      { 'Retry-After': String(DATABASE_RETRY_AFTER_SEC) },
+    );
   }
   // PostgreSQL errors carry a five-character SQLSTATE in `code`; connection failures a Node code.
   const isDbError = typeof e.code === 'string' && (/^[0-9A-Z]{5}$/.test(e.code) || e.code === 'ECONNREFUSED');

@@ -8,7 +8,7 @@ export const auditRecordSchema = z.object({
   id: z.string().uuid(),
   actor: z.string().describe("the acting user's subject (the session JWT's sub)"),
   action: z.enum(AUDIT_ACTIONS),
-  target_type: z.enum(['challenge', 'submission', 'delivery', 'webhook_subscription']),
+  target_type: z.enum(['challenge', 'submission', 'delivery', 'webhook_subscription', 'agent', 'match']),
   target_id: z.string(),
   at: z.string(),
   detail: z.record(z.unknown()),

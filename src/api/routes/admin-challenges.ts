@@ -9,10 +9,11 @@ import {
   type TransitionOutcome,
 } from '../../domain/challenges/lifecycle';
 import { notFound } from '../../errors';
-import { actorOf } from '../../domain/audit/trail';
+import { actorOf } from '../../domain/audit/policy';
 import { defineRoute, uuidParam } from '../route';
 import {
   adminChallengeSchema,
+  challengeEtag,
   createChallengeBody,
   listChallengesQuery,
   patchChallengeBody,
@@ -25,6 +26,7 @@ import { dryRunJudge } from '../../domain/challenges/dry-run';
 import { createSubmissionBody } from '../schemas/submissions';
 import { breakdownSchema } from '../schemas/results';
 import { judgeConfigSchema } from '../../judging';
+import { versionsOfIfMatch } from '../../domain/challenges/rules';
 
 /** A judge config being edited and a sample submission (same limits as a real one). */
 export const dryRunBody = z
@@ -49,7 +51,10 @@ const one = envelope(adminChallengeSchema);
 function transitionResult(outcome: TransitionOutcome) {
   return {
     data: toAdminChallenge(outcome.challenge),
-    headers: { 'Challenge-Transition': outcome.changed ? 'applied' : 'unchanged' },
+    headers: {
+      'Challenge-Transition': outcome.changed ? 'applied' : 'unchanged',
+      ETag: challengeEtag(outcome.challenge),
+    },
   };
 }
 
@@ -120,11 +125,13 @@ export const adminChallengeRoutes = [
     auth: 'admin',
     rateLimit: 'default',
     params: uuidParam,
-    responses: { 200: { description: 'the challenge', schema: one } },
+    responses: {
+      200: { description: 'the challenge; `ETag: "<version>"` for a later If-Match', schema: one },
+    },
     async handler({ params, deps }) {
       const row = await findChallengeById(deps.db, params.id);
       if (!row) throw notFound('challenge');
-      return { data: toAdminChallenge(row) };
+      return { data: toAdminChallenge(row), headers: { ETag: challengeEtag(row) } };
     },
   }),
   defineRoute({
@@ -132,16 +139,21 @@ export const adminChallengeRoutes = [
     method: 'patch',
     path: '/api/v1/admin/challenges/:id',
     summary:
-      'Edit fields (times re-plan the lifecycle of an active challenge; status changes via publish/quarantine/retire)',
+      'Edit fields (times re-plan the lifecycle of an active challenge; status changes via publish/quarantine/retire). With `If-Match: "<version>"` (the ETag of GET) an edit made from an older version is refused with 412 and changes nothing; without it the edit applies.',
     tags: ['admin'],
     auth: 'admin',
     rateLimit: 'default',
     params: uuidParam,
     body: patchChallengeBody,
     largeBody: true,
-    responses: { 200: { description: 'updated', schema: one } },
-    async handler({ params, body, principal, deps }) {
-      return { data: toAdminChallenge(await editChallenge(deps, actorOf(principal), params.id, body)) };
+    responses: {
+      200: { description: 'updated; `ETag` carries the new version', schema: one },
+      412: { description: 'PRECONDITION_FAILED: If-Match names a version that is no longer current' },
+    },
+    async handler({ params, body, principal, deps, ctx }) {
+      const versions = versionsOfIfMatch(ctx.get('If-Match') || undefined);
+      const row = await editChallenge(deps, actorOf(principal), params.id, body, versions);
+      return { data: toAdminChallenge(row), headers: { ETag: challengeEtag(row) } };
     },
   }),
   defineRoute({

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { listAgentKeys } from '../../db/queries/agent-keys';
-import { findAgentById, listAgentsByOwner } from '../../db/queries/agents';
 import {
   createAgent,
   DEFAULT_AGENT_KEY_HOURS,
+  deleteOwnAgent,
   editAgentProfile,
   issueAgentKey,
+  listAgentsOf,
   requireOwnedAgent,
   revokeOwnAgentKey,
 } from '../../domain/identity';
-import { forbidden } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import {
@@ -18,6 +18,7 @@ import {
   createAgentBody,
   createAgentKeyBody,
   createdAgentKeySchema,
+  deletedAgentSchema,
   patchAgentBody,
   toAgent,
   toAgentKey,
@@ -52,12 +53,7 @@ export const agentRoutes = [
     responses: { 200: { description: 'agents', schema: envelope(z.array(agentSchema)) } },
     async handler({ principal, deps }) {
       const window = deps.config.AGENT_ONLINE_WINDOW_MS;
-      if (principal.kind === 'apiToken') {
-        const agent = await findAgentById(deps.db, principal.agentId);
-        return { data: agent ? [toAgent(agent, window)] : [] };
-      }
-      if (principal.kind !== 'user') throw forbidden();
-      return { data: (await listAgentsByOwner(deps.db, principal.userId)).map((a) => toAgent(a, window)) };
+      return { data: (await listAgentsOf(deps.db, principal)).map((a) => toAgent(a, window)) };
     },
   }),
   defineRoute({
@@ -73,6 +69,32 @@ export const agentRoutes = [
     async handler({ params, principal, deps }) {
       const agent = await requireOwnedAgent(deps.db, principal, params.id);
       return { data: toAgent(agent, deps.config.AGENT_ONLINE_WINDOW_MS) };
+    },
+  }),
+  defineRoute({
+    operationId: 'deleteAgent',
+    method: 'delete',
+    path: '/api/v1/agents/:id',
+    summary:
+      'Delete one of your agents (extension): it leaves your listings and pages, its keys and tokens are revoked (401 from then on); its results and board rows stay under its name (audit agent.delete)',
+    tags: ['agents'],
+    auth: 'bearer',
+    scope: 'agent:write',
+    rateLimit: 'default',
+    params: uuidParam,
+    responses: { 200: { description: 'deleted', schema: envelope(deletedAgentSchema) } },
+    async handler({ params, principal, deps }) {
+      const { agent, revokedKeys, revokedTokens } = await deleteOwnAgent(deps.db, principal, params.id);
+      // Other processes hear of it by NOTIFY; this one forgets at once, so its next request sees it.
+      deps.credentialCache.invalidate('*');
+      return {
+        data: {
+          ...toAgent(agent, deps.config.AGENT_ONLINE_WINDOW_MS),
+          deleted_at: agent.deleted_at!.toISOString(),
+          revoked_keys: revokedKeys,
+          revoked_tokens: revokedTokens,
+        },
+      };
     },
   }),
   defineRoute({

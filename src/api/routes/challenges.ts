@@ -4,6 +4,7 @@ import { listEntries } from '../../db/queries/entries';
 import { enterChallenge } from '../../domain/challenges/entries';
 import { requireVisibleChallenge } from '../../domain/challenges/lifecycle';
 import { entriesOwnerFilter, visibleStatuses } from '../../domain/challenges/policy';
+import { submissionsLeftForCaller } from '../../domain/submissions/allowance';
 import { defineRoute, uuidParam } from '../route';
 import type { Pagination } from '../../lib/pagination';
 import {
@@ -92,7 +93,10 @@ export const challengeRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'the challenge', schema: envelope(challengeDetailSchema) } },
     async handler({ params, principal, deps }) {
-      return { data: toChallengeDetail(await requireVisibleChallenge(deps.db, principal, params.id)) };
+      const challenge = await requireVisibleChallenge(deps.db, principal, params.id);
+      return {
+        data: toChallengeDetail(challenge, await submissionsLeftForCaller(deps.db, principal, challenge.id)),
+      };
     },
   }),
   defineRoute({

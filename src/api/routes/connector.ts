@@ -1,7 +1,9 @@
-import { listAssignedEntries } from '../../db/queries/entries';
+import { listAssignedEntries, listIdleEntries } from '../../db/queries/entries';
+import { idleReasonOf } from '../../domain/connector/rules';
+import { boutAssignments } from '../../domain/matches/reads';
 import { acceptLiveEvent } from '../../domain/connector/stream';
 import { recordHeartbeat } from '../../domain/identity';
-import { unauthorized } from '../../errors';
+import { checkAgentName } from '../../domain/agents/rules';
 import { defineRoute } from '../route';
 import { flatErrorSchema } from '../schemas/common';
 import { iso } from '../../lib/time';
@@ -40,9 +42,18 @@ export const connectorRoutes = [
       ...flatErrors,
     },
     async handler({ body, principal, deps }) {
-      if (principal.kind !== 'agentKey') throw unauthorized();
+      const checked = body.agent_name === undefined ? undefined : checkAgentName(body.agent_name);
+      if (checked && !checked.ok)
+        deps.logger.warn(
+          {
+            agent_id: principal.agentId,
+            reason: checked.reason,
+            agent_name: (body.agent_name ?? '').slice(0, 200),
+          },
+          'heartbeat: invalid agent_name ignored (the agent keeps its name)',
+        );
       const row = await recordHeartbeat(deps.db, principal.agentId, {
-        name: body.agent_name,
+        name: checked?.ok ? checked.name : undefined,
         model_name: body.model_name,
         skill_count: body.skill_count,
         soul_excerpt: body.soul_excerpt,
@@ -56,17 +67,27 @@ export const connectorRoutes = [
     operationId: 'listAssignedChallenges',
     method: 'get',
     path: '/api/v1/challenges/assigned',
-    summary: "The agent's entries waiting to be picked up (status assigned), poll every 5 s",
+    summary:
+      "The agent's entries waiting to be picked up (status assigned), poll every 5 s; `idle` says why each other entry is not (already judged, challenge not active…), empty when the agent is entered nowhere",
     tags: ['connector'],
     auth: 'agentKey',
     rateLimit: 'assigned',
     responses: { 200: { description: 'assignments', schema: assignedResponse }, ...flatErrors },
     async handler({ principal, deps }) {
-      if (principal.kind !== 'agentKey') throw unauthorized();
-      const rows = await listAssignedEntries(deps.db, principal.agentId);
+      const [rows, idleRows] = await Promise.all([
+        listAssignedEntries(deps.db, principal.agentId),
+        listIdleEntries(deps.db, principal.agentId, 20),
+      ]);
+      const bouts = await boutAssignments(
+        deps.db,
+        principal.agentId,
+        rows.flatMap((r) => (r.match_id ? [{ matchId: r.match_id, endsAt: r.match_ends_at }] : [])),
+      );
       return {
         raw: {
           challenges: rows.map((r) => ({
+            // A bout's assignment carries its match (DESIGN "Matches between agents").
+            ...(r.match_id ? { match: bouts.get(r.match_id) } : {}),
             entry_id: r.entry_id,
             assigned_at: r.assigned_at.toISOString(),
             challenge: {
@@ -79,6 +100,12 @@ export const connectorRoutes = [
               starts_at: iso(r.starts_at),
               ends_at: iso(r.ends_at),
             },
+          })),
+          idle: idleRows.map((r) => ({
+            entry_id: r.entry_id,
+            challenge_id: r.challenge_id,
+            title: r.title,
+            ...idleReasonOf(r.entry_status, r.challenge_status),
           })),
         },
       };
@@ -119,7 +146,6 @@ export const connectorRoutes = [
       ...flatErrors,
     },
     async handler({ body, principal, deps, idempotencyKey }) {
-      if (principal.kind !== 'agentKey') throw unauthorized();
       const accepted = await acceptLiveEvent(deps, principal.agentId, body, idempotencyKey);
       return {
         raw: { received: true, seq_num: accepted.seqNum },

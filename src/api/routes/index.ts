@@ -13,12 +13,20 @@ import { leaderboardRoutes } from './leaderboards';
 import { adminSubmissionRoutes } from './admin-submissions';
 import { adminAuditRoutes } from './admin-audit';
 import { webhookRoutes } from './webhooks';
-import { pageRoutes } from './pages';
-import { webSignInRoutes } from './web-sign-in';
-import { accountFormRoutes, accountPageRoutes } from './account-pages';
+import { pageRoutes } from '../pages/challenges/routes';
+import { webSignInRoutes } from '../pages/accounts/sign-in-routes';
+import { accountFormRoutes, accountPageRoutes } from '../pages/accounts/routes';
 import { languageRoutes } from './languages';
-import { deliveryPageRoutes } from './delivery-pages';
-import { adminPageRoutes } from './admin-pages';
+import { gameRoutes } from './games';
+import { deliveryPageRoutes } from '../pages/webhooks/routes';
+import { consolePageRoutes } from '../pages/console/routes';
+import { consoleChallengeRoutes } from '../pages/challenges/console-routes';
+import { consoleSubmissionRoutes } from '../pages/submissions/console-routes';
+import { consoleAuditRoutes } from '../pages/audit/console-routes';
+import { contestRoutes } from './contests';
+import { contestPageRoutes } from '../pages/contests/routes';
+import { matchRoutes } from './matches';
+import { matchPageRoutes } from '../pages/matches/routes';
 
 /**
  * The route table: every HTTP operation of the service, declared once. The router, the OpenAPI
@@ -33,12 +41,15 @@ export function allRoutes(): AnyRouteDef[] {
     ...agentRoutes,
     ...challengeRoutes,
     ...languageRoutes,
+    ...gameRoutes,
     ...adminChallengeRoutes,
     ...webhookRoutes,
     ...sessionRoutes,
     ...submissionRoutes,
     ...resultRoutes,
     ...leaderboardRoutes,
+    ...matchRoutes,
+    ...matchPageRoutes,
     ...adminSubmissionRoutes,
     ...adminAuditRoutes,
     ...pageRoutes,
@@ -46,6 +57,11 @@ export function allRoutes(): AnyRouteDef[] {
     ...accountPageRoutes,
     ...accountFormRoutes,
     ...deliveryPageRoutes,
-    ...adminPageRoutes,
+    ...consolePageRoutes,
+    ...consoleChallengeRoutes,
+    ...consoleSubmissionRoutes,
+    ...consoleAuditRoutes,
+    ...contestRoutes,
+    ...contestPageRoutes,
   ];
 }

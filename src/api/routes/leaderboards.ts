@@ -1,8 +1,20 @@
 import { z } from 'zod';
-import { getLeaderboard, leaderboardCsv, requireLeaderboardChallenge } from '../../domain/leaderboard';
+import {
+  finalBoardCsv,
+  getAnyLeaderboard,
+  leaderboardCsv,
+  requireLeaderboardChallenge,
+} from '../../domain/leaderboard';
+import { finalBoardPage, frozenFor, getFinalBoard } from '../../domain/contests/boards';
 import { defineRoute } from '../route';
 import { pagedEnvelope } from '../schemas/common';
-import { leaderboardEntrySchema, leaderboardParams, leaderboardQuery } from '../schemas/leaderboards';
+import {
+  finalBoardEntrySchema,
+  leaderboardCsvQuery,
+  leaderboardEntrySchema,
+  leaderboardParams,
+  leaderboardQuery,
+} from '../schemas/leaderboards';
 
 export const leaderboardRoutes = [
   defineRoute({
@@ -10,7 +22,9 @@ export const leaderboardRoutes = [
     method: 'get',
     path: '/api/v1/leaderboards/:challengeId',
     summary:
-      "A challenge's leaderboard: one row per agent, ranked by best score (ties: who reached it first). Keyset pages: pass next_cursor as cursor. Sandbox activity is excluded.",
+      "A challenge's leaderboard: one row per agent, ranked by best score (ties: who reached it first). Keyset pages: pass next_cursor as cursor. Sandbox activity is excluded. " +
+      'During the last freeze_minutes everyone but operators sees the board as it froze. board=final: the final board ' +
+      "(each agent's counted submission with the best private_score; public once complete, operators anytime, 404 otherwise).",
     tags: ['leaderboards'],
     auth: 'public',
     scope: 'leaderboard:read',
@@ -20,10 +34,17 @@ export const leaderboardRoutes = [
     params: leaderboardParams,
     query: leaderboardQuery,
     responses: {
-      200: { description: 'a page of ranked entries', schema: pagedEnvelope(leaderboardEntrySchema) },
+      200: {
+        description: 'a page of ranked entries (final board rows with board=final)',
+        schema: pagedEnvelope(z.union([leaderboardEntrySchema, finalBoardEntrySchema])),
+      },
     },
     async handler({ params, query, principal, deps }) {
-      const { entries, pagination } = await getLeaderboard(deps.db, principal, params.challengeId, query);
+      if (query.board === 'final') {
+        const rows = await getFinalBoard(deps.db, principal, params.challengeId);
+        return finalBoardPage(rows, query);
+      }
+      const { entries, pagination } = await getAnyLeaderboard(deps.db, principal, params.challengeId, query);
       return { data: entries, pagination };
     },
   }),
@@ -40,14 +61,19 @@ export const leaderboardRoutes = [
     httpCache: true,
     cacheVersion: ({ params, deps }) => deps.leaderboardVersion(params.challengeId),
     params: leaderboardParams,
+    query: leaderboardCsvQuery,
     responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
-    async handler({ params, principal, deps }) {
-      await requireLeaderboardChallenge(deps.db, principal, params.challengeId);
+    async handler({ params, query, principal, deps }) {
+      const challenge = await requireLeaderboardChallenge(deps.db, principal, params.challengeId);
+      const raw =
+        query.board === 'final'
+          ? finalBoardCsv(await getFinalBoard(deps.db, principal, params.challengeId))
+          : await leaderboardCsv(deps.db, params.challengeId, 1000, frozenFor(principal, challenge));
       return {
-        raw: await leaderboardCsv(deps.db, params.challengeId),
+        raw,
         contentType: 'text/csv; charset=utf-8',
         headers: {
-          'Content-Disposition': `attachment; filename="leaderboard-${params.challengeId}.csv"`,
+          'Content-Disposition': `attachment; filename="leaderboard-${query.board === 'final' ? 'final-' : ''}${params.challengeId}.csv"`,
         },
       };
     },

@@ -2,6 +2,7 @@ import { findEntryById } from '../../db/queries/entries';
 import { countCountingSessionSubmissions, listSessionSubmissions } from '../../db/queries/submissions';
 import { closeSessionByCaller, loadSessionFor, openSession } from '../../domain/sessions';
 import { DEFAULT_MAX_SUBMISSIONS_PER_SESSION } from '../../domain/submissions/rules';
+import { submissionsLeftForCaller } from '../../domain/submissions/allowance';
 import { defineRoute, uuidParam } from '../route';
 import { toChallenge, toEntry } from '../schemas/challenges';
 import { envelope } from '../schemas/common';
@@ -49,10 +50,11 @@ export const sessionRoutes = [
     responses: { 200: { description: 'the session', schema: envelope(sessionDetailSchema) } },
     async handler({ params, principal, deps }) {
       const { session, challenge } = await loadSessionFor(deps.db, principal, params.id);
-      const [entry, submissions, counted] = await Promise.all([
+      const [entry, submissions, counted, left] = await Promise.all([
         findEntryById(deps.db, session.entry_id),
         listSessionSubmissions(deps.db, session.id),
         countCountingSessionSubmissions(deps.db, session.id),
+        submissionsLeftForCaller(deps.db, principal, session.challenge_id),
       ]);
       const max = challenge?.max_submissions_per_session ?? DEFAULT_MAX_SUBMISSIONS_PER_SESSION;
       return {
@@ -66,6 +68,7 @@ export const sessionRoutes = [
             submissions_counted: counted,
             submissions_remaining: session.status === 'open' ? Math.max(0, max - counted) : 0,
           },
+          submissions_left: left,
         },
       };
     },

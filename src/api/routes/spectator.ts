@@ -1,11 +1,11 @@
 import type Koa from 'koa';
 import { z } from 'zod';
 import { openFeed, type FeedReader } from '../../domain/connector/feed';
-import { MAX_SSE_STREAMS_PER_PROCESS, openSseStreams, reserveClientStreamSlot, runSseStream } from '../sse';
-import { renderWatchPage } from '../../web/watch-page';
+import { admitSpectatorStream, runSseStream } from '../sse';
+import { renderWatchPage } from '../pages/connector/watch-view';
 import { htmlPage, pageFor } from '../html-page';
 import type { AppDeps } from '../deps';
-import { ApiError } from '../errors';
+import { publicPage } from '../page-routes';
 import { defineRoute, uuidParam } from '../route';
 import { errorEnvelopeSchema, pagedEnvelope } from '../schemas/common';
 import { feedItemSchema, feedQuery, liveQuery } from '../schemas/connector';
@@ -16,8 +16,6 @@ export const SSE_INITIAL_BACKLOG = 500;
 const FEED_POLL_MS = 2_000;
 /** Operators' undelayed stream has no notification (nothing is released): it polls. */
 const LIVE_POLL_MS = 1_000;
-/** Retry-After of the 429 answered when a client address has SPECTATOR_STREAMS_PER_IP streams open. */
-const SPECTATOR_SLOT_RETRY_AFTER_SEC = 30;
 
 const notFoundResponse = { 404: { description: 'unknown or draft challenge', schema: errorEnvelopeSchema } };
 
@@ -114,22 +112,7 @@ export const spectatorRoutes = [
     },
     async handler({ params, query, principal, deps, ctx }) {
       const feed = await openFeed(deps, principal, params.id, query);
-      if (openSseStreams() >= MAX_SSE_STREAMS_PER_PROCESS) {
-        throw new ApiError('SERVICE_UNAVAILABLE', 'too many open streams; retry shortly', {
-          'Retry-After': '5',
-        });
-      }
-      const cap = deps.config.SPECTATOR_STREAMS_PER_IP;
-      const releaseSlot = reserveClientStreamSlot(ctx.ip, cap);
-      if (!releaseSlot) {
-        throw new ApiError(
-          'RATE_LIMITED',
-          `at most ${cap} spectator streams may be open from one client address; close one first`,
-          {
-            'Retry-After': String(SPECTATOR_SLOT_RETRY_AFTER_SEC),
-          },
-        );
-      }
+      const releaseSlot = admitSpectatorStream(ctx.ip, deps.config.SPECTATOR_STREAMS_PER_IP);
       try {
         await serveLiveStream(deps, ctx, feed, query);
       } finally {
@@ -138,31 +121,28 @@ export const spectatorRoutes = [
       return { streamed: true };
     },
   }),
-  defineRoute({
-    operationId: 'watchChallengePage',
-    method: 'get',
-    path: '/challenges/:id/watch',
-    summary: 'Spectator page: the delayed live feed per agent and the leaderboard',
-    tags: ['spectators'],
-    auth: 'public',
-    scope: 'challenge:read',
-    rateLimit: 'reads',
-    internal: true,
-    params: uuidParam,
-    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
-    async handler({ params, principal, deps }) {
-      return pageFor(
-        () => openFeed(deps, principal, params.id, {}),
-        ({ challenge, delayMs }) =>
-          htmlPage(
-            renderWatchPage({
-              challengeId: challenge.id,
-              title: challenge.title,
-              status: challenge.status,
-              delayMs,
-            }),
-          ),
-      );
+  publicPage(
+    'watchChallengePage',
+    '/challenges/:id/watch',
+    'Spectator page: the delayed live feed per agent and the leaderboard',
+    {
+      tags: ['spectators'],
+      scope: 'challenge:read',
+      params: uuidParam,
+      async handler({ params, principal, deps }) {
+        return pageFor(
+          () => openFeed(deps, principal, params.id, {}),
+          ({ challenge, delayMs }) =>
+            htmlPage(
+              renderWatchPage({
+                challengeId: challenge.id,
+                title: challenge.title,
+                status: challenge.status,
+                delayMs,
+              }),
+            ),
+        );
+      },
     },
-  }),
+  ),
 ];

@@ -2,6 +2,8 @@ import { findCurrentResultForSubmission } from '../../db/queries/results';
 import { findSubmissionSummary, listSubmissionEvents } from '../../db/queries/submissions';
 import { breakdownView } from '../../judging';
 import { breakdownAudience } from '../../domain/submissions/policy';
+import { findChallengeStatus } from '../../db/queries/leaderboard';
+import { showsPrivateScore, showsPrivateTests } from '../../domain/contests/policy';
 import { createSubmission, loadSubmissionFor } from '../../domain/submissions/intake';
 import { ApiError } from '../errors';
 import { notFound } from '../../errors';
@@ -38,7 +40,7 @@ export const submissionRoutes = [
     },
     async handler({ query, principal, deps }) {
       const { rows, pagination } = await getSubmissionHistory(deps.db, principal, query);
-      return { data: rows.map(toSubmissionHistoryItem), pagination };
+      return { data: rows.map((row) => toSubmissionHistoryItem(row)), pagination };
     },
   }),
   defineRoute({
@@ -110,19 +112,29 @@ export const submissionRoutes = [
       if (!submission) throw notFound('submission');
       const audience = breakdownAudience(principal, submission);
       if (!audience) throw notFound('submission');
-      const result = await findCurrentResultForSubmission(deps.db, submission.id);
+      const [result, challenge] = await Promise.all([
+        findCurrentResultForSubmission(deps.db, submission.id),
+        findChallengeStatus(deps.db, submission.challenge_id),
+      ]);
       if (!result)
         throw new ApiError(
           'BREAKDOWN_NOT_AVAILABLE',
           `no breakdown yet: the submission is ${submission.status}`,
         );
+      // Private tests: operators always; everyone else only once the challenge is complete.
+      const status = challenge?.status ?? 'active';
+      const view = breakdownView(result.breakdown, audience, {
+        revealPrivate: showsPrivateTests(principal, status),
+      });
+      if (view.audience === 'competitor' && !showsPrivateScore(principal, submission, status))
+        delete view.private_score;
       return {
         data: {
           submission_id: submission.id,
           result_id: result.id,
           judge: result.judge,
           judged_at: result.judged_at.toISOString(),
-          ...breakdownView(result.breakdown, audience),
+          ...view,
         },
       };
     },

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { listUnrevokedApiTokens } from '../../db/queries/api-tokens';
 import { createApiToken, revokeOwnApiToken } from '../../domain/identity';
-import { forbidden } from '../../errors';
 import { defineRoute, uuidParam } from '../route';
 import { envelope } from '../schemas/common';
 import { apiTokenSchema, createdTokenSchema, createTokenBody, toApiToken } from '../schemas/identity';
@@ -18,7 +17,6 @@ export const tokenRoutes = [
     body: createTokenBody,
     responses: { 201: { description: 'created', schema: envelope(createdTokenSchema) } },
     async handler({ body, principal, deps }) {
-      if (principal.kind !== 'user') throw forbidden();
       const { row, token } = await createApiToken(deps.db, principal, {
         name: body.name,
         scopes: body.scopes,
@@ -39,7 +37,6 @@ export const tokenRoutes = [
     rateLimit: 'default',
     responses: { 200: { description: 'tokens', schema: envelope(z.array(apiTokenSchema)) } },
     async handler({ principal, deps }) {
-      if (principal.kind !== 'user' && principal.kind !== 'apiToken') throw forbidden();
       const rows = await listUnrevokedApiTokens(deps.db, principal.userId);
       return { data: rows.map(toApiToken) };
     },

@@ -2,14 +2,16 @@ import { z } from 'zod';
 import { findDelivery, listAttempts, listDeliveries } from '../../db/queries/webhook-deliveries';
 import { listSubscriptionsByOwner } from '../../db/queries/webhook-subscriptions';
 import { replayDeadLetters, replayDelivery, replaySelectedDeliveries } from '../../domain/webhooks/replay';
-import { getDelivery, searchDeliveriesPage } from '../../domain/webhooks/deliveries';
-import { actorOf } from '../../domain/audit/trail';
+import { getDelivery, getDeliveryById, searchDeliveriesPage } from '../../domain/webhooks/deliveries';
+import { actorOf } from '../../domain/audit/policy';
 import {
   createSubscription,
   deactivateOwnedSubscription,
   ownerOf,
+  purgeOwnedSubscription,
   reactivateSubscription,
   requireOwnedSubscription,
+  requireSubscriptionForDeliveries,
 } from '../../domain/webhooks/subscriptions';
 import { sendTestEvent } from '../../domain/webhooks/test-event';
 import { notFound } from '../../errors';
@@ -17,10 +19,13 @@ import { defineRoute, uuidParam } from '../route';
 import { envelope, pagedEnvelope } from '../schemas/common';
 import {
   createWebhookBody,
+  deleteWebhookQuery,
   listDeliveriesQuery,
   listWebhooksQuery,
   patchWebhookBody,
   bulkReplaySchema,
+  ownerBulkReplaySchema,
+  ownerReplayDeadLettersBody,
   replayDeadLettersBody,
   replaySelectedBody,
   searchDeliveriesQuery,
@@ -98,17 +103,22 @@ export const webhookRoutes = [
     operationId: 'deleteWebhook',
     method: 'delete',
     path: '/api/v1/webhooks/:id',
-    summary: 'Deactivate a subscription (status inactive; no further deliveries). Repeating it is a no-op.',
+    summary:
+      'Deactivate a subscription (status inactive; no further deliveries). Repeating it is a no-op. With ?purge=true it is removed outright with its deliveries (what `webhooks listen` does on exit); then 404 from then on.',
     tags: ['webhooks'],
     auth: 'bearer',
     scope: 'webhook:manage',
     rateLimit: 'webhooks',
     params: uuidParam,
-    responses: { 200: { description: 'deactivated', schema: envelope(webhookSubscriptionSchema) } },
-    async handler({ params, principal, deps }) {
-      return {
-        data: toWebhookSubscription(await deactivateOwnedSubscription(deps.db, principal, params.id)),
-      };
+    query: deleteWebhookQuery,
+    responses: {
+      200: { description: 'deactivated (or purged)', schema: envelope(webhookSubscriptionSchema) },
+    },
+    async handler({ params, query, principal, deps }) {
+      const row = query.purge
+        ? await purgeOwnedSubscription(deps.db, principal, params.id)
+        : await deactivateOwnedSubscription(deps.db, principal, params.id);
+      return { data: toWebhookSubscription(row) };
     },
   }),
   defineRoute({
@@ -163,7 +173,7 @@ export const webhookRoutes = [
     query: listDeliveriesQuery,
     responses: { 200: { description: 'deliveries', schema: envelope(z.array(webhookDeliverySchema)) } },
     async handler({ params, query, principal, deps }) {
-      await requireOwnedSubscription(deps.db, principal, params.id, { allowAdmin: true });
+      await requireSubscriptionForDeliveries(deps.db, principal, params.id);
       const rows = await listDeliveries(deps.db, params.id, {
         status: query.status,
         limit: DELIVERIES_LISTED,
@@ -190,6 +200,62 @@ export const webhookRoutes = [
     async handler({ params, principal, deps }) {
       const { delivery, attempts } = await getDelivery(deps.db, principal, params.id, params.deliveryId);
       return { data: toWebhookDelivery(delivery, attempts) };
+    },
+  }),
+  defineRoute({
+    operationId: 'getWebhookDeliveryById',
+    method: 'get',
+    path: '/api/v1/webhook-deliveries/:deliveryId',
+    summary:
+      'One delivery by its id alone (no subscription id needed), with every attempt; the owner of its subscription or an operator, 404 for anyone else',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'reads',
+    params: webhookDeliveryParams.pick({ deliveryId: true }),
+    responses: {
+      200: { description: 'the delivery', schema: envelope(webhookDeliverySchema) },
+      404: { description: 'NOT_FOUND: no such delivery, or not yours' },
+    },
+    async handler({ params, principal, deps }) {
+      const { delivery, attempts } = await getDeliveryById(deps.db, principal, params.deliveryId);
+      return { data: toWebhookDelivery(delivery, attempts) };
+    },
+  }),
+  defineRoute({
+    operationId: 'replayWebhookDeadLetters',
+    method: 'post',
+    path: '/api/v1/webhooks/:id/replay-dead-letters',
+    summary:
+      'Replay at once what was dead-lettered while the endpoint was down (after re-enabling it): without `since`, the latest run of dead letters (those after the last delivery delivered before the newest dead letter); with it, every dead letter created since then. At most 500 per call; one delivery.replay_bulk audit record. The owner or an operator',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    scope: 'webhook:manage',
+    rateLimit: 'webhooks',
+    params: uuidParam,
+    body: ownerReplayDeadLettersBody,
+    responses: {
+      202: { description: 'replays started', schema: envelope(ownerBulkReplaySchema) },
+      400: { description: 'WEBHOOK_INACTIVE (re-enable it first: PATCH {"active": true})' },
+      404: { description: 'NOT_FOUND: no such subscription, or not yours' },
+    },
+    async handler({ params, body, principal, deps }) {
+      const sub = await requireSubscriptionForDeliveries(deps.db, principal, params.id);
+      const outcome = await replayDeadLetters(
+        deps,
+        actorOf(principal),
+        sub.id,
+        body.since ? new Date(body.since) : null,
+      );
+      return {
+        status: 202,
+        data: {
+          replayed: outcome.replayed.length,
+          delivery_ids: outcome.replayed.map((d) => d.id),
+          truncated: outcome.truncated,
+          since: outcome.since?.toISOString() ?? null,
+        },
+      };
     },
   }),
   defineRoute({
@@ -223,6 +289,7 @@ export const webhookRoutes = [
     responses: {
       202: { description: 'replays started', schema: envelope(bulkReplaySchema) },
       400: { description: 'WEBHOOK_INACTIVE' },
+      404: { description: 'NOT_FOUND: a selected delivery does not exist (nothing is replayed)' },
     },
     async handler({ body, principal, deps }) {
       const { replayed, truncated } = await replaySelectedDeliveries(
@@ -251,7 +318,7 @@ export const webhookRoutes = [
       400: { description: 'WEBHOOK_INACTIVE' },
     },
     async handler({ params, principal, deps }) {
-      const sub = await requireOwnedSubscription(deps.db, principal, params.id, { allowAdmin: true });
+      const sub = await requireSubscriptionForDeliveries(deps.db, principal, params.id);
       const row = await replayDelivery(deps, actorOf(principal), sub, params.deliveryId);
       return { status: 202, data: toWebhookDelivery(row, await listAttempts(deps.db, [row.id])) };
     },
@@ -272,9 +339,7 @@ export const webhookRoutes = [
     async handler({ params, principal, deps }) {
       const delivery = await findDelivery(deps.db, params.deliveryId);
       if (!delivery) throw notFound('delivery');
-      const sub = await requireOwnedSubscription(deps.db, principal, delivery.subscription_id, {
-        allowAdmin: true,
-      });
+      const sub = await requireSubscriptionForDeliveries(deps.db, principal, delivery.subscription_id);
       const row = await replayDelivery(deps, actorOf(principal), sub, delivery.id);
       return { status: 202, data: toWebhookDelivery(row, await listAttempts(deps.db, [row.id])) };
     },

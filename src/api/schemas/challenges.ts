@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { CHALLENGE_STATUSES, type ChallengeRow, type ChallengeSummaryRow } from '../../db/queries/challenges';
 import type { EntryRow } from '../../db/queries/entries';
 import { judgeConfigSchema, judgePublicView } from '../../judging';
+import { submissionsLeftSchema } from './submissions';
 import { isoDate, queryInt, safeText } from './common';
 import { iso } from '../../lib/time';
+import { matchSettingsOf } from '../../domain/matches/rules';
+import { matchSettingsInput, matchSettingsSchema } from './matches';
 
 export const challengeStatusSchema = z.enum(CHALLENGE_STATUSES);
 
@@ -31,6 +34,12 @@ export const challengeSchema = z.object({
   max_submissions_per_session: z.number().int(),
   max_submissions_per_day: z.number().int().nullable(),
   updated_at: z.string(),
+  // Fair contests (DESIGN "Fair contests"): how many submissions an agent may select for the
+  // final board, and the freeze before ends_at.
+  final_submissions: z.number().int(),
+  freeze_minutes: z.number().int(),
+  /** head_to_head / game: the match settings (DESIGN "Matches between agents"); null for solo formats. */
+  match: matchSettingsSchema.nullable(),
 });
 export type Challenge = z.infer<typeof challengeSchema>;
 
@@ -45,14 +54,24 @@ export const judgePublicSchema = z
         description: 'language ids a submission may use; null: any text',
         example: ['python', 'c'],
       }),
+    entry: z.string().nullable().openapi({
+      description:
+        "the file a `tests` judge loads (its config's `entry`, e.g. src/solution.ts); null when none is configured",
+      example: null,
+    }),
     limits: z
       .object({
         time_limit_ms: z.number().int(),
         memory_mb: z.number().int(),
         compare: z.string().optional(),
         float_tolerance: z.number().optional(),
+        turn_ms: z.number().int().optional(),
+        bank_ms: z.number().int().optional(),
+        games_per_match: z.number().int().optional(),
+        max_turns: z.number().int().nullable().optional(),
       })
       .nullable(),
+    game: z.string().optional().openapi({ description: '`game` judge: the game (GET /api/v1/games)' }),
     tests: z
       .array(
         z.object({
@@ -84,12 +103,18 @@ export const judgePublicSchema = z
   })
   .openapi('JudgePublic');
 
-/** GET /challenges/{id}: the challenge plus the public part of its judge. */
-export const challengeDetailSchema = challengeSchema.extend({ judge_public: judgePublicSchema });
+/** GET /challenges/{id}: the challenge plus the public part of its judge (and, for an agent's credential, what it has left). */
+export const challengeDetailSchema = challengeSchema.extend({
+  judge_public: judgePublicSchema,
+  submissions_left: submissionsLeftSchema,
+});
 export type ChallengeDetail = z.infer<typeof challengeDetailSchema>;
 
-export function toChallengeDetail(row: ChallengeRow): ChallengeDetail {
-  return { ...toChallenge(row), judge_public: judgePublicView(row.judge) };
+export function toChallengeDetail(
+  row: ChallengeRow,
+  submissionsLeft: ChallengeDetail['submissions_left'] = null,
+): ChallengeDetail {
+  return { ...toChallenge(row), judge_public: judgePublicView(row.judge), submissions_left: submissionsLeft };
 }
 
 /** Operators' view: the public fields plus the judge config and the lifecycle bookkeeping. */
@@ -102,6 +127,10 @@ export const adminChallengeSchema = challengeSchema.extend({
   retired_at: z.string().nullable(),
   started_event_at: z.string().nullable(),
   ended_event_at: z.string().nullable(),
+  version: z
+    .number()
+    .int()
+    .describe('+1 with every change (edits, lifecycle transitions, automatic ones); also the ETag'),
 });
 export type AdminChallenge = z.infer<typeof adminChallengeSchema>;
 
@@ -127,6 +156,9 @@ export function toChallenge(row: ChallengeSummaryRow): Challenge {
     max_submissions_per_session: row.max_submissions_per_session,
     max_submissions_per_day: row.max_submissions_per_day,
     updated_at: row.updated_at.toISOString(),
+    final_submissions: row.final_submissions,
+    freeze_minutes: row.freeze_minutes,
+    match: row.match ? matchSettingsOf(row) : null,
   };
 }
 
@@ -141,8 +173,12 @@ export function toAdminChallenge(row: ChallengeRow): AdminChallenge {
     retired_at: iso(row.retired_at),
     started_event_at: iso(row.started_event_at),
     ended_event_at: iso(row.ended_event_at),
+    version: row.version,
   };
 }
+
+/** The operators' ETag of a challenge: its version, quoted (a strong entity tag). */
+export const challengeEtag = (row: { version: number }): string => `"${row.version}"`;
 
 export const entrySchema = z.object({
   id: z.string().uuid(),
@@ -152,6 +188,8 @@ export const entrySchema = z.object({
   assigned_at: z.string(),
   // Extension: sandbox entries are not counted in entry_count.
   sandbox: z.boolean(),
+  // Extension: a bout entry's match (absent on ladder and solo entries).
+  match_id: z.string().uuid().optional(),
 });
 
 export function toEntry(row: EntryRow) {
@@ -162,6 +200,8 @@ export function toEntry(row: EntryRow) {
     status: row.status,
     assigned_at: row.assigned_at.toISOString(),
     sandbox: row.sandbox,
+    // Only bout entries carry their match (solo and ladder entries keep their shape).
+    ...(row.match_id ? { match_id: row.match_id } : {}),
   };
 }
 
@@ -204,7 +244,10 @@ const challengeFieldShape = {
   is_daily: z.boolean(),
   max_submissions_per_session: z.number().int().min(1).max(1000),
   max_submissions_per_day: z.number().int().min(1).max(100_000).nullable(),
+  final_submissions: z.number().int().min(1).max(100),
+  freeze_minutes: z.number().int().min(0).max(525_600),
   judge: judgeConfigSchema,
+  match: matchSettingsInput.nullable(),
 };
 
 /** Both times present → ends_at must be after starts_at (PATCH re-checks against the stored row). */
@@ -226,6 +269,9 @@ export const createChallengeBody = z
     is_daily: z.boolean().default(false),
     max_submissions_per_session: challengeFieldShape.max_submissions_per_session.default(10),
     max_submissions_per_day: challengeFieldShape.max_submissions_per_day.default(null),
+    final_submissions: challengeFieldShape.final_submissions.default(2),
+    freeze_minutes: challengeFieldShape.freeze_minutes.default(0),
+    match: challengeFieldShape.match.default(null),
   })
   .strict()
   .refine(windowIsOrdered, WINDOW_MESSAGE);

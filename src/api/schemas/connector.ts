@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { isoDate, safeText } from './common';
 
-import { LIVE_EVENT_TYPES, type FeedItem, type LiveEvent, type StreamRequest } from '../../wire/connector';
+import {
+  IDLE_REASONS,
+  LIVE_EVENT_TYPES,
+  type FeedItem,
+  type LiveEvent,
+  type StreamRequest,
+} from '../../wire/connector';
 
 const uuid = (field: string) =>
   z.string({ required_error: `${field} is required` }).uuid(`${field} must be a uuid`);
@@ -9,7 +15,8 @@ const uuid = (field: string) =>
 /** Heartbeat body (all optional): the agent's self-description, stored on the agent. */
 export const heartbeatBody = z
   .object({
-    agent_name: safeText(100, 1).optional(),
+    /** An invalid name is ignored (the old one kept, the heartbeat still 200: DESIGN). */
+    agent_name: z.string().max(10_000).optional(),
     model_name: safeText(100).optional(),
     skill_count: z.number().int().min(0).max(1_000_000).optional(),
     soul_excerpt: safeText(1000).optional(),
@@ -59,6 +66,14 @@ const _streamBodyIsWire: (body: z.infer<typeof streamBody>) => StreamRequest = (
 export const streamResponse = z.object({ received: z.boolean(), seq_num: z.number().int() });
 
 export const assignmentSchema = z.object({
+  match: z
+    .object({
+      id: z.string().uuid(),
+      ends_at: z.string().nullable(),
+      opponents: z.array(z.object({ agent_id: z.string().uuid(), agent_name: z.string() })),
+    })
+    .optional()
+    .describe('a bout of a head_to_head challenge only: its match'),
   entry_id: z.string().uuid(),
   assigned_at: z.string(),
   challenge: z.object({
@@ -72,7 +87,22 @@ export const assignmentSchema = z.object({
     ends_at: z.string().nullable(),
   }),
 });
-export const assignedResponse = z.object({ challenges: z.array(assignmentSchema) });
+export const idleEntrySchema = z.object({
+  entry_id: z.string().uuid(),
+  challenge_id: z.string().uuid(),
+  title: z.string(),
+  reason: z.enum(IDLE_REASONS),
+  message: z.string(),
+});
+
+export const assignedResponse = z.object({
+  challenges: z.array(assignmentSchema),
+  idle: z
+    .array(idleEntrySchema)
+    .describe(
+      "the agent's latest other entries (at most 20), each with why it is not an assignment; empty (with no challenges) when the agent is entered nowhere",
+    ),
+});
 
 /** A released event as spectators see it. `feed_seq` is the challenge-wide feed position (the cursor). */
 export const feedItemSchema = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkAgentName } from '../../domain/agents/rules';
 import { SCOPES, scopeSchema } from '../../auth/scopes';
 import type { AgentKeyRow } from '../../db/queries/agent-keys';
 import type { AgentRow } from '../../db/queries/agents';
@@ -45,13 +46,23 @@ export function toApiToken(row: ApiTokenRow) {
   };
 }
 
+/** An agent's name by DESIGN's rule (src/domain/agents/rules.ts): refused, or trimmed. */
+export const agentNameSchema = z.string().transform((raw, ctx) => {
+  const checked = checkAgentName(raw);
+  if (!checked.ok) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: checked.reason });
+    return z.NEVER;
+  }
+  return checked.name;
+});
+
 export const createAgentBody = z
-  .object({ name: safeText(100, 1), model_name: safeText(100, 1).optional() })
+  .object({ name: agentNameSchema, model_name: safeText(100, 1).optional() })
   .strict();
 
 export const patchAgentBody = z
   .object({
-    name: safeText(100, 1).optional(),
+    name: agentNameSchema.optional(),
     model_name: safeText(100).nullable().optional(),
     version: safeText(100).nullable().optional(),
     skill_count: z.number().int().min(0).max(1_000_000).nullable().optional(),
@@ -70,6 +81,13 @@ export const agentSchema = z.object({
   is_online: z.boolean(),
   last_seen_at: z.string().nullable(),
   created_at: z.string(),
+});
+
+/** DELETE /agents/{id}: the agent as it was, when it was deleted and what was revoked with it. */
+export const deletedAgentSchema = agentSchema.extend({
+  deleted_at: z.string(),
+  revoked_keys: z.number().int(),
+  revoked_tokens: z.number().int(),
 });
 
 /** Presence is derived, never stored: seen within the window (3 missed 30 s heartbeats). */

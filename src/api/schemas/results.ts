@@ -7,6 +7,8 @@ export const resultStateSchema = z.enum(['scored', 'failed', 'disqualified']);
 /** DESIGN.md's Result plus history fields (a rejudge supersedes a result; the old one stays readable). */
 export const resultSchema = z.object({
   id: z.string().uuid(),
+  /** DESIGN "Matches between agents": a submission's result; a match's is `kind: "match"`. */
+  kind: z.literal('submission'),
   submission_id: z.string().uuid(),
   challenge_id: z.string().uuid(),
   agent_id: z.string().uuid(),
@@ -20,11 +22,15 @@ export const resultSchema = z.object({
   current: z.boolean(),
   superseded_at: z.string().nullable(),
   sandbox: z.boolean(),
+  /** Fair contests: operators always, the owner once the challenge is complete; absent otherwise. */
+  private_score: z.number().nullable().optional(),
 });
 
-export function toResult(row: ResultRow): z.infer<typeof resultSchema> {
+/** `showPrivate`: the caller may see private_score (src/domain/contests/policy.ts). */
+export function toResult(row: ResultRow, showPrivate = false): z.infer<typeof resultSchema> {
   return {
     id: row.id,
+    kind: 'submission',
     submission_id: row.submission_id,
     challenge_id: row.challenge_id,
     agent_id: row.agent_id,
@@ -37,6 +43,7 @@ export function toResult(row: ResultRow): z.infer<typeof resultSchema> {
     current: row.superseded_at === null,
     superseded_at: iso(row.superseded_at),
     sandbox: row.sandbox,
+    ...(showPrivate ? { private_score: row.private_score } : {}),
   };
 }
 
@@ -47,6 +54,7 @@ const criterionSchema = z.object({
   passed: z.boolean().optional(),
   feedback: z.string().optional(),
   hidden: z.boolean().optional(),
+  private: z.boolean().optional(),
 });
 
 /** One of three audience views (competitor, spectator, admin), with the result it projects. */
@@ -62,4 +70,6 @@ export const breakdownSchema = z.object({
   summary: z.string().optional(),
   criteria: z.array(criterionSchema),
   details: z.record(z.unknown()).nullable().optional(),
+  /** Operators always; the owner once the challenge is complete (and it has private tests). */
+  private_score: z.number().nullable().optional(),
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SessionRow } from '../../db/queries/sessions';
 import { challengeSchema, entrySchema } from './challenges';
 import { iso } from '../../lib/time';
-import { submissionSchema } from './submissions';
+import { submissionSchema, submissionsLeftSchema } from './submissions';
 
 /** JWT callers owning several agents name the one they act for. */
 export const createSessionQuery = z.object({ agent_id: z.string().uuid().optional() });
@@ -54,4 +54,5 @@ export const sessionDetailSchema = sessionSchema.extend({
     submissions_counted: z.number().int(),
     submissions_remaining: z.number().int(),
   }),
+  submissions_left: submissionsLeftSchema,
 });

@@ -11,10 +11,28 @@ import { queryInt, safeText } from './common';
 
 export const submissionStatusSchema = z.enum(['received', 'queued', 'judging', 'complete', 'failed']);
 
-/** Relative paths only: no absolute path, drive letter, backslash root or `..` segment. */
-const filePath = safeText(SUBMISSION_LIMITS.maxPathChars, 1)
-  .refine((p) => !/^[\\/]/.test(p) && !/^[A-Za-z]:/.test(p), 'path must be relative')
-  .refine((p) => !p.split(/[\\/]/).includes('..'), "path must not contain '..' segments");
+/** C0 and C1 control characters (DEL included). */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A file's path as the competitor's tree has it (`src/solution.ts`), in one canonical form
+ * (DESIGN "Submitting code the way people do"): relative, `/`-separated, no `.`/`..` or empty
+ * segment, no backslash, no control character.
+ */
+export const submissionPathSchema = safeText(SUBMISSION_LIMITS.maxPathChars, 1)
+  .refine(
+    (p) => !/^\//.test(p) && !/^[A-Za-z]:/.test(p),
+    'path must be relative (no leading / or drive letter)',
+  )
+  .refine((p) => !p.includes('\\'), 'path must use / between folders, not \\')
+  .refine((p) => !CONTROL_CHARACTER.test(p), 'path must not contain control characters')
+  .refine(
+    (p) => !p.split('/').some((segment) => segment === '.' || segment === '..'),
+    "path must not contain '.' or '..' segments",
+  )
+  .refine((p) => !p.split('/').includes(''), 'path must not contain empty segments (a//b, a trailing /)');
+
+const filePath = submissionPathSchema;
 
 export const submissionFileSchema = z
   .object({
@@ -28,6 +46,8 @@ export const createSubmissionBody = z
   .object({
     content: safeText(SUBMISSION_LIMITS.maxContentChars),
     files: z.array(submissionFileSchema).max(SUBMISSION_LIMITS.maxFiles).optional(),
+    /** Extension: id or alias; for files naming none, and for `content` without files. */
+    language: safeText(SUBMISSION_LIMITS.maxLanguageChars, 1).optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -55,6 +75,27 @@ export const createSubmissionBody = z
   });
 export type CreateSubmissionBody = z.infer<typeof createSubmissionBody>;
 
+/** DESIGN `submissions_left` (null for callers that act as no agent; each number null where unlimited). */
+export const submissionsLeftSchema = z
+  .object({
+    session: z.number().int().nullable().openapi({
+      description:
+        "left in the agent's open session (the per-session cap when none is open); null: unlimited",
+    }),
+    day: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'left in the rolling 24 hours; null: unlimited' }),
+    day_resets_at: z.string().nullable().openapi({
+      description: 'when the oldest counted submission leaves the 24-hour window (null when none counts)',
+    }),
+  })
+  .nullable()
+  .openapi('SubmissionsLeft', {
+    description: 'for a bearer credential that acts as an agent (an API token); null for other callers',
+  });
+
 /** The spec's Submission plus additive fields. */
 export const submissionSchema = z.object({
   id: z.string().uuid(),
@@ -68,6 +109,8 @@ export const submissionSchema = z.object({
   session_id: z.string().uuid(),
   sandbox: z.boolean(),
   failure_reason: z.string().nullable(),
+  /** Fair contests: selected by its owner for the final board (POST /submissions/{id}/select). */
+  selected: z.boolean(),
 });
 
 export function toSubmission(row: SubmissionSummaryRow): z.infer<typeof submissionSchema> {
@@ -82,6 +125,7 @@ export function toSubmission(row: SubmissionSummaryRow): z.infer<typeof submissi
     session_id: row.session_id,
     sandbox: row.sandbox,
     failure_reason: row.failure_reason,
+    selected: row.selected_at !== null && row.selected_at !== undefined,
   };
 }
 
@@ -110,11 +154,14 @@ const currentResultSchema = z.object({
   final_score: z.number(),
   result_state: z.string(),
   judged_at: z.string(),
+  /** Operators' listings only (fair contests). */
+  private_score: z.number().nullable().optional(),
 });
 
 export const submissionDetailSchema = submissionSchema.extend({
   content: z.string(),
   files: z.array(z.object({ path: z.string(), content: z.string(), language: z.string().optional() })),
+  language: z.string().nullable(),
   updated_at: z.string(),
   rejudge_count: z.number().int(),
   result: currentResultSchema.nullable(),
@@ -130,6 +177,7 @@ export function toSubmissionDetail(
     ...toSubmission(row),
     content: row.content,
     files: row.files,
+    language: row.language ?? null,
     updated_at: row.updated_at.toISOString(),
     rejudge_count: row.judge_run,
     result: result
@@ -174,8 +222,10 @@ export const submissionHistoryItemSchema = submissionSchema.extend({
   }),
 });
 
+/** `showPrivate`: operators' listings, which carry each result's private_score. */
 export function toSubmissionHistoryItem(
   row: SubmissionHistoryRow,
+  showPrivate = false,
 ): z.infer<typeof submissionHistoryItemSchema> {
   const judged = row.result_id !== null && row.final_score !== null && row.judged_at !== null;
   return {
@@ -188,6 +238,9 @@ export function toSubmissionHistoryItem(
           final_score: Number(row.final_score),
           result_state: row.result_state ?? 'scored',
           judged_at: row.judged_at!.toISOString(),
+          ...(showPrivate
+            ? { private_score: row.private_score === null ? null : Number(row.private_score) }
+            : {}),
         }
       : null,
     links: {

@@ -30,6 +30,16 @@ export const patchWebhookBody = z
   .strict();
 
 export const subscriptionStatusSchema = z.enum(['active', 'inactive', 'disabled']);
+/** DELETE /api/v1/webhooks/{id}?purge=true: removed outright with its deliveries. */
+export const deleteWebhookQuery = z
+  .object({
+    purge: z
+      .enum(['true', 'false', '1', '0'])
+      .optional()
+      .transform((v) => v === 'true' || v === '1'),
+  })
+  .strict();
+
 export const listWebhooksQuery = z.object({ status: subscriptionStatusSchema.optional() }).strict();
 
 export const deliveryStatusSchema = z.enum(DELIVERY_STATUSES);
@@ -68,6 +78,16 @@ export const bulkReplaySchema = z.object({
 });
 
 export const replayDeadLettersBody = z.object({ since: z.string().datetime({ offset: true }) }).strict();
+
+/** A subscriber's "replay what was dead-lettered while it was down": `since` optional. */
+export const ownerReplayDeadLettersBody = z
+  .object({ since: z.string().datetime({ offset: true }).optional() })
+  .strict();
+
+export const ownerBulkReplaySchema = bulkReplaySchema.extend({
+  /** Where the replayed run starts (the `since` given, else the oldest replayed dead letter); null when none. */
+  since: z.string().nullable(),
+});
 
 export const webhookSubscriptionSchema = z.object({
   id: z.string().uuid(),

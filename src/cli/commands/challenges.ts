@@ -13,6 +13,7 @@
  * group name, flags as properties) and returns an exit code: 0 ok, 1 the API refused, 2 usage.
  */
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { table } from '../framework';
 
 export interface ParsedArgs {
@@ -29,6 +30,8 @@ export interface ChallengeCommandContext {
   print?: (line: string) => void;
   /** Error sink (default: console.error). */
   printError?: (line: string) => void;
+  /** Where relative --file paths start (default: the process's working directory). */
+  cwd?: string;
 }
 
 export interface CommandOutcome {
@@ -90,10 +93,10 @@ function requireId(positionals: string[]): string {
   return encodeURIComponent(id);
 }
 
-async function readJsonFile(args: ParsedArgs): Promise<unknown> {
+async function readJsonFile(args: ParsedArgs, cwd: string): Promise<unknown> {
   const file = flag(args, 'file', 'f');
   if (!file) throw new UsageError('--file <path to JSON> is required');
-  const text = await readFile(file, 'utf8');
+  const text = await readFile(path.resolve(cwd, file), 'utf8');
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -170,9 +173,13 @@ export async function challengeCommands(
       case 'get':
         return await call('GET', `${base}/${requireId(positionals)}`);
       case 'create':
-        return await call('POST', base, await readJsonFile(args));
+        return await call('POST', base, await readJsonFile(args, ctx.cwd ?? process.cwd()));
       case 'update':
-        return await call('PATCH', `${base}/${requireId(positionals)}`, await readJsonFile(args));
+        return await call(
+          'PATCH',
+          `${base}/${requireId(positionals)}`,
+          await readJsonFile(args, ctx.cwd ?? process.cwd()),
+        );
       case 'publish':
       case 'retire':
         return await call('POST', `${base}/${requireId(positionals)}/${positionals[0]}`);

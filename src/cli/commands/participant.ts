@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatScore } from '../../lib/score';
+import { formatKb, formatMs, verdictView } from '../../lib/verdict-rows';
 import { CliError, table, usageError, type CliArgs, type CliCommand, type CliContext } from '../framework';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -44,17 +45,38 @@ interface Session {
 
 interface Submission {
   id: string;
+  challenge_id?: string;
   submission_status: string;
   failure_reason: string | null;
   session_id: string;
+  content?: string;
+  files?: { path: string; content: string; language?: string }[];
+  language?: string | null;
+}
+
+interface ChallengeInfo {
+  id?: string;
+  title?: string;
+  status?: string;
+  judge_public?: { kind?: string; languages: string[] | null; entry?: string | null };
+  submissions_left?: { session: number | null; day: number | null; day_resets_at: string | null } | null;
 }
 
 interface Breakdown {
   final_score: number;
   result_state: string;
   summary?: string;
-  criteria: { name: string; weight?: number; score: number; passed?: boolean; feedback?: string }[];
+  criteria: {
+    name: string;
+    weight?: number;
+    score: number;
+    passed?: boolean;
+    feedback?: string;
+    private?: boolean;
+  }[];
   hidden_summary?: { hidden_passed: number; hidden_total: number };
+  /** An operator's breakdown, or the owner's once the challenge is complete (with private tests). */
+  private_score?: number | null;
 }
 
 const TERMINAL = new Set(['complete', 'failed']);
@@ -77,19 +99,57 @@ async function openSession(ctx: CliContext, challengeId: string): Promise<Sessio
   return data;
 }
 
-/** The breakdown as lines: the result, then one line per criterion (like `kaggle competitions submit`). */
-export function breakdownLines(b: Breakdown): string[] {
-  const hidden = b.hidden_summary?.hidden_total
-    ? [`  hidden: ${b.hidden_summary.hidden_passed} of ${b.hidden_summary.hidden_total} passed`]
-    : [];
-  return [
+const indent = (text: string, prefix = '    ') =>
+  text
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => `${prefix}${line}`);
+
+/**
+ * The result as a judge shows it (the web's result page, in text): the score, the verdict
+ * table (test, verdict, time, memory), the compiler's message, the first failing visible test's
+ * excerpts, then the submitted files.
+ */
+export function resultLines(b: Breakdown, judgePublic: unknown, submission?: Submission): string[] {
+  const v = verdictView(b, judgePublic);
+  const lines = [
     `score ${formatScore(b.final_score)} (${b.result_state})${b.summary ? `: ${b.summary}` : ''}`,
-    ...b.criteria.map(
-      (c) =>
-        `  ${c.passed ? 'pass' : 'fail'}  ${formatScore(c.score).padStart(6)}  ${c.name}${c.feedback ? ` - ${c.feedback}` : ''}`,
-    ),
-    ...hidden,
   ];
+  if (v.compileMessage !== null) lines.push('compiler message:', ...indent(v.compileMessage));
+  else if (v.reason) lines.push(`reason: ${v.reason}`);
+  if (v.rows.length) {
+    lines.push(
+      ...table(
+        ['TEST', 'VERDICT', 'TIME', 'MEMORY', 'NOTES'],
+        v.rows.map((r) => [
+          `${r.name}${r.hidden ? ' (hidden)' : ''}${r.private ? ' (private)' : ''}`,
+          r.verdict,
+          formatMs(r.time_ms),
+          formatKb(r.memory_kb),
+          r.feedback && r.feedback !== r.verdict ? r.feedback.replace(/\s+/g, ' ').slice(0, 120) : '',
+        ]),
+      )
+        .split('\n')
+        .map((line) => `  ${line.trimEnd()}`),
+    );
+  }
+  if (v.hiddenCounted) lines.push(`  hidden: ${v.hiddenCounted.passed} of ${v.hiddenCounted.total} passed`);
+  // Only on a breakdown that may show it: an operator's, or the owner's once the challenge is complete.
+  if (typeof b.private_score === 'number') lines.push(`private score ${formatScore(b.private_score)}`);
+  const failing = v.firstFailing >= 0 ? v.rows[v.firstFailing] : undefined;
+  if (failing) {
+    lines.push(`first failing test: ${failing.name} (${failing.verdict})`);
+    if (failing.input !== null) lines.push('  input:', ...indent(failing.input));
+    if (failing.expected !== null) lines.push('  expected:', ...indent(failing.expected));
+    if (failing.output !== null) lines.push('  got:', ...indent(failing.output));
+    if (failing.stderr !== null) lines.push('  stderr:', ...indent(failing.stderr));
+  }
+  if (submission && (submission.files?.length || submission.content)) {
+    lines.push(`submitted${submission.language ? ` (language ${submission.language})` : ''}:`);
+    if (submission.content) lines.push('--- content', ...indent(submission.content, '  '));
+    for (const f of submission.files ?? []) lines.push(`--- ${f.path}`, ...indent(f.content, '  '));
+  }
+  return lines;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -119,6 +179,19 @@ function timeoutFlag(args: CliArgs): number {
   if (typeof raw !== 'string' || !/^[1-9]\d{0,4}$/.test(raw))
     throw usageError('--timeout must be a whole number of seconds (1..99999)');
   return Number(raw);
+}
+
+/**
+ * A file's path as the judge sees it: relative to where the CLI runs (`src/solution.ts`), with
+ * `/` between folders. A file outside that folder cannot keep a relative path: refused (exit 2).
+ */
+export function projectPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, path.resolve(cwd, file)).split(path.sep).join('/');
+  if (relative === '' || relative.startsWith('../') || relative === '..' || path.isAbsolute(relative))
+    throw usageError(
+      `${file} is outside the current folder (${cwd}): run the CLI from your project's root so each file keeps its path`,
+    );
+  return relative;
 }
 
 const listValue = (value: CliArgs['values'][string]): string[] =>
@@ -212,7 +285,7 @@ export const commands: CliCommand[] = [
       const files = await Promise.all(
         filePaths.map(async (file) => {
           try {
-            return { path: path.basename(file), content: await readFile(file, 'utf8') };
+            return { file, content: await readFile(path.resolve(ctx.cwd(), file), 'utf8') };
           } catch (e) {
             throw new CliError(
               `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
@@ -221,18 +294,28 @@ export const commands: CliCommand[] = [
         }),
       );
       // A text judge (rubric, http: no languages) reads `content`; a code judge reads the files.
-      const { data: challenge } = await asParticipant<{
-        data: { judge_public?: { languages: string[] | null } };
-      }>(ctx, 'GET', `/api/v1/challenges/${challengeId}`);
+      const { data: challenge } = await asParticipant<{ data: ChallengeInfo }>(
+        ctx,
+        'GET',
+        `/api/v1/challenges/${challengeId}`,
+      );
       const judgesText = (challenge.judge_public?.languages ?? null) === null;
-      let body: { content: string; files?: { path: string; content: string; language?: string }[] };
+      let body: { content: string; files?: { path: string; content: string }[]; language?: string };
       if (judgesText) {
         if (files.length > 1) throw usageError('this challenge judges text: submit one --file, or --message');
         body = { content: message ?? files[0].content };
       } else {
+        // Code keeps its paths relative to where the CLI runs (src/solution.ts), as in a repository.
+        const sent = files.map((f) => ({ path: projectPath(f.file, ctx.cwd()), content: f.content }));
+        const entry = challenge.judge_public?.entry ?? null;
+        if (entry !== null && sent.length > 0 && !sent.some((f) => f.path === entry))
+          ctx.err(
+            `note: the judge loads ${entry}; you are sending ${sent.map((f) => f.path).join(', ')} (paths are relative to ${ctx.cwd()})`,
+          );
         body = {
           content: message ?? '',
-          files: files.map((f) => (language ? { ...f, language } : f)),
+          ...(sent.length ? { files: sent } : {}),
+          ...(language ? { language } : {}),
         };
       }
       const session = await openSession(ctx, challengeId);
@@ -268,7 +351,9 @@ export const commands: CliCommand[] = [
       ctx.out(
         args.values.json
           ? JSON.stringify({ submission: done, breakdown }, null, 2)
-          : [`submission ${done.id} complete`, ...breakdownLines(breakdown)].join('\n'),
+          : [`submission ${done.id} complete`, ...resultLines(breakdown, challenge.judge_public, done)].join(
+              '\n',
+            ),
       );
     },
   },
@@ -292,14 +377,24 @@ export const commands: CliCommand[] = [
         );
         return submission.submission_status === 'failed' ? 1 : 0;
       }
-      const [{ data: result }, { data: breakdown }] = await Promise.all([
+      const [{ data: result }, { data: breakdown }, challenge] = await Promise.all([
         asParticipant<{ data: Record<string, unknown> }>(ctx, 'GET', `/api/v1/results/${id}`),
         asParticipant<{ data: Breakdown }>(ctx, 'GET', `/api/v1/submissions/${id}/breakdown`),
+        submission.challenge_id
+          ? asParticipant<{ data: ChallengeInfo }>(
+              ctx,
+              'GET',
+              `/api/v1/challenges/${submission.challenge_id}`,
+            ).catch(() => null)
+          : null,
       ]);
       ctx.out(
         args.values.json
           ? JSON.stringify({ submission, result, breakdown }, null, 2)
-          : [`submission ${id} complete`, ...breakdownLines(breakdown)].join('\n'),
+          : [
+              `submission ${id} complete`,
+              ...resultLines(breakdown, challenge?.data.judge_public, submission),
+            ].join('\n'),
       );
     },
   },

@@ -3,9 +3,13 @@
  *
  *   webhooks deliveries [<subscriptionId>] [--status pending|retrying|delivered|dead_letter] [--since T]
  *                                       (without an id: across every subscription, newest first)
- *   webhooks delivery <subscriptionId> <deliveryId>   one delivery with each attempt's status, latency, error, response
+ *   webhooks delivery <deliveryId>     one delivery with each attempt's status, latency, error, response
+ *                                       (the old form `<subscriptionId> <deliveryId>` still works)
  *   webhooks replay <deliveryId>
- *   webhooks replay-dead-letters <subscriptionId> --since <ISO date-time | 30m | 12h | 7d>
+ *   webhooks enable <subscriptionId> [--replay-dead-letters]   re-enable a disabled one (and replay at once
+ *                                       what was dead-lettered while it was down)
+ *   webhooks replay-dead-letters <subscriptionId> [--since <ISO date-time | 30m | 12h | 7d>]
+ *                                       (without --since: the latest run of dead letters)
  *   webhooks listen [--forward-to URL] [--events e1,e2] [--sub user | --jwt JWT]   (local receiver, like stripe listen)
  *
  * A replay re-sends the same delivery id and body bytes as a new attempt series; the subscription
@@ -117,14 +121,16 @@ export const commands: CliCommand[] = [
   {
     name: 'webhooks delivery',
     summary: 'Show one delivery with every attempt: status code, latency, error and the response excerpt',
-    usage: 'webhooks delivery <subscriptionId> <deliveryId> [--json]',
+    usage: 'webhooks delivery <deliveryId> [--json]',
     options: { json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = positional(args, 0, 'subscription id', UUID);
-      const deliveryId = positional(args, 1, 'delivery id (whd_...)', DELIVERY_ID);
+      // The delivery id alone is enough; the old two-argument form (subscription id first) still works.
+      const twoArgs = args.positionals.length > 1;
+      const id = twoArgs ? positional(args, 0, 'subscription id', UUID) : null;
+      const deliveryId = positional(args, twoArgs ? 1 : 0, 'delivery id (whd_...)', DELIVERY_ID);
       const { data } = await ctx.api<{ data: Delivery & { attempts: Attempt[] } }>(
         'GET',
-        `/api/v1/webhooks/${id}/deliveries/${deliveryId}`,
+        id ? `/api/v1/webhooks/${id}/deliveries/${deliveryId}` : `/api/v1/webhook-deliveries/${deliveryId}`,
       );
       if (args.values.json) return void ctx.out(JSON.stringify(data, null, 2));
       ctx.out(`${data.id}  ${data.event_type}  ${data.status}  (replays ${data.replay_count})`);
@@ -152,28 +158,55 @@ export const commands: CliCommand[] = [
   },
   {
     name: 'webhooks replay-dead-letters',
-    summary: 'Re-send every dead-lettered delivery of a subscription created since a time',
-    usage: 'webhooks replay-dead-letters <subscriptionId> --since <ISO date-time | 30m | 12h | 7d> [--json]',
+    summary:
+      "Re-send at once a subscription's dead letters: the latest run (what failed while the endpoint was down), or every one created since a time",
+    usage:
+      'webhooks replay-dead-letters <subscriptionId> [--since <ISO date-time | 30m | 12h | 7d>] [--json]',
     options: { since: { type: 'string' }, json: { type: 'boolean' } },
     async run(args, ctx) {
       const id = positional(args, 0, 'subscription id', UUID);
-      if (typeof args.values.since !== 'string') throw usageError('--since is required');
-      const since = parseSince(args.values.since);
-      const res = await ctx.api<{ data: { replayed: number; delivery_ids: string[]; truncated: boolean } }>(
-        'POST',
-        `/api/v1/admin/webhooks/${id}/replay-dead-letters`,
-        { since: since.toISOString() },
+      const since = typeof args.values.since === 'string' ? parseSince(args.values.since) : null;
+      await replayDeadLettersOf(ctx, id, since, Boolean(args.values.json));
+    },
+  },
+  {
+    name: 'webhooks enable',
+    summary:
+      'Re-enable a disabled subscription; with --replay-dead-letters, also re-send at once what was dead-lettered while it was down',
+    usage: 'webhooks enable <subscriptionId> [--replay-dead-letters] [--json]',
+    options: { 'replay-dead-letters': { type: 'boolean' }, json: { type: 'boolean' } },
+    async run(args, ctx) {
+      const id = positional(args, 0, 'subscription id', UUID);
+      const res = await ctx.api<{ data: { id: string; status: string; url: string } }>(
+        'PATCH',
+        `/api/v1/webhooks/${id}`,
+        { active: true },
       );
-      if (args.values.json) {
-        ctx.out(JSON.stringify(res.data, null, 2));
-        return;
-      }
-      ctx.out(`replayed ${res.data.replayed} dead letter(s) created since ${since.toISOString()}`);
-      for (const d of res.data.delivery_ids) ctx.out(`  ${d}`);
-      if (res.data.truncated) ctx.out('more remain: run again (each call replays at most 500)');
+      if (args.values.json && !args.values['replay-dead-letters'])
+        return void ctx.out(JSON.stringify(res.data, null, 2));
+      if (!args.values.json) ctx.out(`subscription ${res.data.id} is ${res.data.status} (${res.data.url})`);
+      if (args.values['replay-dead-letters'])
+        await replayDeadLettersOf(ctx, id, null, Boolean(args.values.json));
+      else if (!args.values.json)
+        ctx.out(`replay what was dead-lettered meanwhile: webhooks replay-dead-letters ${id}`);
     },
   },
 ];
+
+async function replayDeadLettersOf(ctx: CliContext, id: string, since: Date | null, json: boolean) {
+  const res = await ctx.api<{
+    data: { replayed: number; delivery_ids: string[]; truncated: boolean; since: string | null };
+  }>('POST', `/api/v1/webhooks/${id}/replay-dead-letters`, since ? { since: since.toISOString() } : {});
+  if (json) return void ctx.out(JSON.stringify(res.data, null, 2));
+  const from = since
+    ? `created since ${since.toISOString()}`
+    : res.data.since
+      ? `of the latest run (from ${res.data.since})`
+      : 'to replay (none)';
+  ctx.out(`replayed ${res.data.replayed} dead letter(s) ${from}`);
+  for (const d of res.data.delivery_ids) ctx.out(`  ${d}`);
+  if (res.data.truncated) ctx.out('more remain: run again (each call replays at most 500)');
+}
 
 /** Headers a forwarded delivery keeps (signatures and ids; hop-by-hop ones are dropped). */
 const FORWARDED_HEADERS = [
@@ -190,8 +223,8 @@ const FORWARDED_HEADERS = [
 
 /**
  * `webhooks listen` (like `stripe listen`): runs a receiver on 127.0.0.1, subscribes it, prints
- * each delivery with its signature checked, forwards it when asked, and deactivates the
- * subscription on Ctrl-C. Needs an API that accepts loopback receivers (WEBHOOK_ALLOW_PRIVATE=1,
+ * each delivery with its signature checked, forwards it when asked, and removes the subscription
+ * (with its deliveries) on Ctrl-C, so runs do not pile up inactive subscriptions. Needs an API that accepts loopback receivers (WEBHOOK_ALLOW_PRIVATE=1,
  * which `npm start` sets). Exported for tests: `until` ends it like Ctrl-C does.
  */
 export async function listen(args: CliArgs, ctx: CliContext, until?: Promise<unknown>): Promise<void> {
@@ -295,9 +328,10 @@ export async function listen(args: CliArgs, ctx: CliContext, until?: Promise<unk
     }
   } finally {
     if (subscriptionId) {
-      await ctx.api('DELETE', `/api/v1/webhooks/${subscriptionId}`, undefined, { auth }).then(
-        () => ctx.err(`subscription ${subscriptionId} deactivated`),
-        (e: Error) => ctx.err(`could not deactivate subscription ${subscriptionId}: ${e.message}`),
+      // Removed outright with its deliveries: each run leaves no inactive subscription behind.
+      await ctx.api('DELETE', `/api/v1/webhooks/${subscriptionId}?purge=true`, undefined, { auth }).then(
+        () => ctx.err(`subscription ${subscriptionId} removed`),
+        (e: Error) => ctx.err(`could not remove subscription ${subscriptionId}: ${e.message}`),
       );
     }
     server.closeAllConnections();
@@ -316,7 +350,7 @@ async function userJwtFor(args: CliArgs, ctx: CliContext): Promise<string> {
 commands.push({
   name: 'webhooks listen',
   summary:
-    'Receive webhooks locally (like stripe listen): subscribe a receiver on 127.0.0.1, print each delivery with its signature checked, optionally forward it; Ctrl-C unsubscribes',
+    'Receive webhooks locally (like stripe listen): subscribe a receiver on 127.0.0.1, print each delivery with its signature checked, optionally forward it; Ctrl-C removes the subscription',
   usage:
     'webhooks listen [--forward-to URL] [--events e1,e2] [--port N] [--sub <user-id> | --jwt <jwt>] [--json]',
   options: {

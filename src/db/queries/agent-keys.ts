@@ -79,3 +79,12 @@ export async function touchAgentKey(db: Queryable, id: string): Promise<void> {
     [id],
   );
 }
+
+/** Revokes every live connector key of the agent (its deletion); returns how many. */
+export async function revokeAllAgentKeys(db: Queryable, agentId: string): Promise<number> {
+  const res = await db.query(
+    'UPDATE agent_keys SET revoked_at = now() WHERE agent_id = $1 AND revoked_at IS NULL',
+    [agentId],
+  );
+  return res.rowCount ?? 0;
+}

@@ -12,6 +12,8 @@ export interface AgentRow {
   last_seen_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** Set when its owner deleted it: the row stays for its results, board rows and matches. */
+  deleted_at: Date | null;
 }
 
 export function insertAgent(
@@ -33,7 +35,7 @@ export function findAgentById(db: Queryable, id: string): Promise<AgentRow | nul
 
 export async function listAgentsByOwner(db: Queryable, ownerUserId: string): Promise<AgentRow[]> {
   const res = await db.query<AgentRow>(
-    'SELECT * FROM agents WHERE owner_user_id = $1 ORDER BY created_at, id',
+    'SELECT * FROM agents WHERE owner_user_id = $1 AND deleted_at IS NULL ORDER BY created_at, id',
     [ownerUserId],
   );
   return res.rows;
@@ -63,4 +65,23 @@ export function updateAgentProfile(
   if (markSeen) sets.push('last_seen_at = now()');
   sets.push('updated_at = now()');
   return queryOne<AgentRow>(db, `UPDATE agents SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
+}
+
+/** The names of the given agents. */
+export async function agentNamesOf(db: Queryable, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const res = await db.query<{ id: string; name: string }>(
+    'SELECT id, name FROM agents WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  return new Map(res.rows.map((r) => [r.id, r.name]));
+}
+
+/** Marks the agent deleted; null when it already was (or does not exist). */
+export function markAgentDeleted(db: Queryable, id: string): Promise<AgentRow | null> {
+  return queryOne<AgentRow>(
+    db,
+    'UPDATE agents SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING *',
+    [id],
+  );
 }

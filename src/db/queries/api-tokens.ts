@@ -107,3 +107,12 @@ export async function touchApiToken(db: Queryable, id: string): Promise<void> {
     [id],
   );
 }
+
+/** Revokes every live token that acts as the agent (its deletion); returns how many. */
+export async function revokeAgentApiTokens(db: Queryable, agentId: string): Promise<number> {
+  const res = await db.query(
+    'UPDATE api_tokens SET revoked_at = now() WHERE agent_id = $1 AND revoked_at IS NULL',
+    [agentId],
+  );
+  return res.rowCount ?? 0;
+}

@@ -10,9 +10,16 @@ export const AUDIT_ACTIONS = [
   'submission.rejudge',
   'delivery.replay',
   'delivery.replay_bulk',
+  'challenge.rejudge',
+  'agent.delete',
+  'clarification.answer',
+  'challenge.announce',
+  'match.create',
+  'match.void',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-export type AuditTargetType = 'challenge' | 'submission' | 'delivery' | 'webhook_subscription';
+export type AuditTargetType =
+  'challenge' | 'submission' | 'delivery' | 'webhook_subscription' | 'agent' | 'match';
 
 export interface AuditRecordRow {
   id: string;

@@ -27,6 +27,12 @@ export interface ChallengeRow {
   judge: Record<string, unknown>;
   max_submissions_per_session: number;
   max_submissions_per_day: number | null;
+  /** Fair contests: submissions an agent may select for the final board. */
+  final_submissions: number;
+  /** Fair contests: the public board stops changing this many minutes before ends_at (0: never). */
+  freeze_minutes: number;
+  /** Match settings of head_to_head / game challenges (src/domain/matches/rules.ts); null when solo. */
+  match?: Record<string, unknown> | null;
   quarantine_reason: string | null;
   created_by: string | null;
   created_at: Date;
@@ -36,6 +42,8 @@ export interface ChallengeRow {
   published_at: Date | null;
   quarantined_at: Date | null;
   retired_at: Date | null;
+  /** +1 with every change of the row (a trigger keeps it, migration 5250): the operators' ETag. */
+  version: number;
   /** Non-sandbox entries (challenge_entry_counts, kept by triggers on entries). */
   entry_count: number;
 }
@@ -64,6 +72,9 @@ export const CHALLENGE_FIELD_NAMES = [
   'judge',
   'max_submissions_per_session',
   'max_submissions_per_day',
+  'final_submissions',
+  'freeze_minutes',
+  'match',
 ] as const satisfies readonly (keyof ChallengeFields)[];
 
 /**
@@ -83,6 +94,7 @@ const CHALLENGE_COLUMN_NAMES = [
   'published_at',
   'quarantined_at',
   'retired_at',
+  'version',
 ] as const satisfies readonly Exclude<keyof ChallengeRow, 'entry_count'>[];
 const CHALLENGE_COLUMNS = CHALLENGE_COLUMN_NAMES.map((column) => `c.${column}`).join(', ');
 /**
@@ -137,14 +149,17 @@ export interface ChallengeListFilter {
 export function buildChallengeListWhere(filter: ChallengeListFilter): { where: string; values: unknown[] } {
   const values: unknown[] = [[...filter.statuses]];
   const clauses = ['c.status = ANY($1::text[])'];
-  const add = (column: string, value: string | undefined) => {
+  const add = (column: string, value: string | undefined, caseInsensitive = false) => {
     if (value === undefined) return;
     values.push(value);
-    clauses.push(`c.${column} = $${values.length}`);
+    // Category and format are words people type (`Coding`, `CODE`): compared without case.
+    clauses.push(
+      caseInsensitive ? `lower(c.${column}) = lower($${values.length})` : `c.${column} = $${values.length}`,
+    );
   };
-  add('category', filter.category);
+  add('category', filter.category, true);
   add('weight_class_id', filter.weightClassId);
-  add('format', filter.format);
+  add('format', filter.format, true);
   return { where: `WHERE ${clauses.join(' AND ')}`, values };
 }
 
@@ -204,9 +219,13 @@ export interface ChallengeFields {
   judge: Record<string, unknown>;
   max_submissions_per_session: number;
   max_submissions_per_day: number | null;
+  final_submissions: number;
+  freeze_minutes: number;
+  match?: Record<string, unknown> | null;
 }
 
 function columnValue(field: string, value: unknown): unknown {
+  if (field === 'match') return value === null || value === undefined ? null : JSON.stringify(value);
   return field === 'judge' ? JSON.stringify(value) : value;
 }
 
@@ -301,12 +320,14 @@ export interface ChallengeRules {
   /** The judge's kind and a program judge's allowed languages (two small paths, not the config). */
   judge_kind: string | null;
   judge_languages: unknown;
+  /** A `tests` judge's configured entry file (null when none). */
+  judge_entry: string | null;
 }
 
 export function findChallengeRules(db: Queryable, id: string): Promise<ChallengeRules | null> {
   return queryOne<ChallengeRules>(
     db,
-    "SELECT id, status, starts_at, ends_at, max_submissions_per_session, max_submissions_per_day, judge->>'kind' AS judge_kind, judge->'languages' AS judge_languages FROM challenges WHERE id = $1",
+    "SELECT id, status, starts_at, ends_at, max_submissions_per_session, max_submissions_per_day, judge->>'kind' AS judge_kind, judge->'languages' AS judge_languages, judge->>'entry' AS judge_entry FROM challenges WHERE id = $1",
     [id],
   );
 }
@@ -356,4 +377,27 @@ export async function judgeKindsOf(db: Queryable, ids: string[]): Promise<Map<st
     [ids],
   );
   return new Map(res.rows.map((r) => [r.id, r.kind ?? '—']));
+}
+
+/** The titles of the given challenges (the audit trail names what it touched). */
+export async function challengeTitlesOf(db: Queryable, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const res = await db.query<{ id: string; title: string }>(
+    'SELECT id, title FROM challenges WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  return new Map(res.rows.map((r) => [r.id, r.title]));
+}
+
+/** The little a leaderboard read needs to choose its kind (match challenges rank by rating). */
+export function findChallengeKind(
+  db: Queryable,
+  id: string,
+): Promise<{ status: ChallengeStatus; format: string; weight_class_id: string } | null> {
+  return queryOne(
+    db,
+    'SELECT status, format, weight_class_id FROM challenges WHERE id = $1',
+    [id],
+    'ch_kind',
+  );
 }

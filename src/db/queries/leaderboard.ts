@@ -4,10 +4,10 @@ import type { Queryable } from '../pool';
 export async function findChallengeStatus(
   db: Queryable,
   id: string,
-): Promise<{ id: string; status: string } | null> {
-  const res = await db.query<{ id: string; status: string }>({
-    name: 'lb_challenge',
-    text: 'SELECT id, status FROM challenges WHERE id = $1',
+): Promise<{ id: string; status: string; ends_at: Date | null; freeze_minutes: number } | null> {
+  const res = await db.query<{ id: string; status: string; ends_at: Date | null; freeze_minutes: number }>({
+    name: 'lb_challenge_v2',
+    text: 'SELECT id, status, ends_at, freeze_minutes FROM challenges WHERE id = $1',
     values: [id],
   });
   return res.rows[0] ?? null;

@@ -10,6 +10,8 @@ export interface ResultRow {
   run: number;
   /** numeric(5,2), parsed to a number by the queries below. */
   final_score: number;
+  /** Over the private tests or criteria (numeric(5,2), parsed); null when there are none. */
+  private_score: number | null;
   result_state: ResultState;
   judge: string;
   summary: string;
@@ -23,9 +25,18 @@ export interface ResultRow {
   owner_user_id: string;
 }
 
-type RawResult = Omit<ResultRow, 'final_score'> & { final_score: string };
+type RawResult = Omit<ResultRow, 'final_score' | 'private_score'> & {
+  final_score: string;
+  private_score: string | null;
+};
 const parse = (row: RawResult | null): ResultRow | null =>
-  row ? { ...row, final_score: Number(row.final_score) } : null;
+  row
+    ? {
+        ...row,
+        final_score: Number(row.final_score),
+        private_score: row.private_score === null ? null : Number(row.private_score),
+      }
+    : null;
 
 const SELECT = 'SELECT r.*, a.owner_user_id FROM results r JOIN agents a ON a.id = r.agent_id';
 
@@ -60,6 +71,7 @@ export interface NewResult {
   agentId: string;
   run: number;
   finalScore: number;
+  privateScore: number | null;
   resultState: ResultState;
   judge: string;
   summary: string;
@@ -76,8 +88,8 @@ export async function storeResult(db: Queryable, r: NewResult): Promise<{ id: st
   );
   const row = await queryOne<{ id: string; judged_at: Date }>(
     db,
-    `INSERT INTO results (submission_id, challenge_id, agent_id, run, final_score, result_state, judge, summary, breakdown, sandbox, submitted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id, judged_at`,
+    `INSERT INTO results (submission_id, challenge_id, agent_id, run, final_score, result_state, judge, summary, breakdown, sandbox, submitted_at, private_score)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id, judged_at`,
     [
       r.submissionId,
       r.challengeId,
@@ -90,7 +102,102 @@ export async function storeResult(db: Queryable, r: NewResult): Promise<{ id: st
       JSON.stringify(r.breakdown),
       r.sandbox,
       r.submittedAt,
+      r.privateScore,
     ],
   );
   return row!;
+}
+
+export interface FinalCandidateRow {
+  agent_id: string;
+  agent_name: string;
+  submission_id: string;
+  final_score: string;
+  private_score: string | null;
+  submitted_at: Date;
+  selected: boolean;
+}
+
+/**
+ * Every live (non-sandbox) submission of a challenge with a current scored result: what the final
+ * board chooses from (src/domain/contests/final-board.ts).
+ */
+export async function listFinalCandidates(db: Queryable, challengeId: string): Promise<FinalCandidateRow[]> {
+  const res = await db.query<FinalCandidateRow>(
+    `SELECT r.agent_id, a.name AS agent_name, r.submission_id, r.final_score::text AS final_score,
+            r.private_score::text AS private_score, s.submitted_at, (s.selected_at IS NOT NULL) AS selected
+       FROM results r
+       JOIN submissions s ON s.id = r.submission_id
+       JOIN agents a ON a.id = r.agent_id
+      WHERE r.challenge_id = $1 AND r.superseded_at IS NULL AND r.result_state = 'scored' AND r.sandbox = false`,
+    [challengeId],
+  );
+  return res.rows;
+}
+
+/** Whether any current result of the challenge was scored with private tests or criteria. */
+export async function challengeHasPrivateScores(db: Queryable, challengeId: string): Promise<boolean> {
+  const row = await queryOne<{ found: boolean }>(
+    db,
+    `SELECT EXISTS (SELECT 1 FROM results WHERE challenge_id = $1 AND superseded_at IS NULL AND private_score IS NOT NULL) AS found`,
+    [challengeId],
+  );
+  return row?.found ?? false;
+}
+
+export interface FrozenBoardRow {
+  agent_id: string;
+  agent_name: string;
+  best_score: string;
+  best_submission_id: string;
+  best_reached_at: Date;
+  submission_count: number;
+  last_submitted_at: Date;
+}
+
+/**
+ * The public board as it stood at `at` (the freeze): for each agent, its best result judged before
+ * then and not yet superseded then, with the submissions it had made by then. Sandbox work never
+ * counts (as on the live board).
+ */
+export async function boardAsOf(db: Queryable, challengeId: string, at: Date): Promise<FrozenBoardRow[]> {
+  const res = await db.query<FrozenBoardRow>(
+    `WITH best AS (
+       SELECT DISTINCT ON (r.agent_id) r.agent_id, r.submission_id, r.final_score, r.submitted_at
+         FROM results r
+        WHERE r.challenge_id = $1 AND r.sandbox = false AND r.result_state = 'scored'
+          AND r.judged_at < $2 AND (r.superseded_at IS NULL OR r.superseded_at >= $2)
+        ORDER BY r.agent_id, r.final_score DESC, r.submitted_at, r.id
+     ), stats AS (
+       SELECT agent_id, count(*)::int AS n, max(submitted_at) AS last FROM submissions
+        WHERE challenge_id = $1 AND sandbox = false AND submitted_at < $2
+        GROUP BY agent_id
+     )
+     SELECT best.agent_id, a.name AS agent_name, best.final_score::text AS best_score,
+            best.submission_id AS best_submission_id, date_trunc('milliseconds', best.submitted_at) AS best_reached_at,
+            COALESCE(stats.n, 0) AS submission_count, COALESCE(stats.last, best.submitted_at) AS last_submitted_at
+       FROM best JOIN agents a ON a.id = best.agent_id LEFT JOIN stats ON stats.agent_id = best.agent_id
+      ORDER BY best.final_score DESC, best_reached_at, best.agent_id`,
+    [challengeId, at],
+  );
+  return res.rows;
+}
+
+/**
+ * Each agent's latest validated program in a `game` challenge (DESIGN "Games": a current scored
+ * result of 100, the latest submitted first): agent id → submission id. Agents without one are absent.
+ */
+export async function latestValidatedSubmissions(
+  db: Queryable,
+  challengeId: string,
+  agentIds: string[],
+): Promise<Map<string, string>> {
+  const res = await db.query<{ agent_id: string; submission_id: string }>(
+    `SELECT DISTINCT ON (r.agent_id) r.agent_id, r.submission_id FROM results r
+      WHERE r.challenge_id = $1 AND r.agent_id = ANY($2::uuid[]) AND r.superseded_at IS NULL
+        AND r.result_state = 'scored' AND r.final_score = 100 AND NOT r.sandbox
+      ORDER BY r.agent_id, r.submitted_at DESC, r.submission_id DESC`,
+    [challengeId, agentIds],
+  );
+  return new Map(res.rows.map((row) => [row.agent_id, row.submission_id]));
 }

@@ -71,7 +71,7 @@ export async function insertSession(
   return row!;
 }
 
-export type CloseReason = 'expired' | 'challenge_inactive' | 'closed_by_caller';
+export type CloseReason = 'expired' | 'challenge_inactive' | 'closed_by_caller' | 'match_ended';
 
 /** Closes an open session; null when it was already closed. */
 export function closeSession(
@@ -105,6 +105,16 @@ export async function closeSessionsOfInactiveChallenges(db: Queryable, limit = 5
        WHERE s.status = 'open' AND (c.status <> 'active' OR c.ends_at <= now())
        LIMIT $1 FOR UPDATE OF s SKIP LOCKED)`,
     [limit],
+  );
+  return res.rowCount ?? 0;
+}
+
+/** Closes the open sessions of a match's bout entries (its end); returns how many closed. */
+export async function closeBoutSessions(db: Queryable, matchId: string): Promise<number> {
+  const res = await db.query(
+    `UPDATE sessions SET status = 'closed', close_reason = 'match_ended', closed_at = now()
+      WHERE status = 'open' AND entry_id IN (SELECT e.id FROM entries e WHERE e.match_id = $1)`,
+    [matchId],
   );
   return res.rowCount ?? 0;
 }

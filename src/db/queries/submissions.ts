@@ -24,6 +24,8 @@ export interface SubmissionRow {
   status: SubmissionStatus;
   content: string;
   files: SubmissionFile[];
+  /** The body's `language` (null: none named). */
+  language: string | null;
   artifact_hash: string | null;
   idempotency_key: string | null;
   sandbox: boolean;
@@ -33,15 +35,17 @@ export interface SubmissionRow {
   submitted_at: Date;
   created_at: Date;
   updated_at: Date;
+  /** Fair contests: when the owner selected it for the final board (null: not selected). */
+  selected_at: Date | null;
   /** The agent's owner (joined), for ownership checks and event routing. */
   owner_user_id: string;
 }
 
 /** Everything but the (possibly large) content and files. */
 const LIGHT_COLUMNS = `s.id, s.session_id, s.challenge_id, s.agent_id, s.status, s.artifact_hash, s.idempotency_key, s.sandbox,
-  s.failure_reason, s.workflow_started_at, s.judge_run, s.submitted_at, s.created_at, s.updated_at, a.owner_user_id`;
+  s.failure_reason, s.workflow_started_at, s.judge_run, s.submitted_at, s.created_at, s.updated_at, s.selected_at, a.owner_user_id`;
 
-export type SubmissionSummaryRow = Omit<SubmissionRow, 'content' | 'files'>;
+export type SubmissionSummaryRow = Omit<SubmissionRow, 'content' | 'files' | 'language'>;
 
 export function findSubmissionById(
   db: Queryable,
@@ -109,12 +113,27 @@ export async function countCountingDaySubmissions(
   return res.rows[0].n;
 }
 
+/** The oldest submission counting against the rolling 24-hour limit (failed judgings do not count), or null. */
+export async function oldestCountingDaySubmissionAt(
+  db: Queryable,
+  agentId: string,
+  challengeId: string,
+): Promise<Date | null> {
+  const res = await db.query<{ at: Date | null }>(
+    `SELECT min(created_at) AS at FROM submissions
+     WHERE agent_id = $1 AND challenge_id = $2 AND created_at > now() - interval '24 hours' AND status <> 'failed'`,
+    [agentId, challengeId],
+  );
+  return res.rows[0]?.at ?? null;
+}
+
 export interface NewSubmission {
   sessionId: string;
   challengeId: string;
   agentId: string;
   content: string;
   files: SubmissionFile[];
+  language?: string | null;
   artifactHash: string;
   idempotencyKey: string | null;
   sandbox: boolean;
@@ -126,8 +145,8 @@ export async function insertSubmission(
 ): Promise<Omit<SubmissionRow, 'owner_user_id'>> {
   const row = await queryOne<Omit<SubmissionRow, 'owner_user_id'>>(
     db,
-    `INSERT INTO submissions (session_id, challenge_id, agent_id, content, files, artifact_hash, idempotency_key, sandbox)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    `INSERT INTO submissions (session_id, challenge_id, agent_id, content, files, artifact_hash, idempotency_key, sandbox, language)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
     [
       s.sessionId,
       s.challengeId,
@@ -137,6 +156,7 @@ export async function insertSubmission(
       s.artifactHash,
       s.idempotencyKey,
       s.sandbox,
+      s.language ?? null,
     ],
   );
   return row!;
@@ -169,6 +189,33 @@ export async function insertSubmissionEvent(
            ON CONFLICT (submission_id, run, status) DO NOTHING`,
     values: [e.submissionId, e.run, e.status, e.message, e.data ? JSON.stringify(e.data) : null],
   });
+}
+
+/** "queued" events of many started runs at once (a bulk rejudge; one statement). */
+export async function insertQueuedEvents(
+  db: Queryable,
+  items: { submission_id: string; judge_run: number }[],
+  message: string,
+): Promise<void> {
+  if (items.length === 0) return;
+  await db.query(
+    `INSERT INTO submission_events (submission_id, run, status, message)
+     SELECT id, run, 'queued', $3 FROM unnest($1::uuid[], $2::int[]) AS t(id, run)
+     ON CONFLICT (submission_id, run, status) DO NOTHING`,
+    [items.map((i) => i.submission_id), items.map((i) => i.judge_run), message],
+  );
+}
+
+/** How many submissions of a challenge are in each status (the console's rejudge form). */
+export async function countSubmissionsByStatus(
+  db: Queryable,
+  challengeId: string,
+): Promise<Partial<Record<SubmissionStatus, number>>> {
+  const res = await db.query<{ status: SubmissionStatus; count: number }>(
+    'SELECT status, count(*)::int AS count FROM submissions WHERE challenge_id = $1 GROUP BY status',
+    [challengeId],
+  );
+  return Object.fromEntries(res.rows.map((r) => [r.status, r.count]));
 }
 
 export async function listSubmissionEvents(
@@ -326,6 +373,8 @@ export type SubmissionHistoryRow = SubmissionSummaryRow & {
   result_id: string | null;
   /** numeric(5,2) as text; null until judged. */
   final_score: string | null;
+  /** numeric(5,2) as text; null without private tests (operators' listings only). */
+  private_score: string | null;
   result_state: string | null;
   judged_at: Date | null;
   /** created_at as UTC text with microseconds, for the cursor. */
@@ -357,7 +406,7 @@ export async function listSubmissionHistory(
     where.push(`(s.created_at, s.id) < (${arg(f.after.createdAt)}::timestamptz, ${arg(f.after.id)}::uuid)`);
   const res = await db.query<SubmissionHistoryRow>(
     `SELECT ${LIGHT_COLUMNS}, a.name AS agent_name, c.title AS challenge_title,
-       r.id AS result_id, r.final_score::text AS final_score, r.result_state, r.judged_at,
+       r.id AS result_id, r.final_score::text AS final_score, r.private_score::text AS private_score, r.result_state, r.judged_at,
        to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_key
      FROM submissions s
      JOIN agents a ON a.id = s.agent_id
@@ -380,4 +429,50 @@ export async function findJudgeKindOfSubmission(db: Queryable, submissionId: str
     'submission_judge_kind',
   );
   return row?.kind ?? null;
+}
+
+/** Each given submission's agent name and challenge title (the audit trail's labels). */
+export async function submissionLabelsOf(
+  db: Queryable,
+  ids: string[],
+): Promise<Map<string, { agent_name: string; challenge_title: string }>> {
+  if (ids.length === 0) return new Map();
+  const res = await db.query<{ id: string; agent_name: string; challenge_title: string }>(
+    `SELECT s.id, a.name AS agent_name, c.title AS challenge_title
+       FROM submissions s JOIN agents a ON a.id = s.agent_id JOIN challenges c ON c.id = s.challenge_id
+      WHERE s.id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return new Map(
+    res.rows.map((r) => [r.id, { agent_name: r.agent_name, challenge_title: r.challenge_title }]),
+  );
+}
+
+/** Marks (or unmarks) a submission as selected for the final board; returns the fresh row. */
+export function setSubmissionSelected(
+  db: Queryable,
+  id: string,
+  selected: boolean,
+): Promise<SubmissionSummaryRow | null> {
+  return queryOne<SubmissionSummaryRow>(
+    db,
+    `UPDATE submissions s SET selected_at = CASE WHEN $2 THEN COALESCE(s.selected_at, now()) ELSE NULL END
+       FROM agents a WHERE a.id = s.agent_id AND s.id = $1
+     RETURNING ${LIGHT_COLUMNS}`,
+    [id, selected],
+  );
+}
+
+/** How many of an agent's submissions to a challenge are selected for the final board. */
+export async function countSelectedSubmissions(
+  db: Queryable,
+  challengeId: string,
+  agentId: string,
+): Promise<number> {
+  const row = await queryOne<{ n: number }>(
+    db,
+    'SELECT count(*)::int AS n FROM submissions WHERE challenge_id = $1 AND agent_id = $2 AND selected_at IS NOT NULL',
+    [challengeId, agentId],
+  );
+  return row?.n ?? 0;
 }

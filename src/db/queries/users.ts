@@ -39,3 +39,16 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
 export async function lockUser(db: Queryable, userId: string): Promise<void> {
   await db.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
 }
+
+/** Display names by subject (null where the provider gave none), for pages that show who acted. */
+export async function userNamesBySubject(
+  db: Queryable,
+  subjects: string[],
+): Promise<Map<string, string | null>> {
+  if (subjects.length === 0) return new Map();
+  const res = await db.query<{ subject: string; name: string | null }>(
+    'SELECT subject, name FROM users WHERE subject = ANY($1::text[])',
+    [subjects],
+  );
+  return new Map(res.rows.map((r) => [r.subject, r.name]));
+}

@@ -23,14 +23,21 @@ const COLUMNS = 's.id, s.user_id, s.role, s.created_at, s.last_seen_at, s.absolu
 
 export function insertWebSession(
   db: Queryable,
-  s: { secretHash: string; userId: string; role: 'user' | 'admin'; absoluteHours: number },
+  s: {
+    secretHash: string;
+    userId: string;
+    role: 'user' | 'admin';
+    absoluteHours: number;
+    /** The provider's ID token (the id_token_hint of its logout), when there is one. */
+    idToken?: string | null;
+  },
 ): Promise<WebSessionRow | null> {
   return queryOne<WebSessionRow>(
     db,
-    `INSERT INTO web_sessions AS s (secret_hash, user_id, role, absolute_expires_at)
-     VALUES ($1, $2, $3, now() + make_interval(hours => $4::int))
+    `INSERT INTO web_sessions AS s (secret_hash, user_id, role, absolute_expires_at, id_token)
+     VALUES ($1, $2, $3, now() + make_interval(hours => $4::int), $5)
      RETURNING ${COLUMNS}`,
-    [s.secretHash, s.userId, s.role, s.absoluteHours],
+    [s.secretHash, s.userId, s.role, s.absoluteHours, s.idToken ?? null],
   );
 }
 
@@ -53,10 +60,14 @@ export async function touchWebSession(db: Queryable, id: string): Promise<void> 
   );
 }
 
-export function revokeWebSession(db: Queryable, id: string): Promise<WebSessionRow | null> {
-  return queryOne<WebSessionRow>(
+/** Ends the session; answers it with the provider's ID token it kept (for the provider's logout). */
+export function revokeWebSession(
+  db: Queryable,
+  id: string,
+): Promise<(WebSessionRow & { id_token: string | null }) | null> {
+  return queryOne<WebSessionRow & { id_token: string | null }>(
     db,
-    `UPDATE web_sessions s SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+    `UPDATE web_sessions s SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}, s.id_token`,
     [id],
   );
 }

@@ -254,6 +254,33 @@ export async function listDeadLetters(
   return res.rows;
 }
 
+/**
+ * The latest run of dead letters of a subscription: those created after the last delivery that was
+ * delivered before the newest dead letter (what failed while the endpoint was down, however many
+ * new events were delivered since it came back), oldest first.
+ */
+export async function listLatestDeadLetterRun(
+  db: Queryable,
+  subscriptionId: string,
+  limit: number,
+): Promise<WebhookDeliveryRow[]> {
+  const res = await db.query<WebhookDeliveryRow>(
+    `WITH newest_dead AS (
+       SELECT max(seq) AS seq FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'dead_letter'
+     ), last_ok AS (
+       SELECT max(seq) AS seq FROM webhook_deliveries
+        WHERE subscription_id = $1 AND status = 'delivered' AND seq < (SELECT seq FROM newest_dead)
+     )
+     SELECT ${COLUMNS} FROM webhook_deliveries
+      WHERE subscription_id = $1 AND status = 'dead_letter'
+        AND seq > COALESCE((SELECT seq FROM last_ok), 0)
+      ORDER BY seq
+      LIMIT $2`,
+    [subscriptionId, limit],
+  );
+  return res.rows;
+}
+
 /** What the attempt activity needs: the delivery joined with its subscription (and this attempt, if recorded). */
 export interface DeliveryTarget {
   id: string;

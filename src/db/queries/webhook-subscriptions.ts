@@ -185,6 +185,28 @@ export async function setFailureCount(
   return (res.rowCount ?? 0) > 0;
 }
 
+/**
+ * Removes a subscription with its deliveries and their attempts (a `webhooks listen` receiver
+ * leaving nothing behind). The row is locked first, so no delivery can be added meanwhile (an
+ * insert referencing it waits, then fails its foreign key and is retried by the dispatcher). In
+ * the caller's transaction. Returns the row as it was, or null when there was none.
+ */
+export async function purgeSubscription(db: Queryable, id: string): Promise<WebhookSubscriptionRow | null> {
+  const row = await queryOne<WebhookSubscriptionRow>(
+    db,
+    `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  if (!row) return null;
+  await db.query(
+    `DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = $1)`,
+    [id],
+  );
+  await db.query('DELETE FROM webhook_deliveries WHERE subscription_id = $1', [id]);
+  await db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+  return { ...row, status: 'inactive' };
+}
+
 /** The subscription, share-locked: a concurrent disable or delete waits for this transaction. */
 export function findSubscriptionForShare(db: Queryable, id: string): Promise<WebhookSubscriptionRow | null> {
   return queryOne<WebhookSubscriptionRow>(db, 'SELECT * FROM webhook_subscriptions WHERE id = $1 FOR SHARE', [

@@ -45,6 +45,7 @@ export async function startWebSession(
   db: Pool,
   config: Pick<Config, 'WEB_SESSION_ABSOLUTE_HOURS'>,
   person: SignedInPerson,
+  provider: { idToken?: string | null } = {},
 ): Promise<{ secret: string; session: WebSession }> {
   const user = await upsertUserBySubject(db, person.subject, person.name, person.role);
   const secret = generateSecret(WEB_SESSION_PREFIX);
@@ -53,6 +54,7 @@ export async function startWebSession(
     userId: user.id,
     role: person.role,
     absoluteHours: config.WEB_SESSION_ABSOLUTE_HOURS,
+    idToken: provider.idToken ?? null,
   });
   return {
     secret,
@@ -87,12 +89,18 @@ export async function resolveWebSession(
   };
 }
 
-/** Sign out: this session ends now, on the server (its cookie is refused from then on). */
-export async function endWebSession(db: Pool, session: WebSession): Promise<void> {
-  await revokeWebSession(db, session.id);
+/**
+ * Sign out: this session ends now, on the server (its cookie is refused from then on). Answers the
+ * provider's ID token the session kept, the hint of the provider's own logout (null: none).
+ */
+export async function endWebSession(db: Pool, session: WebSession): Promise<{ idToken: string | null }> {
+  const ended = await revokeWebSession(db, session.id);
+  return { idToken: ended?.id_token ?? null };
 }
 
-/** Sign out everywhere: every session of the person ends now. */
-export function endEveryWebSession(db: Pool, session: WebSession): Promise<number> {
-  return revokeWebSessionsOfUser(db, session.userId);
+/** Sign out everywhere: every session of the person ends now (this one's ID token answered, as above). */
+export async function endEveryWebSession(db: Pool, session: WebSession): Promise<{ idToken: string | null }> {
+  const ended = await endWebSession(db, session);
+  await revokeWebSessionsOfUser(db, session.userId);
+  return ended;
 }

@@ -4,8 +4,8 @@
  * action commit or roll back together (docs/decisions/operators.md).
  */
 import type { Pool } from 'pg';
-import { forbidden, validationError } from '../../errors';
-import type { Principal } from '../../auth/principal';
+import { validationError } from '../../errors';
+import type { Actor } from './policy';
 import type { Queryable } from '../../db/pool';
 import {
   insertAuditRecord,
@@ -17,16 +17,8 @@ import {
 import { decodeTimeIdCursor, encodeTimeIdCursor, keysetPage } from '../../lib/keyset-cursor';
 import type { Pagination } from '../../lib/pagination';
 
-/** Who acted: the user behind the session JWT or API token. */
-export interface Actor {
-  userId: string;
-}
-
-/** The acting user of an authenticated caller (admin routes admit only an operator's session JWT). */
-export function actorOf(principal: Principal): Actor {
-  if (principal.kind === 'anonymous' || principal.kind === 'agentKey') throw forbidden();
-  return { userId: principal.userId };
-}
+/** Who acted (policy.ts decides it from the caller). */
+export type { Actor };
 
 export function recordAudit(
   tx: Queryable,

@@ -60,6 +60,8 @@ export async function judgeDryRun(
     const outcome = await runJudge(input.judge as JudgeConfigInput, input.submission, {
       signal: controls.signal,
       onProgress: (progress) => controls.heartbeat(progress),
+      // A `game` judge's dry run plays the sample against the game's baseline bot (issue 31).
+      gameOpponent: 'boss',
       ...(slots !== null ? { testConcurrency: slots } : {}),
     });
     return breakdownView(outcome, 'admin');

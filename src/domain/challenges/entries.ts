@@ -9,6 +9,8 @@ import { requireOwnedAgent } from '../identity';
 import { requireVisibleChallenge } from './lifecycle';
 import { canSeeChallenge } from './policy';
 import { acceptsEntries } from './rules';
+import { isMatchFormat } from '../matches/rules';
+import { bumpLeaderboardVersion } from '../../db/queries/leaderboard-versions';
 
 /**
  * "Entered from the web interface": the owner's JWT enters one of their agents. Returns the
@@ -31,6 +33,10 @@ export async function enterChallenge(
     if (existing) return { entry: existing, created: false };
     const verdict = acceptsEntries(challenge, await databaseNow(tx));
     if (!verdict.ok) throw new ServiceError('CHALLENGE_NOT_ENTERABLE', verdict.message);
-    return upsertEntry(tx, { challengeId, agentId, sandbox: false });
+    // A match challenge's entry is the agent's ladder entry: `waiting` for the matchmaker.
+    if (!isMatchFormat(challenge.format)) return upsertEntry(tx, { challengeId, agentId, sandbox: false });
+    const entered = await upsertEntry(tx, { challengeId, agentId, sandbox: false, status: 'waiting' });
+    await bumpLeaderboardVersion(tx, challengeId); // the board lists entrants
+    return entered;
   });
 }

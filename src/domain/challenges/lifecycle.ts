@@ -35,7 +35,10 @@ import {
   type ChallengeStopSignal,
 } from './contract';
 import { canSeeChallenge } from './policy';
+import { checkGameChallenge, resolveMatchSettings, type MatchSettings } from '../matches/rules';
+import { startMatchmakerFor } from '../matches/matchmaking';
 import {
+  checkVersion,
   checkWindow,
   instantMs,
   scheduleOf,
@@ -163,15 +166,19 @@ async function lockOrNotFound(tx: PoolClient, id: string): Promise<ChallengeRow>
  * Edits fields (any status). Times: the merged window must be ordered; a start or end moved into
  * the future re-arms its event; an active challenge's workflow is re-planned in the same
  * transaction. Status changes only through publish / quarantine / retire.
+ * `versions` (from If-Match; null: any): an edit made from another version than the current one
+ * is refused with 412 before anything is written (no audit record either).
  */
 export async function editChallenge(
   deps: ServiceDeps,
   actor: Actor,
   id: string,
   body: ChallengePatch,
+  versions: number[] | null = null,
 ): Promise<ChallengeRow> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
+    checkVersion(row.version, versions);
     await recordAudit(
       tx,
       actor,
@@ -197,6 +204,20 @@ export async function editChallenge(
       if (key === 'starts_at' || key === 'ends_at') continue;
       (update as Record<string, unknown>)[key] = value;
     }
+    if (body.format !== undefined || body.match !== undefined) {
+      // Match settings follow the format (src/domain/matches/rules.ts); format is fixed once published.
+      update.match = resolveMatchSettings({
+        format: body.format ?? row.format,
+        match: body.match as Partial<MatchSettings> | null | undefined,
+        stored: { format: row.format, match: row.match, published: row.published_at !== null },
+      }) as Record<string, unknown> | null;
+    }
+    if (body.format !== undefined || body.match !== undefined || body.judge !== undefined)
+      checkGameChallenge({
+        format: body.format ?? row.format,
+        judge: body.judge ?? row.judge,
+        match: update.match !== undefined ? update.match : row.match,
+      });
     const startsChanged = body.starts_at !== undefined && instantMs(startsAt) !== instantMs(row.starts_at);
     const endsChanged = body.ends_at !== undefined && instantMs(endsAt) !== instantMs(row.ends_at);
     if (startsChanged) {
@@ -225,6 +246,14 @@ export async function publishChallenge(
   actor: Actor,
   id: string,
 ): Promise<TransitionOutcome> {
+  const outcome = await publishInTransaction(deps, actor, id);
+  // A match challenge's (head_to_head, game) matchmaker starts once the challenge is active (after the commit,
+  // so its first round sees it); it ends by itself when the challenge stops being active.
+  await startMatchmakerFor(deps, outcome.challenge);
+  return outcome;
+}
+
+function publishInTransaction(deps: ServiceDeps, actor: Actor, id: string): Promise<TransitionOutcome> {
   return withTransaction(deps.db, async (tx) => {
     const row = await lockOrNotFound(tx, id);
     await recordAudit(

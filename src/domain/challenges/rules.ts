@@ -2,9 +2,10 @@
  * The challenge feature's decisions, pure (unit-tested in test/unit/domain/challenges/challenges.test.ts): when work
  * can happen in a challenge, what an operator may write. No I/O here. Who may see what: policy.ts.
  */
-import { validationError } from '../../errors';
+import { ServiceError, invalidFields, validationError } from '../../errors';
 import { type ChallengeFields, type ChallengeRow } from '../../db/queries/challenges';
 import type { ChallengeSchedule } from './contract';
+import { checkGameChallenge, resolveMatchSettings, type MatchSettings } from '../matches/rules';
 
 /** A new challenge as an operator describes it (times as ISO 8601); the API's schema validates it. */
 export type NewChallenge = Omit<ChallengeFields, 'starts_at' | 'ends_at' | 'judge'> & {
@@ -71,8 +72,7 @@ export function acceptsEntries(challenge: ChallengeTimes, now: Date = new Date()
 export function checkWindow(startsAt: Instant, endsAt: Instant): void {
   const s = instantMs(startsAt);
   const e = instantMs(endsAt);
-  if (s !== null && e !== null && e <= s)
-    throw validationError('body.ends_at: ends_at must be after starts_at');
+  if (s !== null && e !== null && e <= s) throw invalidFields({ ends_at: 'ends_at must be after starts_at' });
 }
 
 export function scheduleOf(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): ChallengeSchedule {
@@ -80,6 +80,7 @@ export function scheduleOf(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): Ch
 }
 
 export function toChallengeFields(challenge: NewChallenge): ChallengeFields {
+  checkGameChallenge({ format: challenge.format, judge: challenge.judge, match: challenge.match as never });
   return {
     title: challenge.title,
     description: challenge.description,
@@ -96,5 +97,60 @@ export function toChallengeFields(challenge: NewChallenge): ChallengeFields {
     judge: challenge.judge as Record<string, unknown>,
     max_submissions_per_session: challenge.max_submissions_per_session,
     max_submissions_per_day: challenge.max_submissions_per_day,
+    final_submissions: challenge.final_submissions,
+    freeze_minutes: challenge.freeze_minutes,
+    match: resolveMatchSettings({
+      format: challenge.format,
+      match: challenge.match as Partial<MatchSettings> | null | undefined,
+    }) as Record<string, unknown> | null,
   };
+}
+
+/**
+ * The versions an `If-Match` header accepts (`"7"`, `W/"7"`, `7`, or a comma-separated list of
+ * them); null when it accepts any (absent, empty or `*`: the edit applies as before versions).
+ * A header naming no version at all is a 400.
+ */
+export function versionsOfIfMatch(header: string | undefined): number[] | null {
+  if (header === undefined || header.trim() === '' || header.trim() === '*') return null;
+  const versions: number[] = [];
+  for (const part of header.split(',')) {
+    const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(part);
+    if (match) versions.push(Number(match[1]));
+  }
+  if (versions.length === 0)
+    throw validationError(
+      'If-Match: name the version you read, as the ETag answered it (e.g. "7"), or leave it out',
+    );
+  return versions;
+}
+
+/** Refuses an edit made from a version that is no longer current (412, nothing changed). */
+export function checkVersion(current: number, accepted: number[] | null): void {
+  if (accepted === null || accepted.includes(current)) return;
+  throw new ServiceError(
+    'PRECONDITION_FAILED',
+    `the challenge changed since you read it: it is at version ${current}, If-Match names version ${accepted.join(', ')}; nothing was changed`,
+  );
+}
+
+/**
+ * Why nobody can take part in a challenge any more (or yet), in words for its pages; null while it
+ * is open (active and not ended; an upcoming one already takes entries). The "Take part" link and
+ * forms give way to this sentence.
+ */
+export function takePartClosedReason(
+  challenge: { status: string; quarantine_reason: string | null; ends_at: Instant },
+  now: Date = new Date(),
+): string | null {
+  if (challenge.status === 'archived')
+    return 'Taking part has closed: this challenge is archived (retired by its operators). Its rules and leaderboard stay readable.';
+  if (challenge.status === 'draft')
+    return challenge.quarantine_reason !== null
+      ? 'Taking part is closed: the operators have quarantined this challenge (hidden while they look into it). Nothing can be entered or submitted until they publish it again.'
+      : 'Not open yet: this challenge is a draft, not published.';
+  const ends = instantMs(challenge.ends_at);
+  if (challenge.status === 'complete' || (ends !== null && ends <= now.getTime()))
+    return 'Taking part has closed: this challenge has ended. Its rules and final leaderboard stay readable.';
+  return null;
 }

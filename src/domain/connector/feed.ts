@@ -13,6 +13,7 @@ import {
 } from '../../db/queries/live-events';
 import { latestFeedSeq } from '../../db/queries/live-relay-state';
 import { assertMayWatch } from './policy';
+import { redactRunningBouts } from '../matches/redaction';
 
 /** Spectators see active, complete and archived challenges; drafts only operators (DESIGN.md). */
 async function requireWatchableChallenge(
@@ -95,12 +96,17 @@ export async function openFeed(
     live: false,
     delayMs,
     head: () => latestFeedSeq(db, challengeId),
+    // A running bout's code and commands stay out of the public feed (DESIGN, "Matches between agents").
     read: async (after, limit, agentId) =>
-      (await listReleasedEvents(db, { challengeId, afterSeq: after, agentId, limit, delayMs })).map(
-        (row) => ({
-          cursor: Number(row.feed_seq),
-          item: toFeedItem(row),
-        }),
+      redactRunningBouts(
+        db,
+        challengeId,
+        (await listReleasedEvents(db, { challengeId, afterSeq: after, agentId, limit, delayMs })).map(
+          (row) => ({
+            cursor: Number(row.feed_seq),
+            item: toFeedItem(row),
+          }),
+        ),
       ),
   };
 }

@@ -10,3 +10,8 @@ import { forbidden } from '../../errors';
 export function assertMayWatch(principal: Principal, view: { live?: boolean }): void {
   if (view.live && !isAdmin(principal)) throw forbidden('the undelayed view (live=1) is for operators');
 }
+
+/** A connector key streams for its own agent: a body naming another agent is 403. */
+export function assertKeyActsFor(keyAgentId: string, claimedAgentId: string): void {
+  if (claimedAgentId !== keyAgentId) throw forbidden('agentId does not match the agent of this key');
+}

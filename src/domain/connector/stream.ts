@@ -5,6 +5,7 @@ import { ENTRY_STATUSES, type EntryStatus } from '../../db/queries/entries';
 import { ingestLiveEvent, type IngestPlans } from '../../db/queries/live-events';
 import { planEntryTransition } from './rules';
 import { nudgeRelay } from './relay-client';
+import { assertKeyActsFor } from './policy';
 
 export interface AcceptedEvent {
   seqNum: number;
@@ -41,7 +42,7 @@ export async function acceptLiveEvent(
   body: StreamRequest,
   idempotencyKey: string | null = null,
 ): Promise<AcceptedEvent> {
-  if (body.agentId !== agentId) throw forbidden('agentId does not match the agent of this key');
+  assertKeyActsFor(agentId, body.agentId);
   const outcome = await ingestLiveEvent(deps.db, {
     challengeId: body.challengeId,
     agentId,

@@ -16,6 +16,7 @@
  *   not hold up anyone else); the first piece that fits its caps but not the free slots stops the
  *   pass, so a piece of several slots is not starved by smaller ones behind it.
  */
+import { findGame } from '../../judging/games/catalog';
 
 export interface QueuedWork {
   /** Arrival order (the row's serial id): smaller arrived first. */
@@ -126,9 +127,15 @@ export function boundedSlots(
  * after another), a `program` judging JUDGE_PROGRAM_SLOTS but never more than it has tests (its
  * tests run that many at once); judges without sandboxes none.
  */
+function gameSeats(game: unknown): number {
+  return (typeof game === 'string' ? findGame(game)?.players.min : undefined) ?? 2;
+}
+
 export function slotsForJudge(judge: unknown, programSlots: number): number {
   const config = (judge ?? {}) as { kind?: unknown; tests?: unknown };
   if (config.kind === 'tests') return 1;
+  // A game holds one slot per player: its self-play validation seats the game's fewest players.
+  if (config.kind === 'game') return gameSeats((config as { game?: unknown }).game);
   if (config.kind === 'program') {
     const tests = Array.isArray(config.tests) ? config.tests.length : 1;
     return Math.max(1, Math.min(programSlots, tests));

@@ -80,5 +80,10 @@ export const JUDGING_SLOTS_PATCH = 'judging-admission-and-slots';
  * retrying admission; `program` judgings run on the judging task queue too.
  */
 export const JUDGING_QUEUE_PATCH = 'judging-queue-fair-slots';
+/**
+ * Marker of the change that sends `game` judgings (a self-play validation game, one slot per
+ * player) through the judging queue and onto the judging task queue, like `program` ones.
+ */
+export const GAME_JUDGING_PATCH = 'game-judging-in-the-queue';
 /** received → queued → judging as one local activity (one transaction) instead of two. */
 export const STATUS_STEPS_PATCH = 'queued-and-judging-in-one-step';

@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
-import { ServiceError, notFound, validationError } from '../../errors';
+import { notFound, validationError } from '../../errors';
 import type { Pagination } from '../../lib/pagination';
-import { isAdmin, type Principal } from '../../auth/principal';
+import type { Principal } from '../../auth/principal';
+import { historyAccess } from './policy';
 import {
   listSubmissionHistory,
   type SubmissionHistoryKey,
@@ -39,28 +40,20 @@ export const encodeHistoryCursor = (key: SubmissionHistoryKey): string => encode
 export const decodeHistoryCursor = (cursor: string): SubmissionHistoryKey =>
   decodeTimeIdCursor(cursor, invalidCursor);
 
-/**
- * Who may list what: an API token lists its own agent (live tokens live submissions, sandbox tokens
- * sandbox ones, as Stripe keeps test and live data apart); a session JWT lists every agent its user
- * owns, or one of them with agent_id; an operator may name any agent. Another owner's agent is 404.
- */
+/** What the caller may list (policy.ts `historyAccess`), with the agent it names looked up. */
 async function scopeOf(
   db: Pool,
   principal: Principal,
   agentId: string | undefined,
 ): Promise<{ ownerUserId?: string; agentId?: string; sandbox?: boolean }> {
-  if (principal.kind === 'apiToken') {
-    if (agentId && agentId !== principal.agentId) throw notFound('agent');
-    return { agentId: principal.agentId, sandbox: principal.sandbox };
+  const access = historyAccess(principal, agentId);
+  if (access.kind === 'scope') return access.scope;
+  if (access.kind === 'anyAgent') {
+    if (!(await findAgentById(db, access.agentId))) throw notFound('agent');
+  } else {
+    await requireOwnedAgent(db, principal, access.agentId);
   }
-  if (principal.kind !== 'user') throw new ServiceError('UNAUTHORIZED', 'missing or invalid credentials');
-  if (!agentId) return { ownerUserId: principal.userId };
-  if (isAdmin(principal)) {
-    if (!(await findAgentById(db, agentId))) throw notFound('agent');
-    return { agentId };
-  }
-  await requireOwnedAgent(db, principal, agentId);
-  return { agentId };
+  return { agentId: access.agentId };
 }
 
 export async function getSubmissionHistory(

@@ -5,7 +5,7 @@
 import { ServiceError, notFound, validationError } from '../../errors';
 import type { Principal } from '../../auth/principal';
 import { withTransaction, type Queryable } from '../../db/pool';
-import { advanceEntryStatus, lockEntry } from '../../db/queries/entries';
+import { advanceSessionEntryStatus, lockEntry } from '../../db/queries/entries';
 import { findChallengeRules } from '../../db/queries/challenges';
 import { closeSession, findSessionById } from '../../db/queries/sessions';
 import {
@@ -19,16 +19,17 @@ import {
   type SubmissionRow,
 } from '../../db/queries/submissions';
 import { emitEvent } from '../../events/outbox';
-import type { ServiceDeps } from '../../service-deps';
+import { nowOf, type ServiceDeps } from '../../service-deps';
 import { lapseReason } from '../sessions';
-import { ownsAgentResource } from '../../auth/principal';
-import { isOwnerOrOperator } from './policy';
-import { artifactHash, DEFAULT_MAX_SUBMISSIONS_PER_SESSION, languageRefusal, quotaRefusal } from './rules';
+import { isOwner, isOwnerOrOperator } from './policy';
+import { artifactHash, DEFAULT_MAX_SUBMISSIONS_PER_SESSION, quotaRefusal, submissionRefusal } from './rules';
 import { startSubmissionWorkflowSoon } from './workflow-start';
 
 export interface CreateSubmissionInput {
   content: string;
   files?: SubmissionFile[];
+  /** The body's language (id or alias), for files naming none and for `content` without files. */
+  language?: string;
 }
 
 /**
@@ -39,7 +40,7 @@ export interface CreateSubmissionInput {
  * produce a second submission.
  */
 export async function createSubmission(
-  deps: Pick<ServiceDeps, 'db' | 'config' | 'temporal' | 'logger'>,
+  deps: Pick<ServiceDeps, 'db' | 'config' | 'temporal' | 'logger' | 'clock'>,
   principal: Principal,
   sessionId: string,
   input: CreateSubmissionInput,
@@ -47,11 +48,12 @@ export async function createSubmission(
 ): Promise<{ submission: SubmissionRow; created: boolean }> {
   const { db } = deps;
   const session = await findSessionById(db, sessionId);
-  if (!session || !ownsAgentResource(principal, session)) throw notFound('session');
+  if (!session || !isOwner(principal, session)) throw notFound('session');
   const files = (input.files ?? []).map((f) =>
     f.language === undefined ? { path: f.path, content: f.content } : { ...f },
   );
-  const hash = artifactHash(input.content, files);
+  const language = input.language?.trim() ? input.language.trim() : null;
+  const hash = artifactHash(input.content, files, language);
 
   const sameRequest = (existing: SubmissionRow) => {
     if (existing.session_id !== sessionId || existing.artifact_hash !== hash) {
@@ -69,13 +71,13 @@ export async function createSubmission(
   }
 
   const challenge = await findChallengeRules(db, session.challenge_id);
-  const refusedLanguage = challenge
-    ? languageRefusal(
-        { kind: challenge.judge_kind, languages: challenge.judge_languages },
-        { content: input.content, files },
+  const refused = challenge
+    ? submissionRefusal(
+        { kind: challenge.judge_kind, languages: challenge.judge_languages, entry: challenge.judge_entry },
+        { content: input.content, files, language },
       )
     : null;
-  if (refusedLanguage) throw validationError(refusedLanguage);
+  if (refused) throw validationError(refused);
   const lapsed = lapseReason(session, challenge);
   if (lapsed) await closeSession(db, session.id, lapsed);
   if (session.status !== 'open' || lapsed)
@@ -117,6 +119,7 @@ export async function createSubmission(
         agentId: session.agent_id,
         content: input.content,
         files,
+        language,
         artifactHash: hash,
         idempotencyKey,
         sandbox: session.sandbox,
@@ -139,7 +142,7 @@ export async function createSubmission(
         challengeId: row.challenge_id,
         sandbox: row.sandbox,
       });
-      await advanceEntryStatus(tx, session.challenge_id, session.agent_id, 'submitted');
+      await advanceSessionEntryStatus(tx, session.id, 'submitted');
       return { submission: { ...row, owner_user_id: session.owner_user_id }, created: true };
     });
   } catch (err) {
@@ -158,7 +161,7 @@ export async function createSubmission(
 
   if (outcome.created) {
     const started = await startSubmissionWorkflowSoon(deps, outcome.submission);
-    if (started) outcome.submission.workflow_started_at = new Date();
+    if (started) outcome.submission.workflow_started_at = nowOf(deps);
   }
   return outcome;
 }

@@ -7,7 +7,7 @@ import type { Pool, PoolClient } from 'pg';
 import { notFound } from '../../errors';
 import { withTransaction } from '../../db/pool';
 import { findChallengeJudge } from '../../db/queries/challenges';
-import { advanceEntryStatus, lockEntry } from '../../db/queries/entries';
+import { advanceSessionEntryStatus, lockEntry } from '../../db/queries/entries';
 import { heldSlots, removeSubmissionWork, touchWork } from '../../db/queries/judging-queue';
 import { refreshLeaderboardEntry } from '../../db/queries/leaderboard';
 import { findResultForRun, storeResult } from '../../db/queries/results';
@@ -111,6 +111,7 @@ export async function recordJudgement(
       agentId: submission.agent_id,
       run: ref.run,
       finalScore: outcome.score,
+      privateScore: outcome.privateScore ?? null,
       resultState: outcome.resultState,
       judge: judgeKind,
       summary: outcome.summary,
@@ -126,7 +127,7 @@ export async function recordJudgement(
       data: { result_id: stored.id, final_score: outcome.score, result_state: outcome.resultState },
     });
     await refreshLeaderboardEntry(tx, submission.challenge_id, submission.agent_id);
-    await advanceEntryStatus(tx, submission.challenge_id, submission.agent_id, 'judged');
+    await advanceSessionEntryStatus(tx, submission.session_id, 'judged');
     await removeSubmissionWork(tx, submission.id, ref.run);
     const common = {
       ownerUserId: submission.owner_user_id,
@@ -260,7 +261,7 @@ export async function judgeRun(
   try {
     outcome = await runJudge(
       judgeConfig as JudgeConfigInput,
-      { content: submission.content, files: submission.files },
+      { content: submission.content, files: submission.files, language: submission.language },
       {
         signal: controls.signal,
         onProgress: controls.onProgress,

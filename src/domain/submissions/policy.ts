@@ -5,7 +5,7 @@
  * with role admin; anyone else with the read scope is a spectator.
  */
 import { isAdmin, ownsAgentResource, type Principal } from '../../auth/principal';
-import { forbidden } from '../../errors';
+import { ServiceError, forbidden, notFound } from '../../errors';
 import type { BreakdownAudience } from '../../judging';
 
 interface AgentResource {
@@ -35,4 +35,30 @@ export function breakdownAudience(
   if (isAdmin(principal)) return 'admin';
   if (ownsAgentResource(principal, submission)) return 'competitor';
   return submission.sandbox ? null : 'spectator';
+}
+
+/** The owner only (entering a session, submitting to it): anyone else, operators included, is 404. */
+export function isOwner(principal: Principal, resource: AgentResource): boolean {
+  return ownsAgentResource(principal, resource);
+}
+
+/**
+ * Whose submissions a caller lists: an API token its own agent (live tokens live submissions,
+ * sandbox tokens sandbox ones, as Stripe keeps test and live data apart; naming another agent is
+ * 404); a session JWT every agent its user owns, or one of them with agent_id (`ownAgent`: checked
+ * against the owner); an operator any agent that exists (`anyAgent`).
+ */
+export type HistoryAccess =
+  | { kind: 'scope'; scope: { ownerUserId?: string; agentId?: string; sandbox?: boolean } }
+  | { kind: 'ownAgent'; agentId: string }
+  | { kind: 'anyAgent'; agentId: string };
+
+export function historyAccess(principal: Principal, agentId: string | undefined): HistoryAccess {
+  if (principal.kind === 'apiToken') {
+    if (agentId && agentId !== principal.agentId) throw notFound('agent');
+    return { kind: 'scope', scope: { agentId: principal.agentId, sandbox: principal.sandbox } };
+  }
+  if (principal.kind !== 'user') throw new ServiceError('UNAUTHORIZED', 'missing or invalid credentials');
+  if (!agentId) return { kind: 'scope', scope: { ownerUserId: principal.userId } };
+  return isAdmin(principal) ? { kind: 'anyAgent', agentId } : { kind: 'ownAgent', agentId };
 }

@@ -13,7 +13,7 @@ import {
 } from '../../db/queries/webhook-deliveries';
 import { decodeSeqCursor, encodeSeqCursor, keysetPage } from '../../lib/keyset-cursor';
 import type { Pagination } from '../../lib/pagination';
-import { requireOwnedSubscription } from './subscriptions';
+import { requireSubscriptionForDeliveries } from './subscriptions';
 
 /**
  * One delivery of a subscription with every attempt of every series. The subscription's owner, or
@@ -25,9 +25,28 @@ export async function getDelivery(
   subscriptionId: string,
   deliveryId: string,
 ): Promise<{ delivery: WebhookDeliveryRow; attempts: WebhookAttemptRow[] }> {
-  await requireOwnedSubscription(db, principal, subscriptionId, { allowAdmin: true });
+  await requireSubscriptionForDeliveries(db, principal, subscriptionId);
   const delivery = await findDelivery(db, deliveryId);
   if (!delivery || delivery.subscription_id !== subscriptionId) throw notFound('delivery');
+  return { delivery, attempts: await listAttempts(db, [deliveryId]) };
+}
+
+/**
+ * One delivery by its id alone (the CLI's `webhooks delivery <id>`): the owner of its subscription
+ * or an operator; anyone else, or an unknown id, gets the same 404.
+ */
+export async function getDeliveryById(
+  db: Pool,
+  principal: Principal,
+  deliveryId: string,
+): Promise<{ delivery: WebhookDeliveryRow; attempts: WebhookAttemptRow[] }> {
+  const delivery = await findDelivery(db, deliveryId);
+  if (!delivery) throw notFound('delivery');
+  try {
+    await requireSubscriptionForDeliveries(db, principal, delivery.subscription_id);
+  } catch {
+    throw notFound('delivery');
+  }
   return { delivery, attempts: await listAttempts(db, [deliveryId]) };
 }
 

@@ -7,6 +7,7 @@ import {
   findDelivery,
   findDeliveries,
   listDeadLetters,
+  listLatestDeadLetterRun,
   markWorkflowsStarted,
   type WebhookDeliveryRow,
 } from '../../db/queries/webhook-deliveries';
@@ -87,20 +88,24 @@ export interface BulkReplayOutcome {
 }
 
 /**
- * Replays every dead letter of a subscription created at or after `since` (support tooling), at most
+ * Replays every dead letter of a subscription created at or after `since` (support tooling, and a
+ * subscriber after re-enabling: `since` null → the latest run of dead letters, those after the last
+ * delivery delivered before the newest dead letter: what failed while the endpoint was down), at most
  * MAX_BULK_REPLAY per call: all new series and one delivery.replay_bulk record in one transaction.
  */
 export async function replayDeadLetters(
   deps: ServiceDeps,
   actor: Actor,
   subscriptionId: string,
-  since: Date,
-): Promise<BulkReplayOutcome> {
+  since: Date | null,
+): Promise<BulkReplayOutcome & { since: Date | null }> {
   const sub = await findSubscription(deps.db, subscriptionId);
   if (!sub) throw notFound('webhook subscription');
   assertActive(sub);
   const outcome = await withTransaction(deps.db, async (tx) => {
-    const dead = await listDeadLetters(tx, subscriptionId, since, MAX_BULK_REPLAY + 1);
+    const dead = since
+      ? await listDeadLetters(tx, subscriptionId, since, MAX_BULK_REPLAY + 1)
+      : await listLatestDeadLetterRun(tx, subscriptionId, MAX_BULK_REPLAY + 1);
     const ids = dead.slice(0, MAX_BULK_REPLAY).map((d) => d.id);
     const replayed = await beginReplays(tx, sub, ids);
     const truncated = dead.length > MAX_BULK_REPLAY;
@@ -110,14 +115,14 @@ export async function replayDeadLetters(
       'delivery.replay_bulk',
       { type: 'webhook_subscription', id: sub.id },
       {
-        selection: 'dead_letters_since',
-        since: since.toISOString(),
+        selection: since ? 'dead_letters_since' : 'latest_dead_letter_run',
+        since: (since ?? dead[0]?.created_at ?? null)?.toISOString() ?? null,
         delivery_ids: ids,
         count: ids.length,
         truncated,
       },
     );
-    return { replayed, truncated };
+    return { replayed, truncated, since: since ?? dead[0]?.created_at ?? null };
   });
   await startReplays(deps, outcome.replayed, {});
   return outcome;

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { ServiceError, notFound, validationError } from '../../errors';
-import { isAdmin, type Principal } from '../../auth/principal';
+import type { Principal } from '../../auth/principal';
+import { mayHandleDeliveries, mayManageSubscription } from './policy';
 import type { Config } from '../../config';
 import { withTransaction } from '../../db/pool';
 import { lockUser } from '../../db/queries/users';
@@ -9,6 +10,7 @@ import {
   deactivateSubscription,
   findSubscription,
   insertSubscription,
+  purgeSubscription,
   reenableSubscription,
   type WebhookSubscriptionRow,
 } from '../../db/queries/webhook-subscriptions';
@@ -45,25 +47,36 @@ export function ownerOf(principal: Principal): string {
 
 /**
  * The caller's subscription, or 404 NOT_FOUND: another user's subscription is reported as not found
- * so ids do not leak (the spec's 403 stays for a token without webhook:manage). Admin JWTs may act on
- * any subscription where `allowAdmin` is set (replay, support tooling).
+ * so ids do not leak (the spec's 403 stays for a token without webhook:manage). Who: policy.ts.
  */
 export async function requireOwnedSubscription(
   db: Pool,
   principal: Principal,
   id: string,
-  options: { allowAdmin?: boolean } = {},
+): Promise<WebhookSubscriptionRow> {
+  return subscriptionIf(db, id, (row) => mayManageSubscription(principal, row));
+}
+
+/**
+ * A subscription whose deliveries the caller may read and replay: its owner's, or any for an
+ * operator (support); anyone else gets 404, as for the subscription itself.
+ */
+export async function requireSubscriptionForDeliveries(
+  db: Pool,
+  principal: Principal,
+  id: string,
+): Promise<WebhookSubscriptionRow> {
+  return subscriptionIf(db, id, (row) => mayHandleDeliveries(principal, row));
+}
+
+/** The subscription when the policy allows it; unknown and refused both read as 404 (no id leaks). */
+async function subscriptionIf(
+  db: Pool,
+  id: string,
+  allowed: (row: WebhookSubscriptionRow) => boolean,
 ): Promise<WebhookSubscriptionRow> {
   const row = await findSubscription(db, id);
-  if (!row) throw notFound('webhook subscription');
-  if (options.allowAdmin && isAdmin(principal)) return row;
-  if (
-    principal.kind === 'anonymous' ||
-    principal.kind === 'agentKey' ||
-    row.owner_user_id !== principal.userId
-  ) {
-    throw notFound('webhook subscription');
-  }
+  if (!row || !allowed(row)) throw notFound('webhook subscription');
   return row;
 }
 
@@ -189,6 +202,22 @@ export function assertActive(sub: WebhookSubscriptionRow): void {
 }
 
 /** The owner deletes (deactivates) a subscription: no further deliveries are created for it. */
+/**
+ * DELETE with `purge`: the owner's subscription is removed outright with its deliveries and their
+ * attempts (the CLI's `webhooks listen` uses it so each run leaves nothing behind). Nothing more
+ * is delivered; a delivery workflow still running finds no delivery and ends.
+ */
+export async function purgeOwnedSubscription(
+  db: Pool,
+  principal: Principal,
+  id: string,
+): Promise<WebhookSubscriptionRow> {
+  await requireOwnedSubscription(db, principal, id);
+  const row = await withTransaction(db, (tx) => purgeSubscription(tx, id));
+  if (!row) throw notFound('webhook subscription');
+  return row;
+}
+
 export async function deactivateOwnedSubscription(
   db: Pool,
   principal: Principal,

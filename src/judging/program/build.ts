@@ -118,7 +118,7 @@ export function preparedGoCache(): Promise<string | undefined> {
 }
 
 /** Binds of the language's compile and run steps besides the build folder. */
-async function languageBinds(spec: LanguageSpec): Promise<NativeBind[]> {
+export async function languageBinds(spec: LanguageSpec): Promise<NativeBind[]> {
   if (spec.id !== 'go') return [];
   const cache = await preparedGoCache();
   return cache === undefined ? [] : [{ host: cache, path: GO_PREBUILT_CACHE_DIR }];

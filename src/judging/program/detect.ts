@@ -39,41 +39,78 @@ export function firstFencedBlock(text: string): { info: string; body: string } |
   };
 }
 
+/** `content` that is exactly one fenced block (and blank lines around it): the block's body. */
+export function unwrapSingleFence(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('```') || !trimmed.endsWith('```') || trimmed.length < 7) return text;
+  const block = firstFencedBlock(trimmed);
+  if (block === undefined) return text;
+  // The block must close at the very end (one block, nothing after it).
+  const closeAt = trimmed.indexOf('```', trimmed.indexOf('\n') + 1);
+  return closeAt === trimmed.length - 3 ? block.body : text;
+}
+
+/**
+ * DESIGN "Submitting code the way people do": a file's language is its own `language`, then the
+ * body's, then its extension, then a fence in `content`; the entry is `main.<ext>` or
+ * `Main.java` at any depth (the shallowest first), else the only code file (else the only
+ * file). Without files, `content` is the entry program in the body's language (one fenced block
+ * unwrapped), or in the language of its first fenced block.
+ */
 export function detectProgram(submission: SubmissionForJudging): Detection {
   const files = submission.files;
+  const named = submission.language ? submission.language.trim() : '';
+  const bodyLanguage = named === '' ? undefined : languageByName(named);
+  if (named !== '' && bodyLanguage === undefined) {
+    return { kind: 'undetectable', reason: `unknown language "${named.slice(0, 40)}"` };
+  }
   if (files.length > 0) {
-    const named = files
+    const ownLanguage = (file: (typeof files)[number]) =>
+      file.language === undefined ? undefined : languageByName(file.language);
+    const entries = files
       .filter((file) => ENTRY_NAME.test(baseName(file.path)) && languageByExtension(file.path) !== undefined)
       .sort((a, b) => depth(a.path) - depth(b.path));
     const code = files.filter(
-      (file) =>
-        languageByExtension(file.path) !== undefined ||
-        (file.language !== undefined && languageByName(file.language) !== undefined),
+      (file) => languageByExtension(file.path) !== undefined || ownLanguage(file) !== undefined,
     );
-    const entry = named[0] ?? (code.length === 1 ? code[0] : files.length === 1 ? files[0] : undefined);
+    const entry = entries[0] ?? (code.length === 1 ? code[0] : files.length === 1 ? files[0] : undefined);
     if (entry === undefined) {
       return {
         kind: 'undetectable',
         reason:
           code.length > 1
             ? `no entry file: name it main.<ext> (or Main.java) among ${code.length} code files`
-            : 'no code file found (name the entry main.<ext> or Main.java)',
+            : 'no code file found (name the entry main.<ext> or Main.java, or choose its language)',
       };
     }
+    const fence = firstFencedBlock(submission.content);
     const language =
-      (entry.language === undefined ? undefined : languageByName(entry.language)) ??
-      languageByExtension(entry.path);
+      ownLanguage(entry) ??
+      bodyLanguage ??
+      languageByExtension(entry.path) ??
+      (fence && fence.info !== '' ? languageByName(fence.info) : undefined);
     if (language === undefined) {
       return {
         kind: 'undetectable',
-        reason: `cannot tell the language of ${entry.path}${entry.language ? ` ("${entry.language}")` : ''}`,
+        reason: `cannot tell the language of ${entry.path}${entry.language ? ` ("${entry.language}")` : ''}: choose its language or name it by its extension`,
       };
     }
     return { kind: 'detected', language, entry: entry.path, source: entry.content };
   }
+  if (bodyLanguage !== undefined) {
+    return {
+      kind: 'detected',
+      language: bodyLanguage,
+      entry: 'content',
+      source: unwrapSingleFence(submission.content),
+    };
+  }
   const block = firstFencedBlock(submission.content);
   if (block === undefined) {
-    return { kind: 'undetectable', reason: 'no files and no fenced code block in the content' };
+    return {
+      kind: 'undetectable',
+      reason: 'no language: choose one (the language field) or put the code in a fenced block (```python)',
+    };
   }
   const language = block.info === '' ? undefined : languageByName(block.info);
   if (language === undefined) {

@@ -10,6 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { runQueueWaits } from '../wall-deadline';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -45,6 +46,16 @@ export interface RunCgroup {
   peakMemoryBytes(): Promise<number | undefined>;
   /** Number of tasks in the group. */
   tasks(): Promise<number>;
+  /**
+   * Per thread of the group (by tid), the time it has waited runnable for a CPU (schedstat's
+   * run_delay): how much a busy machine, not the program, held it back.
+   */
+  runQueueWaits(): Promise<Map<number, number>>;
+  /**
+   * Freezes (true) or thaws (false) every process of the group, and waits until the kernel says
+   * the group is frozen (a game's player between its turns: it cannot run, so it uses no CPU).
+   */
+  freeze(frozen: boolean): Promise<void>;
   /**
    * Kills every process in the group (frozen first, so none can fork or escape while it is
    * emptied), waits until the kernel reports it empty and removes it. Rejects when the group
@@ -253,8 +264,31 @@ export async function createRunCgroup(
       return text.trim() === '' ? undefined : Number(text);
     },
     tasks: () => countTasks(files),
+    runQueueWaits: async () => runQueueWaits(await pidsIn(files.procsFiles[0])),
+    freeze: (frozen) => setFrozen(support, files, frozen),
     destroy: () => (destroyed ??= emptyAndRemove(support, files)),
   };
+}
+
+const FREEZE_WITHIN_MS = 2_000;
+
+async function setFrozen(
+  support: Exclude<CgroupSupport, { version: 'none' }>,
+  files: GroupFiles,
+  frozen: boolean,
+): Promise<void> {
+  const [first] = files.dirs;
+  const v2 = support.version === 'v2';
+  const freezeFile = path.join(first, v2 ? 'cgroup.freeze' : 'freezer.state');
+  await writeFile(freezeFile, v2 ? (frozen ? '1' : '0') : frozen ? 'FROZEN' : 'THAWED');
+  if (!frozen) return;
+  const deadline = Date.now() + FREEZE_WITHIN_MS;
+  while (Date.now() < deadline) {
+    const state = await readFile(v2 ? path.join(first, 'cgroup.events') : freezeFile, 'utf8').catch(() => '');
+    if (v2 ? /^frozen 1/m.test(state) : state.trim() === 'FROZEN') return;
+    await sleep(1);
+  }
+  throw new Error(`the sandbox's cgroup ${first} did not freeze within ${FREEZE_WITHIN_MS} ms`);
 }
 
 async function countTasks(files: GroupFiles): Promise<number> {

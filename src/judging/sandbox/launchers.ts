@@ -158,7 +158,13 @@ export class BwrapLauncher implements SandboxLauncher {
       child,
       isolation: 'bwrap',
       memoryBoundedByKernel: cgroup !== undefined,
-      ...(cgroup === undefined ? {} : { cpuTimeMs: () => cgroup.cpuTimeMs() }),
+      ...(cgroup === undefined
+        ? {}
+        : {
+            cpuTimeMs: () => cgroup.cpuTimeMs(),
+            runQueueWaits: () => cgroup.runQueueWaits(),
+            freeze: (frozen: boolean) => cgroup.freeze(frozen),
+          }),
       finish: () => (finished ??= finish()),
     };
   }

@@ -28,14 +28,15 @@ import {
   OS_SANDBOX_DEFAULTS,
 } from './os-sandbox';
 import { sandboxRuntime } from './sandbox-runtime';
+import { wallDeadline, type WallDeadline } from '../wall-deadline';
 
 const execFileAsync = promisify(execFile);
 
 /** The byte the supervisor waits for before it starts the program (native-supervisor.c). */
-const GO_BYTE = Buffer.from('g');
+export const GO_BYTE = Buffer.from('g');
 
 /** Where the supervisor appears inside the sandbox. */
-const SUPERVISOR_PATH = '/sandbox/supervisor';
+export const SUPERVISOR_PATH = '/sandbox/supervisor';
 
 export interface NativeBind {
   /** Host path. */
@@ -93,6 +94,11 @@ export interface NativeRunResult {
 export const NATIVE_RUN_DEFAULTS = {
   /** Allowance for bwrap and the supervisor to start, over the request's wall cap. */
   launchGraceMs: 3_000,
+  /**
+   * A run starved of CPU by a busy machine (its threads waiting runnable) gets that much more wall
+   * time, up to this many times its wall cap: the wall clock stops sleepers, not slow machines.
+   */
+  starvedWallFactor: 4,
   maxFileBytes: 64 * 1024 * 1024,
   workDirBytes: 64 * 1024 * 1024,
   /** RLIMIT_AS/DATA of the whole chain (the JVM and Go reserve far more than they use). */
@@ -199,7 +205,7 @@ export function parseReport(text: string): SupervisorReport | undefined {
 }
 
 /** Splits the supervisor's frames; returns the unconsumed tail. */
-function readFrames(buffer: Buffer, onFrame: (kind: string, data: Buffer) => void): Buffer {
+export function readFrames(buffer: Buffer, onFrame: (kind: string, data: Buffer) => void): Buffer {
   let offset = 0;
   while (buffer.length - offset >= 5) {
     const length = buffer.readUInt32BE(offset + 1);
@@ -308,7 +314,7 @@ async function observeRun(launched: LaunchedProcess, request: NativeRunRequest):
   let pending: Buffer = Buffer.alloc(0);
   let received = 0;
   let goAt: number | undefined;
-  let wallTimer: NodeJS.Timeout | undefined;
+  let wall: WallDeadline | undefined;
   let cpuTimer: NodeJS.Timeout | undefined;
   const frameBudget = request.outputBytes + request.stderrBytes + 64 * 1024;
   const kill = (why: HostKill) => {
@@ -322,7 +328,19 @@ async function observeRun(launched: LaunchedProcess, request: NativeRunRequest):
     observed.cpuBaselineMs = await launched.cpuTimeMs?.();
     if (observed.hostKilled !== undefined) return;
     goAt = performance.now();
-    wallTimer = setTimeout(() => kill('wall'), request.wallMs + NATIVE_RUN_DEFAULTS.launchGraceMs);
+    const readWaits = launched.runQueueWaits;
+    if (readWaits === undefined) {
+      const timer = setTimeout(() => kill('wall'), request.wallMs + NATIVE_RUN_DEFAULTS.launchGraceMs);
+      wall = { cancel: () => clearTimeout(timer) };
+    } else {
+      // At the wall cap, the run gets the time its threads waited for a CPU since the start.
+      wall = wallDeadline({
+        wallMs: request.wallMs,
+        maxExtraMs: request.wallMs * NATIVE_RUN_DEFAULTS.starvedWallFactor,
+        readWaits,
+        onExpire: () => kill('wall'),
+      });
+    }
     if (launched.cpuTimeMs !== undefined && observed.cpuBaselineMs !== undefined) {
       const baseline = observed.cpuBaselineMs;
       let reading = false;
@@ -372,15 +390,15 @@ async function observeRun(launched: LaunchedProcess, request: NativeRunRequest):
     });
   });
   child.stdin.on('error', () => {}); // a program that does not read its input
-  const closed = await new Promise<{ error?: Error }>((resolve) => {
+  const ended = await new Promise<{ error?: Error }>((resolve) => {
     child.once('error', (error) => resolve({ error }));
     child.once('close', () => resolve({}));
   });
-  clearTimeout(wallTimer);
+  wall?.cancel();
   clearInterval(cpuTimer);
   request.signal?.removeEventListener('abort', onAbort);
   observed.wallMs = goAt === undefined ? 0 : Math.round(performance.now() - goAt);
-  if (closed.error !== undefined) observed.launchError = closed.error;
+  if (ended.error !== undefined) observed.launchError = ended.error;
   const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
   observed.stdout = text(stdout);
   observed.stderr = text(stderr);
@@ -410,7 +428,11 @@ export async function runNativeInSandbox(request: NativeRunRequest): Promise<Nat
         maxFileBytes: request.maxFileBytes ?? NATIVE_RUN_DEFAULTS.maxFileBytes,
         workDirBytes: request.workDirBytes ?? NATIVE_RUN_DEFAULTS.workDirBytes,
       },
-      command: nativeCommand(request, supervisor),
+      // The host decides the wall (observeRun, starvation included); the supervisor's is a backstop.
+      command: nativeCommand(
+        { ...request, wallMs: request.wallMs * (1 + NATIVE_RUN_DEFAULTS.starvedWallFactor) },
+        supervisor,
+      ),
       ...(request.followed === undefined ? {} : { followed: request.followed }),
     });
     const observed = await observeRun(launched, request);

@@ -111,6 +111,16 @@ export interface LaunchedProcess {
    */
   cpuTimeMs?: () => Promise<number | undefined>;
   /**
+   * Per thread of the run (by tid), how long it has waited runnable for a CPU (ms): the host gives
+   * a starved run that much more wall time. Absent without a cgroup.
+   */
+  runQueueWaits?: () => Promise<Map<number, number>>;
+  /**
+   * Freezes (true) or thaws (false) every process of the run (its cgroup's freezer): a game's
+   * player between its turns. Absent without a cgroup.
+   */
+  freeze?: (frozen: boolean) => Promise<void>;
+  /**
    * After the child closed: what the kernel measured. Every process the run left is killed
    * (cgroup frozen, then SIGKILL); the cgroup is checked empty and removed, and the uid freed,
    * in the background (`SandboxLauncher.settled()` waits for that).

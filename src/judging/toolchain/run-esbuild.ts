@@ -21,6 +21,10 @@ import path from 'node:path';
 import type { TransformOptions } from 'esbuild';
 import { SandboxUnavailableError } from '../errors';
 import { SOURCE_BOUNDS, sourceBoundsProblem } from './source-bounds';
+import { processTree, runQueueWaits, wallDeadline } from '../wall-deadline';
+
+/** A starved attempt gets at most this many times its deadline more (wall-deadline.ts). */
+const STARVED_WALL_FACTOR = 2;
 
 export const TOOLCHAIN_LIMITS = {
   /** Wall time of one attempt (a 2 MB file takes about a second on an idle core). */
@@ -182,7 +186,7 @@ function attemptOnce(
     const settle = (attempt: Attempt) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deadline.cancel();
       signal?.removeEventListener('abort', onAbort);
       resolve(attempt);
     };
@@ -203,15 +207,23 @@ function attemptOnce(
       answer ??= message as ChildAnswer;
       killGroup(child);
     });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, wallMs);
+    // A busy machine is not the input's fault: the deadline adds the time the child's threads
+    // (node and its esbuild service) waited for a CPU.
+    const deadline = wallDeadline({
+      wallMs,
+      maxExtraMs: wallMs * STARVED_WALL_FACTOR,
+      readWaits: async () =>
+        child.pid === undefined ? new Map() : runQueueWaits(await processTree(child.pid)),
+      onExpire: () => {
+        timedOut = true;
+        killGroup(child);
+      },
+    });
     const onAbort = () => {
       killGroup(child);
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deadline.cancel();
       reject(signal?.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -90,8 +90,65 @@ describe('breakdownView', () => {
       result_state: 'scored',
       summary: outcome.summary,
       hidden_summary: { hidden_passed: 1, hidden_total: 2 },
-      criteria: outcome.criteria,
+      criteria: outcome.criteria.map((criterion) => ({ ...criterion, private: false })),
       details: outcome.details,
+      private_score: null,
+    });
+  });
+
+  describe('private tests (fair contests)', () => {
+    const contest: JudgeOutcome = {
+      score: 100,
+      privateScore: 0,
+      resultState: 'scored',
+      summary: 'Passed 1 of 1 tests (score 100)',
+      criteria: [
+        { name: 'open', weight: 1, score: 100, passed: true, feedback: 'ok', hidden: false },
+        {
+          name: 'held-out',
+          weight: 1,
+          score: 0,
+          passed: false,
+          feedback: 'expected 7',
+          hidden: false,
+          private: true,
+        },
+      ],
+      details: {
+        entry: 'main.js',
+        tests: [
+          { name: 'open', hidden: false, private: false, passed: true },
+          { name: 'held-out', hidden: false, private: true, verdict: 'wrong_answer' },
+        ],
+      },
+    };
+
+    it('leaves no trace of them in the competitor and spectator views before completion', () => {
+      for (const audience of ['competitor', 'spectator'] as const) {
+        const view = breakdownView(contest, audience);
+        expect(JSON.stringify(view)).not.toMatch(/held-out|private|wrong_answer|expected 7/);
+        expect(view.hidden_summary).toEqual({ hidden_passed: 0, hidden_total: 0 });
+      }
+    });
+
+    it('shows them with private: true, and private_score to the owner, after completion', () => {
+      const competitor = breakdownView(contest, 'competitor', { revealPrivate: true });
+      expect(competitor.private_score).toBe(0);
+      expect(competitor.criteria).toContainEqual(
+        expect.objectContaining({ name: 'held-out', private: true }),
+      );
+      expect(competitor.details?.tests).toContainEqual(
+        expect.objectContaining({ name: 'held-out', private: true }),
+      );
+      const spectator = breakdownView(contest, 'spectator', { revealPrivate: true });
+      expect(spectator).not.toHaveProperty('private_score');
+      expect(spectator.criteria).toContainEqual({ name: 'held-out', score: 0, private: true });
+    });
+
+    it('operators always see them and private_score', () => {
+      const admin = breakdownView(contest, 'admin');
+      expect(admin.private_score).toBe(0);
+      expect(admin.criteria).toContainEqual(expect.objectContaining({ name: 'held-out', private: true }));
     });
   });
 

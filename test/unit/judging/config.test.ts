@@ -40,17 +40,31 @@ describe('judgeConfigSchema: accepted shapes and defaults', () => {
           name: 'exact',
           weight: 1,
           hidden: false,
+          private: false,
           check: { type: 'exact', value: 'x', case_sensitive: true, trim: true },
         },
         {
           name: 'contains',
           weight: 1,
           hidden: false,
+          private: false,
           check: { type: 'contains', value: 'x', case_sensitive: true },
         },
-        { name: 'regex', weight: 1, hidden: false, check: { type: 'regex', pattern: '^x+$', flags: '' } },
-        { name: 'numeric', weight: 1, hidden: false, check: { type: 'numeric', value: 1, tolerance: 0 } },
-        { name: 'length', weight: 1, hidden: false, check: { type: 'length', min: 1 } },
+        {
+          name: 'regex',
+          weight: 1,
+          hidden: false,
+          private: false,
+          check: { type: 'regex', pattern: '^x+$', flags: '' },
+        },
+        {
+          name: 'numeric',
+          weight: 1,
+          hidden: false,
+          private: false,
+          check: { type: 'numeric', value: 1, tolerance: 0 },
+        },
+        { name: 'length', weight: 1, hidden: false, private: false, check: { type: 'length', min: 1 } },
       ],
     });
   });
@@ -60,7 +74,7 @@ describe('judgeConfigSchema: accepted shapes and defaults', () => {
       kind: 'tests',
       timeout_ms_per_test: 2000,
       memory_mb: 64,
-      tests: [{ name: 't', export: 'f', args: [], expected: 1, hidden: false, weight: 1 }],
+      tests: [{ name: 't', export: 'f', args: [], expected: 1, hidden: false, private: false, weight: 1 }],
     });
     expect(judgeConfigSchema.parse({ kind: 'http', url: 'https://grader.example.com/grade' })).toEqual({
       kind: 'http',

@@ -1,10 +1,10 @@
 import { judgeConfigSchema } from '../../../src/judging';
 import { breakdownView } from '../../../src/judging/breakdown';
-import { detectProgram, firstFencedBlock } from '../../../src/judging/program/detect';
+import { detectProgram, firstFencedBlock, unwrapSingleFence } from '../../../src/judging/program/detect';
 import { languageByExtension, languageByName } from '../../../src/judging/program/languages';
 import { limitVerdict, outputMatches } from '../../../src/judging/program/rules';
 import type { NativeRunResult } from '../../../src/judging/sandbox/native-run';
-import { languageRefusal } from '../../../src/domain/submissions/rules';
+import { submissionRefusal } from '../../../src/domain/submissions/rules';
 
 describe('compare modes', () => {
   test.each([
@@ -117,16 +117,78 @@ describe('language detection', () => {
     expect(firstFencedBlock('```js')).toBeUndefined();
   });
 
-  test('the door: only a program judge refuses, and only a detected language it does not allow', () => {
+  test("precedence: the file's language, then the body's, then the extension, then a fence in content", () => {
+    const files = [{ path: 'src/main.cpp', content: 'x' }];
+    expect(detectProgram({ content: '', files, language: 'python' })).toMatchObject({ language: 'python' });
+    expect(
+      detectProgram({ content: '', files: [{ ...files[0], language: 'c' }], language: 'python' }),
+    ).toMatchObject({ language: 'c' });
+    expect(detectProgram({ content: '', files })).toMatchObject({ language: 'cpp', entry: 'src/main.cpp' });
+    expect(
+      detectProgram({ content: '```go\n```', files: [{ path: 'solution', content: 'package main' }] }),
+    ).toMatchObject({ language: 'go', entry: 'solution' });
+    // main.<ext> at any depth, the shallowest first.
+    expect(
+      detectProgram({
+        content: '',
+        files: [
+          { path: 'a/b/main.py', content: 'deep' },
+          { path: 'a/main.py', content: 'shallow' },
+          { path: 'helper.py', content: '' },
+        ],
+      }),
+    ).toMatchObject({ entry: 'a/main.py', source: 'shallow' });
+  });
+
+  test("without files, content is the program in the body's language (one fenced block unwrapped)", () => {
+    expect(detectProgram({ content: 'print(input()[::-1])', files: [], language: 'python' })).toEqual({
+      kind: 'detected',
+      language: 'python',
+      entry: 'content',
+      source: 'print(input()[::-1])',
+    });
+    expect(
+      detectProgram({ content: '\n```python\nprint(1)\n```\n', files: [], language: 'py' }),
+    ).toMatchObject({ language: 'python', source: 'print(1)\n' });
+    expect(detectProgram({ content: 'x', files: [], language: 'cobol' })).toMatchObject({
+      kind: 'undetectable',
+      reason: expect.stringMatching(/unknown language "cobol"/),
+    });
+    expect(unwrapSingleFence('before\n```py\nx\n```')).toBe('before\n```py\nx\n```');
+  });
+
+  test('the door: empty, undetectable, not allowed and a missing tests entry are refused; text judges take any text', () => {
     const rust = { content: '', files: [{ path: 'main.rs', content: 'fn main(){}' }] };
-    expect(languageRefusal({ kind: 'program', languages: ['python', 'cpp'] }, rust)).toBe(
+    expect(submissionRefusal({ kind: 'program', languages: ['python', 'cpp'] }, rust)).toBe(
       'language rust is not allowed in this challenge (allowed: python, cpp)',
     );
-    expect(languageRefusal({ kind: 'program', languages: null }, rust)).toBeNull();
-    expect(languageRefusal({ kind: 'rubric', languages: null }, rust)).toBeNull();
+    expect(submissionRefusal({ kind: 'program', languages: null }, rust)).toBeNull();
+    expect(submissionRefusal({ kind: 'rubric', languages: null }, rust)).toBeNull();
     expect(
-      languageRefusal({ kind: 'program', languages: ['python'] }, { content: 'prose', files: [] }),
+      submissionRefusal({ kind: 'program', languages: ['python'] }, { content: 'prose', files: [] }),
+    ).toMatch(/no language.*allowed: python/);
+    expect(submissionRefusal({ kind: 'rubric', languages: null }, { content: ' ', files: [] })).toMatch(
+      /nothing to judge/,
+    );
+    expect(
+      submissionRefusal(
+        { kind: 'program', languages: ['python'] },
+        { content: 'print(1)', files: [], language: 'python' },
+      ),
     ).toBeNull();
+    const tests = { kind: 'tests', languages: null, entry: 'src/solution.ts' };
+    expect(submissionRefusal(tests, { content: '', files: [{ path: 'solution.ts', content: 'x' }] })).toMatch(
+      /entry file src\/solution\.ts is missing/,
+    );
+    expect(
+      submissionRefusal(tests, { content: '', files: [{ path: 'src/solution.ts', content: 'x' }] }),
+    ).toBeNull();
+    expect(
+      submissionRefusal(
+        { kind: 'tests', languages: null },
+        { content: '', files: [{ path: 'a.py', content: 'x' }], language: 'python' },
+      ),
+    ).toMatch(/python is not allowed.*allowed: javascript, typescript/);
   });
 });
 

@@ -50,6 +50,14 @@ describe('judgePublicView', () => {
     });
   });
 
+  test('tests: the configured entry is public (null when none)', () => {
+    expect(judgePublicView({ kind: 'tests', entry: 'src/solution.ts', tests: [] }).entry).toBe(
+      'src/solution.ts',
+    );
+    expect(judgePublicView({ kind: 'tests', tests: [] }).entry).toBeNull();
+    expect(judgePublicView({ kind: 'program', entry: 'x', tests: [] }).entry).toBeNull();
+  });
+
   test('http: the kind only, never the grader url or headers', () => {
     const view = judgePublicView({
       kind: 'http',
@@ -59,6 +67,7 @@ describe('judgePublicView', () => {
     expect(view).toEqual({
       kind: 'http',
       languages: null,
+      entry: null,
       limits: null,
       tests: [],
       hidden_test_count: 0,

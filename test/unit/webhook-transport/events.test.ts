@@ -19,7 +19,7 @@ const build = (eventType: string, payload: Record<string, unknown>) =>
   buildEventBody({ id, eventType, timestamp, payload });
 
 describe('event types', () => {
-  it('accepts every type the spec names, and nothing else', () => {
+  it('accepts every type the spec names plus the two arena events (DESIGN: 14), and nothing else', () => {
     expect([...WEBHOOK_EVENT_TYPES].sort()).toEqual(
       [
         'result.finalized',
@@ -34,6 +34,8 @@ describe('event types', () => {
         'challenge.retired',
         'session.created',
         'breakdown.generated',
+        'match.started',
+        'match.completed',
       ].sort(),
     );
     expect(webhookEventTypeSchema.safeParse('challenge.published').success).toBe(true);

@@ -12,6 +12,7 @@ import type { SubmissionActivities } from '../activities';
 import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../../../temporal-client/search-attributes';
 import {
   JUDGE_MAX_ATTEMPTS,
+  GAME_JUDGING_PATCH,
   JUDGING_QUEUE_PATCH,
   JUDGING_SLOTS_PATCH,
   judgingTaskQueue,
@@ -136,7 +137,10 @@ export async function submissionWorkflow(input: SubmissionWorkflowInput): Promis
         retry: judgeRetry,
         taskQueue: judgingTaskQueue(workflowInfo().taskQueue),
       });
-    const sandboxed = judgeKind === 'tests' || judgeKind === 'program';
+    const sandboxed =
+      judgeKind === 'tests' ||
+      judgeKind === 'program' ||
+      (judgeKind === 'game' && patched(GAME_JUDGING_PATCH));
     if (sandboxed && patched(JUDGING_QUEUE_PATCH)) {
       const granted = await queue.waitForJudgingSlots(ref);
       if (granted.stale) return { status: 'stale' };

@@ -128,7 +128,7 @@ describe('list filter building', () => {
       }),
     ).toEqual({
       where:
-        'WHERE c.status = ANY($1::text[]) AND c.category = $2 AND c.weight_class_id = $3 AND c.format = $4',
+        'WHERE c.status = ANY($1::text[]) AND lower(c.category) = lower($2) AND c.weight_class_id = $3 AND lower(c.format) = lower($4)',
       values: [['active', 'complete'], 'algo', 'heavy', 'solo'],
     });
     expect(

@@ -1,0 +1,350 @@
+/**
+ * The arena, measured (part `arena` of `npm run bench`; alone:
+ * `BENCH_TEMPORAL_PORT=7266 npx tsx bench/arena.ts`). A stack of its own (database
+ * BENCH_DATABASE_NAME, default challenges_bench_arena; the worker with 2 judging slots; the
+ * arena's minute shortened to BOUT_MINUTE_MS, so a bout of `time_limit_minutes: 1` lasts at most
+ * that long, and ends earlier once both participants opened and closed their sessions), then,
+ * each figure beside its anchor in the same run:
+ *
+ *  1. matches scheduled and completed per second, played: MATCHES rated exhibitions between
+ *     disjoint pairs of agents, created through the operator API at once; in each, both
+ *     participants (as a connector would) open their bout session once the match runs, submit an
+ *     answer, wait until it is judged (the rubric) and close the session; the match completes with
+ *     placements. Measured from the first creation to the last completion. Anchor: the same match
+ *     workflow for as many matches already complete (each step finds nothing to do): the
+ *     service's workflow shape empty.
+ *  2. rating updates per second: RATED complete rated matches of one weight class (written
+ *     set-based) applied by the service's single writer (`applyPendingRatings`: lock, one
+ *     `rating_updates` row, participants, ratings, in completion order). Anchor: openskill's
+ *     update alone (`rateMatch`) for the same matches in memory.
+ *  3. the matchmaker's round at ELIGIBLE eligible agents (ladder entries, online): one
+ *     `matchmakingRound` (candidates, pair history, grouping, the round and its matches and
+ *     participants written set-based in one transaction, their workflows started
+ *     START_CONCURRENCY at a time). Anchors: the grouping alone (`planRound`), and starting as
+ *     many empty workflows (an already void match each) the same way, which is the floor of the
+ *     starts.
+ *
+ * Prints one JSON line `ARENA_RESULT {...}`.
+ */
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { loadConfig } from '../src/config';
+import { createPool } from '../src/db/pool';
+import { applyPendingRatings } from '../src/domain/matches/ratings';
+import { createMatchmakingSteps } from '../src/domain/matches/matchmaking';
+import {
+  INITIAL_SKILL,
+  planRound,
+  rateMatch,
+  isProvisional,
+  matchSettingsOf,
+} from '../src/domain/matches/rules';
+import { MATCH_WORKFLOW, type MatchWorkflowInput } from '../src/domain/matches/contract';
+import { START_CONCURRENCY } from '../src/domain/matches/schedule';
+import { createLogger } from '../src/lib/logger';
+import { ChallengeIdKey, MatchIdKey, MatchStatusKey } from '../src/temporal-client/search-attributes';
+import { lazyTemporalClient } from '../src/temporal-client/client';
+import {
+  BENCH_RUBRIC,
+  type BenchAgent,
+  newAgent,
+  newUser,
+  openSession,
+  submissionContent,
+} from './lib/fixtures';
+import { sleep } from './lib/processes';
+import { startStack } from './lib/stack';
+
+const TEMPORAL_PORT = Number(process.env.BENCH_TEMPORAL_PORT ?? 7266);
+const DATABASE = process.env.BENCH_DATABASE_NAME ?? 'challenges_bench_arena';
+const MATCHES = Number(process.env.BENCH_ARENA_MATCHES ?? 40);
+const RATED = Number(process.env.BENCH_ARENA_RATED ?? 1000);
+const ELIGIBLE = Number(process.env.BENCH_ARENA_ELIGIBLE ?? 1000);
+/** The arena's minute here: the longest a bout (`time_limit_minutes: 1`) may last; played bouts end sooner. */
+const BOUT_MINUTE_MS = Number(process.env.BENCH_ARENA_BOUT_MS ?? 30_000);
+
+/** Runs `make(i)` for i < n, `lanes` at a time, in order of i. */
+async function inLanes<T>(n: number, lanes: number, make: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await make(i);
+      }
+    }),
+  );
+  return out;
+}
+
+async function main(): Promise<void> {
+  const stack = await startStack({
+    label: 'bench-arena',
+    database: DATABASE,
+    temporalPort: TEMPORAL_PORT,
+    // Looks every 5 s: a played bout's workflow is woken by its nudges (a session closed, a
+    // submission judged); the matchmaker's 500 unplayed bouts look rarely while the round runs.
+    env: { ARENA_MINUTE_MS: String(BOUT_MINUTE_MS), ARENA_POLL_MS: '5000', JUDGE_SLOTS: '2' },
+  });
+  const db = new Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  const config = loadConfig({ ...process.env, ...stack.env });
+  const pool = createPool(stack.databaseUrl, 4);
+  const temporal = lazyTemporalClient(config);
+  const deps = { db: pool, config, logger: createLogger('warn', 'bench-arena'), temporal: temporal.get };
+  const q = async <R extends object>(sql: string, params: unknown[] = []) =>
+    (await db.query<R>(sql, params)).rows;
+  try {
+    const api = stack.client;
+    const admin = await newUser('admin');
+    const owner = await q<{ id: string }>(
+      `INSERT INTO users (subject, name, role) VALUES ('bench|arena-owner', 'Arena owner', 'user') RETURNING id`,
+    );
+    const ownerId = owner[0].id;
+    const newAgents = async (n: number, prefix: string, seen: boolean) =>
+      (
+        await q<{ id: string }>(
+          `INSERT INTO agents (owner_user_id, name, last_seen_at)
+           SELECT $1, $2 || g, CASE WHEN $4 THEN now() END FROM generate_series(1, $3) g RETURNING id`,
+          [ownerId, prefix, n, seen],
+        )
+      ).map((r) => r.id);
+    const enter = (challengeId: string, agentIds: string[]) =>
+      q(
+        `INSERT INTO entries (challenge_id, agent_id, status, sandbox) SELECT $1, unnest($2::uuid[]), 'waiting', false`,
+        [challengeId, agentIds],
+      );
+
+    // ---- 1. matches scheduled and completed per second (and the empty shape)
+    const draft = await api.expect(201, 'POST', '/api/v1/admin/challenges', {
+      auth: admin.jwt,
+      body: {
+        title: 'Bench arena',
+        description: 'Bench.',
+        category: 'bench',
+        format: 'head_to_head',
+        weight_class_id: 'bench-arena',
+        time_limit_minutes: 1,
+        judge: BENCH_RUBRIC,
+        match: { every_minutes: 1440, max_per_agent_per_hour: 60 },
+      },
+    });
+    const challengeId: string = draft.data.id;
+    await api.expect(200, 'POST', `/api/v1/admin/challenges/${challengeId}/publish`, { auth: admin.jwt });
+    const terminal = async (ids: string[]) =>
+      (
+        await q<{ n: number }>(
+          `SELECT count(*)::int AS n FROM matches WHERE id = ANY($1::uuid[]) AND status IN ('complete', 'void')`,
+          [ids],
+        )
+      )[0].n;
+    // On the pool: many bouts look at once (one client would queue them).
+    const statusOf = async (table: 'matches' | 'submissions', id: string) =>
+      (await pool.query<{ status: string }>(`SELECT status FROM ${table} WHERE id = $1`, [id])).rows[0]
+        ?.status;
+    const until = async (check: () => Promise<boolean>) => {
+      while (!(await check())) await sleep(20);
+    };
+    /** A participant (one user each: token creation is limited per user), entered in the challenge. */
+    const newPlayer = async (i: number, tag: string): Promise<BenchAgent> => {
+      const user = await newUser('user');
+      const agent = await newAgent(api, user, { name: `bench-p-${tag}-${i}` });
+      await api.expect(201, 'POST', `/api/v1/challenges/${challengeId}/entries`, {
+        auth: user.jwt,
+        body: { agent_id: agent.agentId },
+      });
+      return agent;
+    };
+    /** A connector's bout: once the match runs, open the session, submit, wait for the judgement, close. */
+    const playBout = async (matchId: string, agent: BenchAgent, i: number) => {
+      await until(async () => (await statusOf('matches', matchId)) !== 'scheduled');
+      const token = agent.tokens[0];
+      const sessionId = await openSession(api, token, challengeId);
+      const sub = await api.expect(201, 'POST', `/api/v1/sessions/${sessionId}/submissions`, {
+        auth: token,
+        body: { content: submissionContent(i) },
+      });
+      await until(async () => (await statusOf('submissions', sub.data.id)) === 'complete');
+      await api.expect(200, 'DELETE', `/api/v1/sessions/${sessionId}`, { auth: token });
+    };
+    const runBatch = async (tag: string): Promise<{ ms: number; ids: string[]; complete: number }> => {
+      const players = await inLanes(MATCHES * 2, 4, (i) => newPlayer(i, tag));
+      const started = performance.now();
+      const ids = await Promise.all(
+        Array.from({ length: MATCHES }, async (_, i) => {
+          const pair = [players[2 * i], players[2 * i + 1]];
+          const res = await api.expect(201, 'POST', `/api/v1/admin/challenges/${challengeId}/matches`, {
+            auth: admin.jwt,
+            body: { agent_ids: pair.map((p) => p.agentId), rated: true },
+          });
+          const id = res.data.id as string;
+          await Promise.all(pair.map((p, seat) => playBout(id, p, i + seat)));
+          return id;
+        }),
+      );
+      await until(async () => (await terminal(ids)) === ids.length);
+      const ms = performance.now() - started;
+      const complete = (
+        await q<{ n: number }>(
+          `SELECT count(*)::int AS n FROM matches WHERE id = ANY($1::uuid[]) AND status = 'complete'`,
+          [ids],
+        )
+      )[0].n;
+      return { ms, ids, complete };
+    };
+    await runBatch('warm'); // warm-up (worker code paths, Temporal caches)
+    const batch = await runBatch('measured');
+    const matchesPerSec = MATCHES / (batch.ms / 1000);
+    // The anchor: the same workflow for matches already complete (every step a no-op).
+    const ready = batch.ids.map((id) => ({ id }));
+    const client = await temporal.get();
+    const emptyStarted = performance.now();
+    const handles = await Promise.all(
+      ready.map(async ({ id }) => {
+        const input: MatchWorkflowInput = { matchId: id };
+        return client.workflow.start(MATCH_WORKFLOW, {
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          workflowId: `bench-empty-${id}`,
+          args: [input],
+        });
+      }),
+    );
+    await Promise.all(handles.map((h) => h.result().catch(() => undefined)));
+    const emptyMs = performance.now() - emptyStarted;
+    const emptyPerSec = ready.length / (emptyMs / 1000);
+
+    // ---- 2. rating updates per second (and openskill alone)
+    const ratedAgents = await newAgents(100, 'bench-r-', false);
+    await q(
+      `WITH m AS (
+         INSERT INTO matches (challenge_id, weight_class_id, kind, status, rated, origin, started_at, ends_at,
+                              bout_ended_at, completed_at, completed_seq)
+         SELECT $1, 'bench-rated', 'bout', 'complete', true, 'exhibition', now(), now(), now(), now(),
+                nextval('match_completed_seq')
+           FROM generate_series(1, $2) g RETURNING id, completed_seq)
+       INSERT INTO match_participants (match_id, agent_id, seat, owner_user_id, score, rank, outcome)
+       SELECT m.id, ($3::uuid[])[1 + ((m.completed_seq * 7 + s * 13) % 100)::int], s, $4,
+              CASE WHEN s = 1 THEN 100 ELSE 0 END, s, CASE WHEN s = 1 THEN 'win' ELSE 'loss' END
+         FROM m CROSS JOIN generate_series(1, 2) s`,
+      [challengeId, RATED, ratedAgents, ownerId],
+    );
+    // Seats 1 and 2 draw agents 13 apart (mod 100): always two distinct agents.
+    const applyStarted = performance.now();
+    const applied = await applyPendingRatings(pool, 'bench-rated');
+    const applyMs = performance.now() - applyStarted;
+    const skills = new Map<string, typeof INITIAL_SKILL>();
+    const pairs = await q<{ a: string; b: string }>(
+      `SELECT min(agent_id::text) FILTER (WHERE seat = 1) AS a, min(agent_id::text) FILTER (WHERE seat = 2) AS b
+         FROM match_participants p JOIN matches m ON m.id = p.match_id
+        WHERE m.weight_class_id = 'bench-rated' GROUP BY m.id, m.completed_seq ORDER BY m.completed_seq`,
+    );
+    const openskillStarted = performance.now();
+    for (const { a, b } of pairs) {
+      const after = rateMatch([
+        { skill: skills.get(a) ?? INITIAL_SKILL, rank: 1 },
+        { skill: skills.get(b) ?? INITIAL_SKILL, rank: 2 },
+      ]);
+      skills.set(a, after[0]);
+      skills.set(b, after[1]);
+    }
+    const openskillMs = performance.now() - openskillStarted;
+
+    // ---- 3. the matchmaker's round at ELIGIBLE agents (and the grouping alone)
+    const mm = await q<{ id: string }>(
+      `INSERT INTO challenges (title, description, category, format, weight_class_id, status, time_limit_minutes,
+                               starts_at, ends_at, judge, match, published_at)
+       VALUES ('Bench matchmaker', 'Bench.', 'bench', 'head_to_head', 'bench-mm', 'active', 1,
+               now() - interval '1 hour', now() + interval '1 day', $1, $2, now()) RETURNING id`,
+      [
+        JSON.stringify(BENCH_RUBRIC),
+        JSON.stringify({
+          players: 2,
+          every_minutes: 1440,
+          rematch_after_minutes: 60,
+          max_per_pair_per_day: 6,
+          max_per_agent_per_hour: 6,
+          rated: true,
+        }),
+      ],
+    );
+    const mmChallenge = mm[0].id;
+    const eligible = await newAgents(ELIGIBLE, 'bench-e-', true);
+    await enter(mmChallenge, eligible);
+    const steps = createMatchmakingSteps(deps);
+    const roundStarted = performance.now();
+    const round = await steps.matchmakingRound({ challengeId: mmChallenge, round: 1 });
+    const roundMs = performance.now() - roundStarted;
+    const settings = matchSettingsOf({
+      match: { players: 2, every_minutes: 1440, rematch_after_minutes: 60, max_per_pair_per_day: 6 },
+    });
+    const planStarted = performance.now();
+    const plan = planRound({
+      candidates: eligible.map((agentId, i) => ({
+        agentId,
+        ordinal: (i % 50) - 25,
+        provisional: isProvisional(i % 7),
+        matchesLastHour: 0,
+      })),
+      pairs: [],
+      settings,
+      nowMs: Date.now(),
+      seed: `${mmChallenge}:1`,
+    });
+    const planMs = performance.now() - planStarted;
+    // The round's matches end at their next look (nobody plays them), then the starts' floor:
+    // as many workflows started the same way (START_CONCURRENCY at a time), each finding its
+    // match void.
+    await q(`UPDATE matches SET status = 'void', reason = 'bench' WHERE id = ANY($1::uuid[])`, [
+      round.matchIds,
+    ]);
+    const startsStarted = performance.now();
+    await inLanes(round.matchIds.length, START_CONCURRENCY, (i) => {
+      const input: MatchWorkflowInput = { matchId: round.matchIds[i] };
+      return client.workflow.start(MATCH_WORKFLOW, {
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowId: `bench-start-${round.matchIds[i]}`,
+        args: [input],
+        typedSearchAttributes: [
+          { key: MatchIdKey, value: round.matchIds[i] },
+          { key: MatchStatusKey, value: 'scheduled' },
+          { key: ChallengeIdKey, value: mmChallenge },
+        ],
+      });
+    });
+    const startsMs = performance.now() - startsStarted;
+
+    const result = {
+      matches: MATCHES,
+      batchMs: Math.round(batch.ms),
+      matchesComplete: batch.complete,
+      matchesPerSec: Number(matchesPerSec.toFixed(2)),
+      emptyMatches: ready.length,
+      emptyMs: Math.round(emptyMs),
+      emptyPerSec: Number(emptyPerSec.toFixed(2)),
+      rated: RATED,
+      applied,
+      applyMs: Math.round(applyMs),
+      ratingUpdatesPerSec: Math.round(applied / (applyMs / 1000)),
+      openskillPerSec: Math.round(pairs.length / (openskillMs / 1000)),
+      eligible: ELIGIBLE,
+      roundMs: Math.round(roundMs),
+      roundMatches: round.matchIds.length,
+      planMs: Number(planMs.toFixed(1)),
+      planGroups: plan.groups.length,
+      startsMs: Math.round(startsMs),
+      startConcurrency: START_CONCURRENCY,
+    };
+    process.stdout.write(`ARENA_RESULT ${JSON.stringify(result)}\n`);
+  } finally {
+    await db.end();
+    await pool.end();
+    await temporal.close();
+    await stack.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { listChallenges } from '../../../db/queries/challenges';
+import { requireVisibleChallenge } from '../../../domain/challenges/lifecycle';
+import { visibleStatuses } from '../../../domain/challenges/policy';
+import { getLeaderboard } from '../../../domain/leaderboard';
+import { pageContestParts } from '../../../domain/contests/page';
+import { renderChallengePage, renderHomePage } from './view';
+import { htmlPage, pageFor } from '../../html-page';
+import { headerAccount } from '../../../web/layout';
+import { uuidParam } from '../../route';
+import { publicPage } from '../../page-routes';
+import { safeText } from '../../schemas/common';
+import { takePartClosedReason } from '../../../domain/challenges/rules';
+import { submissionsLeftForOwner } from '../../../domain/submissions/allowance';
+
+const HOME_PAGE_SIZE = 24;
+const FIRST_LEADERBOARD_PAGE = 50;
+
+/** Pages take any query: a value that does not fit falls back to the default instead of a JSON 400. */
+const homeQuery = z.object({
+  status: z.enum(['active', 'complete', 'archived']).catch('active'),
+  category: safeText(100, 1).optional().catch(undefined),
+  format: safeText(100, 1).optional().catch(undefined),
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+});
+
+/** Server-rendered pages for competitors and spectators (./view.ts); hidden from OpenAPI. */
+export const pageRoutes = [
+  publicPage('homePage', '/', 'Web page: active and upcoming challenges, with filters and paging', {
+    scope: 'challenge:read',
+    query: homeQuery,
+    async handler({ query, principal, deps, webSession, ctx }) {
+      const { rows, total } = await listChallenges(
+        deps.db,
+        {
+          statuses: visibleStatuses(principal, query.status),
+          category: query.category,
+          format: query.format,
+        },
+        { limit: HOME_PAGE_SIZE, offset: (query.page - 1) * HOME_PAGE_SIZE },
+      );
+      return htmlPage(
+        renderHomePage({
+          rows,
+          total,
+          limit: HOME_PAGE_SIZE,
+          filters: query,
+          account: headerAccount(webSession, ctx.url),
+        }),
+      );
+    },
+  }),
+  publicPage(
+    'challengePage',
+    '/challenges/:id',
+    "Web page: a challenge's description, rules and leaderboard",
+    {
+      scope: 'challenge:read',
+      params: uuidParam,
+      async handler({ params, principal, deps, webSession, ctx }) {
+        return pageFor(
+          () => requireVisibleChallenge(deps.db, principal, params.id),
+          async (challenge) => {
+            const [{ entries, pagination, frozenSince }, yourAgents] = await Promise.all([
+              getLeaderboard(deps.db, principal, challenge.id, { limit: FIRST_LEADERBOARD_PAGE }),
+              webSession ? submissionsLeftForOwner(deps.db, webSession.userId, challenge.id) : undefined,
+            ]);
+            const contest = await pageContestParts(deps.db, challenge, webSession);
+            return htmlPage(
+              renderChallengePage({
+                challenge,
+                entries,
+                hasMore: pagination.has_more,
+                baseUrl: deps.config.PUBLIC_BASE_URL ?? ctx.origin,
+                account: headerAccount(webSession, ctx.url),
+                takePartClosed: takePartClosedReason(challenge),
+                yourAgents,
+                frozenSince,
+                finalBoard: contest.finalBoard,
+                clarifications: contest.clarifications,
+                csrfToken: webSession?.csrfToken ?? null,
+              }),
+            );
+          },
+        );
+      },
+    },
+  ),
+];

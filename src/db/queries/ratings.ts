@@ -1,0 +1,101 @@
+import type { Queryable } from '../pool';
+
+export interface RatingRow {
+  weight_class_id: string;
+  agent_id: string;
+  mu: number;
+  sigma: number;
+  ordinal: number;
+  matches: number;
+  wins: number;
+  draws: number;
+  losses: number;
+  last_match_at: Date | null;
+  updated_at: Date;
+}
+
+/**
+ * The single writer of a weight class's ratings: a transaction-scoped advisory lock, held by the
+ * step that completes a rated match (so completion order is the order of `completed_seq`) and by
+ * the step that applies it.
+ */
+export async function lockWeightClassRatings(tx: Queryable, weightClassId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('ratings:' || $1))", [weightClassId]);
+}
+
+export async function findRatings(
+  db: Queryable,
+  weightClassId: string,
+  agentIds: string[],
+): Promise<Map<string, RatingRow>> {
+  const res = await db.query<RatingRow>(
+    'SELECT * FROM ratings WHERE weight_class_id = $1 AND agent_id = ANY($2::uuid[])',
+    [weightClassId, agentIds],
+  );
+  return new Map(res.rows.map((r) => [r.agent_id, r]));
+}
+
+export async function saveRating(
+  tx: Queryable,
+  r: {
+    weightClassId: string;
+    agentId: string;
+    mu: number;
+    sigma: number;
+    ordinal: number;
+    outcome: 'win' | 'loss' | 'draw' | 'forfeit';
+    at: Date;
+  },
+): Promise<void> {
+  const win = r.outcome === 'win' ? 1 : 0;
+  const draw = r.outcome === 'draw' ? 1 : 0;
+  const loss = r.outcome === 'loss' || r.outcome === 'forfeit' ? 1 : 0;
+  await tx.query(
+    `INSERT INTO ratings (weight_class_id, agent_id, mu, sigma, ordinal, matches, wins, draws, losses, last_match_at)
+     VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9)
+     ON CONFLICT (weight_class_id, agent_id) DO UPDATE SET
+       mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, ordinal = EXCLUDED.ordinal,
+       matches = ratings.matches + 1, wins = ratings.wins + $6, draws = ratings.draws + $7,
+       losses = ratings.losses + $8, last_match_at = EXCLUDED.last_match_at, updated_at = now()`,
+    [r.weightClassId, r.agentId, r.mu, r.sigma, r.ordinal, win, draw, loss, r.at],
+  );
+}
+
+export interface RatingListRow extends RatingRow {
+  agent_name: string;
+}
+
+/** A weight class's ratings by ordinal (highest first, agent id breaking ties), limit + 1 rows. */
+export async function listRatings(
+  db: Queryable,
+  weightClassId: string,
+  page: { limit: number; after?: { ordinal: number; agentId: string } },
+): Promise<RatingListRow[]> {
+  const values: unknown[] = [weightClassId];
+  let where = 'r.weight_class_id = $1';
+  if (page.after) {
+    values.push(page.after.ordinal, page.after.agentId);
+    where += ' AND (r.ordinal < $2 OR (r.ordinal = $2 AND r.agent_id > $3::uuid))';
+  }
+  values.push(page.limit + 1);
+  const res = await db.query<RatingListRow>(
+    `SELECT r.*, a.name AS agent_name FROM ratings r JOIN agents a ON a.id = r.agent_id
+      WHERE ${where} ORDER BY r.ordinal DESC, r.agent_id LIMIT $${values.length}`,
+    values,
+  );
+  return res.rows;
+}
+
+/** 1-based position of an ordinal in its class (the first row of a page after a cursor). */
+export async function countRatingsAbove(
+  db: Queryable,
+  weightClassId: string,
+  after: { ordinal: number; agentId: string },
+): Promise<number> {
+  const res = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ratings
+      WHERE weight_class_id = $1 AND (ordinal > $2 OR (ordinal = $2 AND agent_id <= $3::uuid))`,
+    [weightClassId, after.ordinal, after.agentId],
+  );
+  return res.rows[0].n;
+}

@@ -1,0 +1,95 @@
+/**
+ * The two boards fair contests add to the live one (src/domain/leaderboard.ts): the board as it
+ * froze (the last `freeze_minutes` before the end, for everyone but operators) and the final board
+ * (`?board=final`: each agent's counted submission with the best private score).
+ */
+import type { Principal } from '../../auth/principal';
+import type { Queryable } from '../../db/pool';
+import { findChallengeStatus } from '../../db/queries/leaderboard';
+import {
+  boardAsOf,
+  challengeHasPrivateScores,
+  listFinalCandidates,
+  type FrozenBoardRow,
+} from '../../db/queries/results';
+import { findChallengeById } from '../../db/queries/challenges';
+import { notFound, validationError } from '../../errors';
+import type { Pagination } from '../../lib/pagination';
+import { canSeeChallenge } from '../challenges/policy';
+import { mayReadFinalBoard, seesLiveBoard } from './policy';
+import { frozenSince, rankFinalBoard, type FinalRow } from './rules';
+
+export type { FrozenBoardRow };
+
+/** When the board this caller sees froze (null: the caller sees the live board). */
+export function frozenFor(
+  principal: Principal,
+  challenge: { status: string; ends_at: Date | null; freeze_minutes: number },
+  now: Date = new Date(),
+): Date | null {
+  if (seesLiveBoard(principal)) return null;
+  return frozenSince(challenge, now);
+}
+
+/** The public board as it stood when it froze, ranked as the live one. */
+export function frozenBoard(db: Queryable, challengeId: string, since: Date): Promise<FrozenBoardRow[]> {
+  return boardAsOf(db, challengeId, since);
+}
+
+/**
+ * The final board: public once the challenge is complete, operators anytime; 404 NOT_FOUND for
+ * everyone else before (and for a challenge the caller may not see).
+ */
+export async function getFinalBoard(
+  db: Queryable,
+  principal: Principal,
+  challengeId: string,
+): Promise<FinalRow[]> {
+  const status = await findChallengeStatus(db, challengeId);
+  if (!status || !canSeeChallenge(principal, status)) throw notFound('challenge');
+  if (!mayReadFinalBoard(principal, status.status)) throw notFound('final board');
+  return finalBoardRows(db, challengeId);
+}
+
+/** The final board's rows, for callers that already decided the reader may see them (CSV, pages). */
+export async function finalBoardRows(db: Queryable, challengeId: string): Promise<FinalRow[]> {
+  const [challenge, candidates, hasPrivate] = await Promise.all([
+    findChallengeById(db, challengeId),
+    listFinalCandidates(db, challengeId),
+    challengeHasPrivateScores(db, challengeId),
+  ]);
+  if (!challenge) throw notFound('challenge');
+  return rankFinalBoard(
+    candidates.map((c) => ({
+      ...c,
+      final_score: Number(c.final_score),
+      private_score: c.private_score === null ? null : Number(c.private_score),
+    })),
+    challenge.final_submissions,
+    hasPrivate,
+  );
+}
+
+/** A page of the final board; the cursor is the last rank shown. */
+export function finalBoardPage(
+  rows: FinalRow[],
+  query: { cursor?: string; limit: number },
+): { data: FinalRow[]; pagination: Pagination } {
+  let from = 0;
+  if (query.cursor !== undefined) {
+    if (!/^\d{1,7}$/.test(query.cursor))
+      throw validationError('query.cursor: invalid cursor (use next_cursor from the previous page)');
+    from = Number(query.cursor);
+  }
+  const data = rows.slice(from, from + query.limit);
+  const hasMore = from + query.limit < rows.length;
+  return {
+    data,
+    pagination: {
+      total: rows.length,
+      limit: query.limit,
+      has_more: hasMore,
+      next_cursor: hasMore ? String(from + data.length) : null,
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The arena's workflow contracts: the match workflow (one per match, id `match-<uuid>`) and the
+ * matchmaker (one per active match challenge, id `matchmaker-<challengeId>`, continue-as-new).
+ * Plain strings and interfaces (the deterministic workflow bundle imports this file).
+ */
+
+export const MATCH_WORKFLOW = 'matchWorkflow';
+export const MATCHMAKER_WORKFLOW = 'matchmakerWorkflow';
+/** An operator voided the match (the database already says so): the workflow finishes now. */
+export const MATCH_VOID_SIGNAL = 'matchVoided';
+/** Someone's session closed or a submission was judged: look again now instead of at the next poll. */
+export const MATCH_NUDGE_SIGNAL = 'matchNudge';
+
+/**
+ * A void reaching a running game match cancels its activities (the referee stops and its players'
+ * sandboxes are killed); histories recorded before this patch kept waiting for the games to end.
+ */
+export const GAME_VOID_CANCELS_PATCH = 'game-void-cancels-play';
+
+export function matchWorkflowId(matchId: string): string {
+  return `match-${matchId}`;
+}
+export function matchmakerWorkflowId(challengeId: string): string {
+  return `matchmaker-${challengeId}`;
+}
+
+export interface MatchWorkflowInput {
+  matchId: string;
+}
+
+export type MatchPhase = 'missing' | 'scheduled' | 'running' | 'complete' | 'void';
+
+/** What the match's steps report back: the database's state, and how long to wait next. */
+export interface MatchSnapshot {
+  status: MatchPhase;
+  /** A game match is played by the service (absent in histories recorded before games: a bout). */
+  kind?: 'bout' | 'game';
+  /** ISO 8601: the bout's end (null until it starts). */
+  endsAt: string | null;
+  /** The bout is over (ends_at passed, everyone opened and closed a session, or voided). */
+  boutOver: boolean;
+  /** How long to wait before looking again (configuration: shortened in tests only). */
+  pollMs: number;
+  weightClassId: string | null;
+  rated: boolean;
+}
+
+/** After the bout: settled (placed, complete or void) or still waiting for judging within the grace. */
+export interface SettleOutcome {
+  settled: boolean;
+  status: MatchPhase;
+  pollMs: number;
+  rated: boolean;
+  weightClassId: string | null;
+}
+
+export type MatchWorkflowOutcome = 'complete' | 'void' | 'missing';
+
+/** A poll loop carries at most this many looks per run before continuing as new. */
+export const MATCH_MAX_POLLS_PER_RUN = 500;
+
+export interface MatchmakerInput {
+  challengeId: string;
+  /** The next round's number (carried over continue-as-new). */
+  round: number;
+}
+
+export interface MatchmakingRoundOutcome {
+  /** The challenge is no longer an active match challenge: the matchmaker ends. */
+  stop: boolean;
+  /** Milliseconds to the next round (every_minutes, scaled in tests only). */
+  nextInMs: number;
+  matchIds: string[];
+}
+
+/** The matchmaker continues as new after this many rounds (bounded history). */
+export const MATCHMAKER_ROUNDS_PER_RUN = 50;

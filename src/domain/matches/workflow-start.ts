@@ -1,0 +1,79 @@
+/** Starting and signalling the arena's workflows (the match, the matchmaker). */
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { ServiceDeps } from '../../service-deps';
+import {
+  AgentIdsKey,
+  ChallengeIdKey,
+  MatchIdKey,
+  MatchStatusKey,
+} from '../../temporal-client/search-attributes';
+import {
+  MATCH_VOID_SIGNAL,
+  MATCH_WORKFLOW,
+  MATCHMAKER_WORKFLOW,
+  matchmakerWorkflowId,
+  matchWorkflowId,
+  type MatchmakerInput,
+  type MatchWorkflowInput,
+} from './contract';
+
+type Deps = Pick<ServiceDeps, 'config' | 'temporal'>;
+
+/**
+ * Starts a match's workflow (`match-<uuid>`), searchable by MatchId, MatchStatus, AgentIds and
+ * ChallengeId. Conflict-safe: an already started (or finished) workflow counts as started.
+ */
+export async function startMatchWorkflow(
+  deps: Deps,
+  match: { id: string; challengeId: string; agentIds: string[] },
+): Promise<void> {
+  const client = await deps.temporal();
+  try {
+    const input: MatchWorkflowInput = { matchId: match.id };
+    await client.workflow.start(MATCH_WORKFLOW, {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: matchWorkflowId(match.id),
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: MatchIdKey, value: match.id },
+        { key: MatchStatusKey, value: 'scheduled' },
+        { key: AgentIdsKey, value: match.agentIds },
+        { key: ChallengeIdKey, value: match.challengeId },
+      ],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/** Tells a match's workflow it was voided (the database already says so; best effort). */
+export async function signalMatchVoided(deps: Deps, matchId: string): Promise<void> {
+  try {
+    const client = await deps.temporal();
+    await client.workflow.getHandle(matchWorkflowId(matchId)).signal(MATCH_VOID_SIGNAL);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return;
+    // The workflow's next look at the database sees the void anyway.
+  }
+}
+
+/**
+ * Starts the challenge's matchmaker unless it runs. It ends by itself once the challenge is no
+ * longer an active match challenge (complete, archived, quarantined), so nothing has to stop it.
+ */
+export async function ensureMatchmaker(deps: Deps, challengeId: string, round: number): Promise<void> {
+  const client = await deps.temporal();
+  try {
+    const input: MatchmakerInput = { challengeId, round };
+    await client.workflow.start(MATCHMAKER_WORKFLOW, {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: matchmakerWorkflowId(challengeId),
+      args: [input],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      typedSearchAttributes: [{ key: ChallengeIdKey, value: challengeId }],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * A player inside the wall: one long-running program in its own sandbox for the whole game
+ * (src/judging/sandbox/interactive-run.ts: the program judge's bwrap profile, supervisor, uid and
+ * cgroup), frozen between its turns through its cgroup's freezer. A turn's CPU is the cgroup's
+ * CPU time across the turn, read on the host; kills and the wall cap are the host's.
+ */
+import { type LanguageSpec, BUILD_DIR } from '../program/languages';
+import { languageBinds } from '../program/build';
+import { type InteractiveRun, startInteractiveNative } from '../sandbox/interactive-run';
+import { AnswerReader, BoundedLog } from './line-reader';
+import { EXIT_GRACE_MS, type PlayerChannel, type TurnBudget, type TurnResult } from './player';
+import { FIRST_TURN_BONUS_MS, PLAYER_LOG_BYTES } from './protocol';
+import type { GameLimits } from './referee';
+
+/** stdout a player may write in a whole game (its answers). */
+const GAME_OUTPUT_BYTES = 16 * 1024 * 1024;
+const CPU_POLL_MS = 25;
+
+export interface WallPlayerSpec {
+  language: LanguageSpec;
+  /** The host build folder holding the built program (bound read-only at BUILD_DIR). */
+  folder: string;
+  memoryMb: number;
+  limits: GameLimits;
+  /** The judging slot this player holds for the whole game. */
+  slot: number;
+}
+
+const SIGNALS: Readonly<Record<number, string>> = {
+  6: 'SIGABRT',
+  9: 'SIGKILL',
+  11: 'SIGSEGV',
+  8: 'SIGFPE',
+  24: 'SIGXCPU',
+};
+
+export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
+  const reader = new AnswerReader();
+  const log = new BoundedLog();
+  let run: InteractiveRun | undefined;
+  let closed: Promise<void> | undefined;
+  let killed = false;
+  const { limits } = spec;
+  // Backstops for the whole game; the referee enforces every turn's limits.
+  const gameCpuMs = FIRST_TURN_BONUS_MS + limits.bankMs + limits.turnMs * limits.maxTurns + 1_000;
+  const gameWallMs = 2 * gameCpuMs + 1_000 * limits.maxTurns + 60_000;
+
+  const start = async (): Promise<InteractiveRun> => {
+    const command = spec.language.runCommand({ memoryMb: spec.memoryMb });
+    return startInteractiveNative(
+      {
+        argv: command.argv,
+        env: command.env,
+        binds: [{ host: spec.folder, path: BUILD_DIR }, ...(await languageBinds(spec.language))],
+        cpuMs: gameCpuMs,
+        wallMs: gameWallMs,
+        memoryMb: spec.memoryMb + spec.language.runtimeOverheadMb,
+        outputBytes: GAME_OUTPUT_BYTES,
+        stderrBytes: PLAYER_LOG_BYTES,
+      },
+      { stdout: (chunk) => reader.push(chunk), stderr: (chunk) => log.push(chunk) },
+      spec.slot,
+    );
+  };
+
+  const howItEnded = async (current: InteractiveRun): Promise<string> => {
+    const end = await current.ended;
+    if (end.tampered) return 'the program broke its sandbox’s output channel';
+    if (end.oomKilled) return `ran out of memory (${spec.memoryMb} MB)`;
+    const report = end.report;
+    if (report === undefined) return 'the program was killed';
+    if (report.limit === 'output') return 'wrote more output than a game allows';
+    if (report.exit.kind === 'exited')
+      return `the program exited with code ${report.exit.code} before answering`;
+    return `the program was killed by ${SIGNALS[report.exit.signal] ?? `signal ${report.exit.signal}`} before answering`;
+  };
+
+  return {
+    async turn(line: string, budget: TurnBudget): Promise<TurnResult> {
+      if (run === undefined) {
+        if (killed) return { kind: 'crash', reason: 'the game was stopped' };
+        // A sandbox that cannot be started is the wall's failure, not the program's: it rejects.
+        run = await start();
+      } else if (run.isEnded()) {
+        return { kind: 'crash', reason: await howItEnded(run) };
+      } else {
+        await run.freeze(false);
+      }
+      const current = run;
+      const baseline = await current.cpuTimeMs();
+      const answer = reader.expect();
+      current.write(line);
+      return new Promise<TurnResult>((resolve) => {
+        let settled = false;
+        const finish = async (make: () => Promise<TurnResult>, stop: boolean) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(wall);
+          clearInterval(cpu);
+          reader.cancel();
+          if (stop) current.kill();
+          else await current.freeze(true).catch(() => current.kill());
+          resolve(await make());
+        };
+        const used = async () => (await current.cpuTimeMs()) - baseline;
+        const wall = setTimeout(() => {
+          void finish(
+            async () => ({
+              kind: 'timeout',
+              cpuMs: await used(),
+              reason: `no answer within the turn's wall cap (${budget.wallMs} ms)`,
+            }),
+            true,
+          );
+        }, budget.wallMs);
+        let reading = false;
+        const cpu = setInterval(() => {
+          if (reading || settled) return;
+          reading = true;
+          void used()
+            .then((spent) => {
+              if (spent > budget.cpuMs) {
+                void finish(
+                  async () => ({
+                    kind: 'timeout',
+                    cpuMs: spent,
+                    reason: `used more than ${budget.cpuMs} ms of CPU in one turn`,
+                  }),
+                  true,
+                );
+              }
+            })
+            .finally(() => (reading = false));
+        }, CPU_POLL_MS);
+        void current.ended.then(() =>
+          finish(async () => ({ kind: 'crash', reason: await howItEnded(current) }), true),
+        );
+        void answer.then((got) =>
+          finish(
+            async () =>
+              'overlong' in got
+                ? { kind: 'overlong' }
+                : { kind: 'line', text: got.line, cpuMs: await used() },
+            false,
+          ),
+        );
+      });
+    },
+    close(endLine: string | undefined): Promise<void> {
+      closed ??= (async () => {
+        const current = run;
+        if (current === undefined) return;
+        if (!current.isEnded()) {
+          await current.freeze(false).catch(() => current.kill());
+          if (endLine !== undefined) current.write(endLine);
+          current.endInput();
+          const timer = setTimeout(() => current.kill(), EXIT_GRACE_MS);
+          await current.ended;
+          clearTimeout(timer);
+        }
+        await current.ended;
+      })();
+      return closed;
+    },
+    stderr: () => log.text(),
+    kill() {
+      killed = true;
+      run?.kill();
+    },
+  };
+}

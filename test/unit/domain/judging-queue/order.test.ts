@@ -1,0 +1,164 @@
+/**
+ * The judging queue's rule (src/domain/judging-queue/order.ts; docs/decisions/judging.md, "One
+ * queue for all judging work"), as a pure function, and over time with a simulated clock.
+ */
+import {
+  type QueueLimits,
+  type QueuedWork,
+  boundedSlots,
+  grantableWork,
+  queueOrder,
+} from '../../../../src/domain/judging-queue/order';
+
+let nextSeq = 1;
+function work(owner: string | null, overrides: Partial<QueuedWork> = {}): QueuedWork {
+  return {
+    seq: nextSeq++,
+    ownerUserId: owner,
+    agentId: owner === null ? null : `${owner}-agent`,
+    priority: 0,
+    slots: 1,
+    ...overrides,
+  };
+}
+const limits = (overrides: Partial<QueueLimits> = {}): QueueLimits => ({
+  capacity: 2,
+  perUser: 4,
+  perAgent: 2,
+  ...overrides,
+});
+const owners = (list: QueuedWork[]) => list.map((w) => w.ownerUserId);
+
+describe('queueOrder', () => {
+  test('an owner with nothing else running or waiting goes before owners with more queued, whatever arrived first', () => {
+    const running = [work('a'), work('b')];
+    const waiting = [work('a'), work('b'), work('a'), work('b'), work('victim')];
+    expect(owners(queueOrder(running, waiting).map((x) => x.work))).toEqual(['victim', 'a', 'b', 'a', 'b']);
+  });
+
+  test('with nothing running, a lone piece still goes before the first piece of an owner with more queued', () => {
+    const waiting = [work('flood'), work('flood'), work('flood'), work('victim')];
+    expect(owners(queueOrder([], waiting).map((x) => x.work))).toEqual(['victim', 'flood', 'flood', 'flood']);
+  });
+
+  test('first in, first out within an owner; round-robin between flooders', () => {
+    const a1 = work('a');
+    const a2 = work('a');
+    const b1 = work('b');
+    const a3 = work('a');
+    const b2 = work('b');
+    const order = queueOrder([], [a3, b2, a1, a2, b1]).map((x) => x.work);
+    // a and b have the same load at each step; a has more queued, so b goes first at each penalty.
+    expect(order).toEqual([b1, a1, b2, a2, a3]);
+  });
+
+  test('the penalty counts slots: an owner holding a 2-slot judging waits behind one holding 1 slot', () => {
+    const running = [work('big', { slots: 2 }), work('small', { slots: 1 })];
+    const bigNext = work('big');
+    const smallNext = work('small');
+    const order = queueOrder(running, [bigNext, smallNext]);
+    expect(order.map((x) => [x.work.ownerUserId, x.penalty])).toEqual([
+      ['small', 1],
+      ['big', 2],
+    ]);
+  });
+
+  test('rejudges (low priority, no owner) wait behind every normal piece, first in, first out among themselves', () => {
+    const r1 = work(null, { priority: 1 });
+    const r2 = work(null, { priority: 1 });
+    const flood = [work('a'), work('a'), work('a')];
+    const order = queueOrder([], [r1, ...flood, r2]).map((x) => x.work);
+    expect(order).toEqual([...flood, r1, r2]);
+  });
+});
+
+describe('grantableWork', () => {
+  test('grants up to the free slots, in the queue order', () => {
+    const running = [work('a'), work('b')];
+    const victim = work('victim');
+    const waiting = [work('a'), work('b'), victim];
+    expect(grantableWork(running, waiting, limits({ capacity: 3 }))).toEqual([victim]);
+    expect(grantableWork(running, waiting, limits({ capacity: 2 }))).toEqual([]);
+  });
+
+  test('caps count slots: a piece over its owner or agent cap is skipped, and does not hold up the others', () => {
+    const running = [work('a', { slots: 2, agentId: 'a1' }), work('a', { slots: 1, agentId: 'a2' })];
+    const overUser = work('a', { slots: 2, agentId: 'a3' });
+    const overAgent = work('a', { slots: 1, agentId: 'a1' });
+    const other = work('b');
+    const granted = grantableWork(running, [overUser, overAgent, other], limits({ capacity: 10 }));
+    expect(granted).toEqual([other]);
+  });
+
+  test('a piece that fits its caps but not the free slots stops the pass (not starved by smaller ones behind it)', () => {
+    // b already holds a slot, so a's 2-slot piece (penalty 0) is ahead of b's next (penalty 1).
+    const running = [work('b')];
+    const big = work('a', { slots: 2 });
+    const small = work('b');
+    expect(queueOrder(running, [big, small]).map((x) => x.work)).toEqual([big, small]);
+    expect(grantableWork(running, [big, small], limits({ capacity: 2 }))).toEqual([]);
+    expect(grantableWork(running, [big, small], limits({ capacity: 3 }))).toEqual([big]);
+  });
+
+  test('slots asked for are bounded by the caps and the capacity', () => {
+    expect(boundedSlots(4, limits({ capacity: 8, perAgent: 2 }), { owner: true, agent: true })).toBe(2);
+    expect(
+      boundedSlots(4, limits({ capacity: 3, perAgent: 8, perUser: 8 }), { owner: true, agent: true }),
+    ).toBe(3);
+    expect(boundedSlots(4, limits({ capacity: 0 }), { owner: false, agent: false })).toBe(1);
+    expect(boundedSlots(3, limits({ capacity: 8, perAgent: 1 }), { owner: false, agent: false })).toBe(3);
+  });
+});
+
+/**
+ * The queue over time, with a simulated clock: work arrives, the queue grants it, it runs for its
+ * length and frees its slots. Answers when each piece started.
+ */
+function simulate(
+  arrivals: { at: number; work: QueuedWork; length: number }[],
+  queueLimits: QueueLimits,
+): Map<QueuedWork, number> {
+  const started = new Map<QueuedWork, number>();
+  const running: { work: QueuedWork; endsAt: number }[] = [];
+  const waiting: QueuedWork[] = [];
+  const lengthOf = new Map(arrivals.map((a) => [a.work, a.length]));
+  const pending = [...arrivals].sort((x, y) => x.at - y.at);
+  let clock = 0;
+  while (pending.length > 0 || waiting.length > 0 || running.length > 0) {
+    while (pending.length > 0 && pending[0].at <= clock) waiting.push(pending.shift()!.work);
+    for (let i = running.length - 1; i >= 0; i--) if (running[i].endsAt <= clock) running.splice(i, 1);
+    const granted = grantableWork(
+      running.map((r) => r.work),
+      waiting,
+      queueLimits,
+    );
+    for (const piece of granted) {
+      waiting.splice(waiting.indexOf(piece), 1);
+      running.push({ work: piece, endsAt: clock + lengthOf.get(piece)! });
+      started.set(piece, clock);
+    }
+    const next = Math.min(pending[0]?.at ?? Infinity, ...running.map((r) => r.endsAt));
+    if (next === Infinity) break;
+    clock = next;
+  }
+  return started;
+}
+
+test('simulated: a victim arriving after a flood of 8 sleepers from 2 owners starts at the first freed slot', () => {
+  // Two owners, two agents each, two sleepers per agent: every one within its caps (agent 2, owner 4).
+  const flood = Array.from({ length: 8 }, (_, i) => ({
+    at: i * 0.01,
+    work: work(`owner-${i % 2}`, { agentId: `agent-${i % 4}` }),
+    length: 10,
+  }));
+  const victim = { at: 1, work: work('victim'), length: 0.6 };
+  const started = simulate([...flood, victim], limits({ capacity: 2 }));
+  const victimStart = started.get(victim.work)!;
+  const floodBefore = flood.filter((f) => started.get(f.work)! < victimStart).length;
+  expect(victimStart).toBe(10); // the first slot that frees
+  expect(floodBefore).toBe(2); // only what was running when it arrived
+  // The victim's wait is at most one flood judging; alone it would have waited nothing.
+  expect(victimStart - victim.at).toBeLessThanOrEqual(10);
+  // Every sleeper still ran, two at a time, one owner's then the other's.
+  expect(started.size).toBe(9);
+});
