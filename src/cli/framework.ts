@@ -508,6 +508,17 @@ export function table(header: string[], rows: string[][]): string {
     .join('\n');
 }
 
+/** An id as the API writes it (a UUID, any case). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The positional argument at `index` as an id: absent or not a UUID is a usage error (exit 2). */
+export function uuidPositional(args: CliArgs, what: string, index = 0): string {
+  const value = args.positionals[index];
+  if (!value) throw usageError(`${what} is required`);
+  if (!UUID_PATTERN.test(value)) throw usageError(`"${value}" is not a ${what}`);
+  return value;
+}
+
 /** Reads a string flag; `required` turns its absence into a usage error. */
 export function stringFlag(args: CliArgs, name: string, required: true): string;
 export function stringFlag(args: CliArgs, name: string, required?: false): string | undefined;

@@ -7,6 +7,7 @@
  * streams the verdict and closes the session, so the bout ends as soon as both are done.
  * Which solution is a weighted draw per bout, so the ladder sees wins, losses and draws.
  */
+import { sleep } from './backoff';
 import { ConnectorClient, idempotencyKeyFor } from './client';
 import { DEMO_SOLUTIONS, type DemoPersona } from './demo';
 import type { RunnerLogger } from './runner';
@@ -53,21 +54,6 @@ export interface ArenaOptions {
   /** Pause between a bout's steps (default 2.5 s: the stream budget is 30 events a minute). */
   paceMs?: number;
   random?: () => number;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 async function playBout(

@@ -1,3 +1,4 @@
+import { sleep } from './backoff';
 import { ConnectorClient } from './client';
 import { ConnectorRunner, type RunnerLogger, type ScriptedEvent } from './runner';
 import type { Breakdown, SubmissionFile, SubmissionState } from '../wire/connector';
@@ -184,7 +185,7 @@ async function judged(
   for (;;) {
     const state = await client.getSubmission(id, { signal });
     if (state.submission_status === 'complete' || state.submission_status === 'failed') return state;
-    if (!(await sleepUnlessStopped(pollMs, signal))) return null;
+    if (!(await sleep(pollMs, signal))) return null;
   }
 }
 
@@ -220,7 +221,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
       if (await runner.stream(challengeId, event)) outcome.streamed += 1;
     };
     for (const step of demoPlan(persona, options.paceMs)) {
-      if (step.delayMs && !(await sleepUnlessStopped(step.delayMs, runner.signal))) break;
+      if (step.delayMs && !(await sleep(step.delayMs, runner.signal))) break;
       if (!step.submit) {
         await stream(step.event);
         continue;
@@ -261,21 +262,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     await running;
   }
   return outcome;
-}
-
-function sleepUnlessStopped(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export interface DemoIdentity {

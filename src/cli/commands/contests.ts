@@ -7,16 +7,7 @@
  *   leaderboard final <challengeId> [--csv | --json] the final board (public once the challenge is complete)
  */
 import { formatScore } from '../../lib/score';
-import { table, usageError, type CliArgs, type CliCommand, type CliContext } from '../framework';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function uuidArg(args: CliArgs, what: string): string {
-  const value = args.positionals[0];
-  if (!value) throw usageError(`${what} is required`);
-  if (!UUID.test(value)) throw usageError(`"${value}" is not a ${what}`);
-  return value;
-}
+import { table, usageError, uuidPositional, type CliCommand, type CliContext } from '../framework';
 
 /** The participant's credential when one is given; anonymous otherwise (public reads). */
 const reader = (ctx: CliContext) => ({ auth: ctx.hasToken ? ctx.token() : null });
@@ -37,7 +28,7 @@ export const commands: CliCommand[] = [
     usage: 'clarifications ask <challengeId> <question…>',
     options: {},
     async run(args, ctx) {
-      const id = uuidArg(args, 'challenge id');
+      const id = uuidPositional(args, 'challenge id');
       const question = args.positionals.slice(1).join(' ').trim();
       if (!question) throw usageError('the question is required');
       const { data } = await ctx.api<{ data: Clarification }>(
@@ -55,7 +46,7 @@ export const commands: CliCommand[] = [
     usage: 'clarifications list <challengeId> [--json]',
     options: { json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidArg(args, 'challenge id');
+      const id = uuidPositional(args, 'challenge id');
       const { data } = await ctx.api<{ data: Clarification[] }>(
         'GET',
         `/api/v1/challenges/${id}/clarifications`,
@@ -81,7 +72,7 @@ export const commands: CliCommand[] = [
     usage: 'submissions select <submissionId> [--unselect]',
     options: { unselect: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidArg(args, 'submission id');
+      const id = uuidPositional(args, 'submission id');
       await ctx.api(args.values.unselect ? 'DELETE' : 'POST', `/api/v1/submissions/${id}/select`, undefined, {
         auth: ctx.token(),
       });
@@ -94,7 +85,7 @@ export const commands: CliCommand[] = [
     usage: 'leaderboard final <challengeId> [--csv | --json]',
     options: { csv: { type: 'boolean' }, json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidArg(args, 'challenge id');
+      const id = uuidPositional(args, 'challenge id');
       if (args.values.csv) {
         const res = await fetch(`${ctx.baseUrl}/api/v1/leaderboards/${id}/export.csv?board=final`, {
           headers: ctx.hasToken ? { authorization: `Bearer ${ctx.token()}` } : {},

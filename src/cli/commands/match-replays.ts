@@ -11,16 +11,7 @@ import path from 'node:path';
 import { STATUS_WORDS } from '../../judging/games/match';
 import type { Replay } from '../../judging/games/match';
 import type { SeatStatus } from '../../judging/games/engine';
-import { stringFlag, usageError, type CliArgs, type CliCommand, type CliContext } from '../framework';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function uuidAt(args: CliArgs, index: number, what: string): string {
-  const value = args.positionals[index];
-  if (!value) throw usageError(`${what} is required`);
-  if (!UUID.test(value)) throw usageError(`"${value}" is not a ${what}`);
-  return value;
-}
+import { stringFlag, uuidPositional, type CliCommand, type CliContext } from '../framework';
 
 const reader = (ctx: CliContext) => ({ auth: ctx.hasToken ? ctx.token() : null });
 
@@ -65,7 +56,7 @@ export const commands: CliCommand[] = [
     usage: 'matches replay <matchId> [--out replay.json] [--json] [--moves]',
     options: { out: { type: 'string' }, json: { type: 'boolean' }, moves: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidAt(args, 0, 'match id');
+      const id = uuidPositional(args, 'match id', 0);
       const { data } = await ctx.api<{ data: Replay }>(
         'GET',
         `/api/v1/matches/${id}/replay`,
@@ -87,8 +78,8 @@ export const commands: CliCommand[] = [
     usage: 'matches logs <matchId> <agentId> [--json]',
     options: { json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidAt(args, 0, 'match id');
-      const agentId = uuidAt(args, 1, 'agent id');
+      const id = uuidPositional(args, 'match id', 0);
+      const agentId = uuidPositional(args, 'agent id', 1);
       const { data } = await ctx.api<{ data: MatchLogs }>(
         'GET',
         `/api/v1/matches/${id}/logs/${agentId}`,

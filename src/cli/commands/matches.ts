@@ -16,9 +16,16 @@
 import type { RatingView } from '../../domain/matches/rules';
 import type { MatchView, RatingRowView } from '../../domain/matches/views';
 import { formatScore } from '../../lib/score';
-import { CliError, table, usageError, type CliArgs, type CliCommand, type CliContext } from '../framework';
+import {
+  CliError,
+  table,
+  usageError,
+  UUID_PATTERN,
+  type CliArgs,
+  type CliCommand,
+  type CliContext,
+} from '../framework';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STATUSES = ['scheduled', 'running', 'complete', 'void'];
 const TERMINAL = new Set(['complete', 'void']);
 
@@ -49,14 +56,15 @@ function uuidAt(args: CliArgs, what: string, required: boolean): string | undefi
     if (required) throw usageError(`${what} is required`);
     return undefined;
   }
-  if (!UUID.test(value)) throw usageError(`"${value}" is not a ${what}`);
+  if (!UUID_PATTERN.test(value)) throw usageError(`"${value}" is not a ${what}`);
   return value;
 }
 
 function uuidFlag(args: CliArgs, name: string): string | undefined {
   const value = args.values[name];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !UUID.test(value)) throw usageError(`--${name} must be an id (a UUID)`);
+  if (typeof value !== 'string' || !UUID_PATTERN.test(value))
+    throw usageError(`--${name} must be an id (a UUID)`);
   return value;
 }
 

@@ -16,14 +16,19 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatScore } from '../../lib/score';
 import { formatKb, formatMs, verdictView } from '../../lib/verdict-rows';
-import { CliError, table, usageError, type CliArgs, type CliCommand, type CliContext } from '../framework';
+import {
+  CliError,
+  table,
+  usageError,
+  uuidPositional,
+  type CliArgs,
+  type CliCommand,
+  type CliContext,
+} from '../framework';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
+/** The only positional argument, an id. */
 export function uuidArg(args: CliArgs, what: string): string {
-  const value = args.positionals[0];
-  if (!value) throw usageError(`${what} is required`);
-  if (!UUID.test(value)) throw usageError(`"${value}" is not a ${what}`);
+  const value = uuidPositional(args, what);
   if (args.positionals.length > 1) throw usageError(`unexpected argument "${args.positionals[1]}"`);
   return value;
 }

@@ -13,16 +13,7 @@
  * Temporal directly with the service configuration (the same code the sweeper workflow runs).
  */
 import { formatScore } from '../../lib/score';
-import { table, usageError, type CliArgs, type CliCommand } from '../framework';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function uuidArg(args: CliArgs, what: string): string {
-  const value = args.positionals[0];
-  if (!value) throw usageError(`${what} is required`);
-  if (!UUID.test(value)) throw usageError(`"${value}" is not a ${what}`);
-  return value;
-}
+import { table, usageError, uuidPositional, type CliCommand } from '../framework';
 
 /** The JWT's role claim, read without verifying (the API verifies; this only picks the route). */
 function isOperatorJwt(jwt: string): boolean {
@@ -124,7 +115,7 @@ export const commands: CliCommand[] = [
     usage: 'submissions get <submissionId> [--json]',
     options: { json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidArg(args, 'submission id');
+      const id = uuidPositional(args, 'submission id');
       const { data } = await ctx.api<{ data: SubmissionDetail }>('GET', `/api/v1/submissions/${id}`);
       if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
       ctx.out(
@@ -145,7 +136,7 @@ export const commands: CliCommand[] = [
     usage: 'submissions breakdown <submissionId> [--json]',
     options: { json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidArg(args, 'submission id');
+      const id = uuidPositional(args, 'submission id');
       const { data } = await ctx.api<{
         data: {
           final_score: number;
@@ -172,7 +163,7 @@ export const commands: CliCommand[] = [
     usage: 'submissions rejudge <submissionId> [--json]',
     options: { json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidArg(args, 'submission id');
+      const id = uuidPositional(args, 'submission id');
       const { data } = await ctx.api<{
         data: { run: number; workflow_id: string; workflow_started: boolean };
       }>('POST', `/api/v1/admin/submissions/${id}/rejudge`);
@@ -222,7 +213,7 @@ export const commands: CliCommand[] = [
     usage: 'leaderboard show <challengeId> [--limit N] [--csv | --json]',
     options: { limit: { type: 'string' }, csv: { type: 'boolean' }, json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = uuidArg(args, 'challenge id');
+      const id = uuidPositional(args, 'challenge id');
       if (args.values.csv) {
         const res = await fetch(`${ctx.baseUrl}/api/v1/leaderboards/${id}/export.csv`);
         if (!res.ok) throw usageError(`GET export.csv failed: ${res.status}`);

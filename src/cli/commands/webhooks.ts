@@ -21,13 +21,13 @@ import {
   stringFlag,
   table,
   usageError,
+  UUID_PATTERN,
   type CliArgs,
   type CliCommand,
   type CliContext,
 } from '../framework';
 
 const DELIVERY_ID = /^whd_[0-9a-f]{32}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'dead_letter'];
 
 function positional(args: CliArgs, index: number, what: string, pattern: RegExp): string {
@@ -98,7 +98,8 @@ export const commands: CliCommand[] = [
       'webhooks deliveries [<subscriptionId>] [--status pending|retrying|delivered|dead_letter] [--since <ISO | 12h>] [--json]',
     options: { status: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = args.positionals[0] === undefined ? null : positional(args, 0, 'subscription id', UUID);
+      const id =
+        args.positionals[0] === undefined ? null : positional(args, 0, 'subscription id', UUID_PATTERN);
       const status = args.values.status;
       if (status !== undefined && (typeof status !== 'string' || !DELIVERY_STATUSES.includes(status))) {
         throw usageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')}`);
@@ -126,7 +127,7 @@ export const commands: CliCommand[] = [
     async run(args, ctx) {
       // The delivery id alone is enough; the old two-argument form (subscription id first) still works.
       const twoArgs = args.positionals.length > 1;
-      const id = twoArgs ? positional(args, 0, 'subscription id', UUID) : null;
+      const id = twoArgs ? positional(args, 0, 'subscription id', UUID_PATTERN) : null;
       const deliveryId = positional(args, twoArgs ? 1 : 0, 'delivery id (whd_...)', DELIVERY_ID);
       const { data } = await ctx.api<{ data: Delivery & { attempts: Attempt[] } }>(
         'GET',
@@ -164,7 +165,7 @@ export const commands: CliCommand[] = [
       'webhooks replay-dead-letters <subscriptionId> [--since <ISO date-time | 30m | 12h | 7d>] [--json]',
     options: { since: { type: 'string' }, json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = positional(args, 0, 'subscription id', UUID);
+      const id = positional(args, 0, 'subscription id', UUID_PATTERN);
       const since = typeof args.values.since === 'string' ? parseSince(args.values.since) : null;
       await replayDeadLettersOf(ctx, id, since, Boolean(args.values.json));
     },
@@ -176,7 +177,7 @@ export const commands: CliCommand[] = [
     usage: 'webhooks enable <subscriptionId> [--replay-dead-letters] [--json]',
     options: { 'replay-dead-letters': { type: 'boolean' }, json: { type: 'boolean' } },
     async run(args, ctx) {
-      const id = positional(args, 0, 'subscription id', UUID);
+      const id = positional(args, 0, 'subscription id', UUID_PATTERN);
       const res = await ctx.api<{ data: { id: string; status: string; url: string } }>(
         'PATCH',
         `/api/v1/webhooks/${id}`,
