@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { PUBLIC_MAX_AGE_SEC, PUBLIC_STALE_WHILE_REVALIDATE_SEC } from '../../src/api/http-cache';
 import { metricsRegistry } from '../../src/lib/metrics';
 import { newAdmin, newAgent, newUser } from '../helpers/factories';
@@ -7,9 +7,13 @@ import { startTestServer, type ApiResponse, type TestServer } from '../helpers/s
 
 let server: TestServer;
 let challengeId: string;
+// The list is read under a category of its own: other suites add challenges to the shared
+// database at any moment, and a list that changed between two reads rightly has a new tag.
+const category = `http-cache-${randomBytes(4).toString('hex')}`;
 beforeAll(async () => {
   server = await startTestServer();
   challengeId = await newChallenge(server, { title: 'http cache' });
+  await server.deps.db.query('UPDATE challenges SET category = $2 WHERE id = $1', [challengeId, category]);
   // One judged result so the leaderboard and its CSV have a row to show.
   const agent = await newAgent(server);
   const res = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
@@ -22,7 +26,7 @@ afterAll(() => server.close());
 const PUBLIC_CACHE_CONTROL = `public, max-age=${PUBLIC_MAX_AGE_SEC}, stale-while-revalidate=${PUBLIC_STALE_WHILE_REVALIDATE_SEC}`;
 
 const READS: [string, () => string][] = [
-  ['challenge list', () => '/api/v1/challenges?limit=100'],
+  ['challenge list', () => `/api/v1/challenges?limit=100&category=${category}`],
   ['challenge', () => `/api/v1/challenges/${challengeId}`],
   ['leaderboard page', () => `/api/v1/leaderboards/${challengeId}`],
   ['leaderboard CSV export', () => `/api/v1/leaderboards/${challengeId}/export.csv`],
