@@ -37,6 +37,8 @@ export interface ApiCallOptions {
   /** Bearer credential for this call; default: ctx.adminJwt(). null sends none. */
   auth?: string | null;
   headers?: Record<string, string>;
+  /** The body as text (a CSV download), not parsed as JSON; errors are reported the same way. */
+  text?: boolean;
 }
 
 export interface CliContext {
@@ -456,7 +458,10 @@ export async function runCli(
       },
       async api(method, path, body, callOptions = {}) {
         const auth = callOptions.auth === undefined ? await ctx.adminJwt() : callOptions.auth;
-        const headers: Record<string, string> = { accept: 'application/json', ...callOptions.headers };
+        const headers: Record<string, string> = {
+          accept: callOptions.text ? '*/*' : 'application/json',
+          ...callOptions.headers,
+        };
         if (auth) headers.authorization = `Bearer ${auth}`;
         if (body !== undefined) headers['content-type'] = 'application/json';
         let res: Response;
@@ -470,6 +475,7 @@ export async function runCli(
           throw new CliError(`cannot reach the API at ${ctx.baseUrl}: ${(e as Error).message}`);
         }
         const text = await res.text();
+        if (res.ok && callOptions.text) return text as never;
         let parsed: unknown = text;
         try {
           parsed = text ? JSON.parse(text) : null;

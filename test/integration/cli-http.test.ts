@@ -3,33 +3,19 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runCli } from '../../src/cli/framework';
-import { loadCommands } from '../../src/cli/index';
 import { eventually, newAgent, type TestAgent } from '../helpers/factories';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { runCli } from '../../src/cli/framework';
+import { loadCommands } from '../../src/cli/index';
+import { cliInProcess, type CliRun } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
+const cli = (argv: string[], env?: NodeJS.ProcessEnv) => cliInProcess(server)(argv, env);
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const run: Run = { code: -1, out: '', err: '' };
-  run.code = await runCli(argv, await loadCommands(), {
-    env: { ...process.env, API_BASE_URL: server.baseUrl, API_JWT: '', ...env },
-    out: (t) => (run.out += `${t}\n`),
-    err: (t) => (run.err += `${t}\n`),
-  });
-  return run;
-}
 
 describe('submissions list', () => {
   let agent: TestAgent;
@@ -224,7 +210,7 @@ describe('webhooks listen', () => {
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     const forwardTo = `http://127.0.0.1:${(target.address() as AddressInfo).port}/hook`;
 
-    const run: Run = { code: -1, out: '', err: '' };
+    const run: CliRun = { code: -1, out: '', err: '' };
     const done = runCli(
       [
         'webhooks',

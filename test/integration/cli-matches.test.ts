@@ -5,37 +5,21 @@
  * admin: the matchmaker's last round) and the public.
  */
 import { randomUUID } from 'node:crypto';
-import { runCli } from '../../src/cli/framework';
-import { loadCommands } from '../../src/cli/index';
 import { challengeBody } from '../helpers/challenge-factories';
 import { newConnectorAgent, type ConnectorAgent } from '../helpers/connector-factories';
 import { eventually, newAdmin, type TestUser } from '../helpers/factories';
 import { submitJudgedAndClose } from '../helpers/submission-factories';
+import { cliInProcess } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
+const cli = (argv: string[], env?: NodeJS.ProcessEnv) => cliInProcess(server)(argv, env);
 let admin: TestUser;
 let challengeId: string;
 let weightClass: string;
 let matchId: string;
 let ada: ConnectorAgent & { name: string };
 let bob: ConnectorAgent & { name: string };
-
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const run: Run = { code: -1, out: '', err: '' };
-  run.code = await runCli(argv, await loadCommands(), {
-    env: { ...process.env, API_BASE_URL: server.baseUrl, API_JWT: '', CCS_TOKEN: '', ...env },
-    out: (t) => (run.out += `${t}\n`),
-    err: (t) => (run.err += `${t}\n`),
-  });
-  return run;
-}
 
 async function play(agent: ConnectorAgent, content: string): Promise<void> {
   const opened = await server.request('POST', `/api/v1/challenges/${challengeId}/sessions`, {

@@ -4,21 +4,18 @@
  * CCS_TOKEN): agents, sessions, submit --wait with the result and the breakdown, results,
  * submissions list (own; --all the operators' listing), and one-line usage errors with suggestions.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { allRoutes } from '../../src/api/routes';
 import { formatScore } from '../../src/lib/score';
 import { newAdmin, newAgent, type TestAgent } from '../helpers/factories';
 import { newChallenge } from '../helpers/submission-factories';
+import { cliProcess } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const ROOT = path.resolve(__dirname, '../..');
-const COMPILED = path.join(ROOT, 'dist/src/cli/index.js');
-const ENTRY = existsSync(COMPILED) ? [COMPILED] : ['--import', 'tsx', path.join(ROOT, 'src/cli/index.ts')];
-
 let server: TestServer;
+const cli = (args: string[], env?: Record<string, string>) => cliProcess(server)(args, env);
 let agent: TestAgent;
 let challengeId: string;
 let dir: string;
@@ -33,27 +30,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...ENTRY, ...args], {
-      cwd: ROOT, // where tsx resolves from when there is no dist
-      env: { ...process.env, API_BASE_URL: server.baseUrl, API_JWT: '', CCS_TOKEN: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const run: Run = { code: null, stdout: '', stderr: '' };
-    child.stdout.on('data', (c: Buffer) => (run.stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (run.stderr += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ ...run, code }));
-  });
-}
-
 test('agents list with CCS_TOKEN; sessions open with --token; a missing token is one clear line', async () => {
   const [list, opened, missing] = await Promise.all([
     cli(['agents', 'list'], { CCS_TOKEN: agent.token }),
@@ -61,18 +37,18 @@ test('agents list with CCS_TOKEN; sessions open with --token; a missing token is
     cli(['agents', 'list']),
   ]);
   expect(list.code).toBe(0);
-  const [header, row] = list.stdout.trim().split('\n');
+  const [header, row] = list.out.trim().split('\n');
   expect(header.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'MODEL', 'ONLINE']);
   expect(row.split(/\s{2,}/).slice(0, 2)).toEqual([agent.agentId, 'cli-participant']);
 
   expect(opened.code).toBe(0);
-  const sessionId = /^session ([0-9a-f-]{36}) (opened|resumed) for agent (\S+)/.exec(opened.stdout);
+  const sessionId = /^session ([0-9a-f-]{36}) (opened|resumed) for agent (\S+)/.exec(opened.out);
   expect(sessionId?.[3]).toBe(agent.agentId);
   const session = await server.request('GET', `/api/v1/sessions/${sessionId![1]}`, { auth: agent.token });
   expect(session.body.data).toMatchObject({ challenge_id: challengeId, status: 'open' });
 
   expect(missing.code).toBe(1);
-  expect(missing.stderr.trim()).toBe(
+  expect(missing.err.trim()).toBe(
     'error: this command needs an API token: pass --token or set CCS_TOKEN (make one on the web under /me)',
   );
 }, 60_000);
@@ -81,9 +57,9 @@ test('submit --wait prints the result and the breakdown; results get and submiss
   const submitted = await cli(['submit', challengeId, '--file', path.join(dir, 'answer.txt'), '--wait'], {
     CCS_TOKEN: agent.token,
   });
-  expect(submitted.stderr).toMatch(/status: complete/);
+  expect(submitted.err).toMatch(/status: complete/);
   expect(submitted.code).toBe(0);
-  const lines = submitted.stdout.trim().split('\n');
+  const lines = submitted.out.trim().split('\n');
   const id = /^submission ([0-9a-f-]{36}) complete$/.exec(lines[0])?.[1];
   expect(id).toBeDefined();
   expect(lines[1]).toMatch(/^score 100\.00 \(scored\)/);
@@ -91,7 +67,7 @@ test('submit --wait prints the result and the breakdown; results get and submiss
   expect(lines).toContainEqual(expect.stringMatching(/^ {2}TEST\s+VERDICT\s+TIME\s+MEMORY/));
   expect(lines).toContainEqual(expect.stringMatching(/^ {2}answer\s+passed\s+—\s+—/));
   expect(lines).toContainEqual('  hidden: 1 of 1 passed');
-  expect(submitted.stdout).not.toContain('style'); // the hidden criterion's name stays hidden
+  expect(submitted.out).not.toContain('style'); // the hidden criterion's name stays hidden
 
   // What the API says is what the CLI printed.
   const breakdown = await server.request('GET', `/api/v1/submissions/${id}/breakdown`, { auth: agent.token });
@@ -103,12 +79,12 @@ test('submit --wait prints the result and the breakdown; results get and submiss
     cli(['results', 'get', id!, '--json'], { CCS_TOKEN: agent.token }),
   ]);
   expect(again.code).toBe(0);
-  expect(again.stdout).toBe(submitted.stdout);
+  expect(again.out).toBe(submitted.out);
   expect(history.code).toBe(0);
-  expect(history.stdout).toMatch(
+  expect(history.out).toMatch(
     new RegExp(`${id}\\s+complete\\s+100\\.00\\s+cli-participant\\s+CLI participant`),
   );
-  expect(JSON.parse(json.stdout)).toMatchObject({
+  expect(JSON.parse(json.out)).toMatchObject({
     submission: { id, submission_status: 'complete' },
     result: { final_score: 100 },
     breakdown: { final_score: 100, result_state: 'scored' },
@@ -121,10 +97,10 @@ test('agents create: an API token cannot (the API takes a session JWT), a JWT ca
     cli(['agents', 'create', '--name', 'second', '--model', 'm1', '--jwt', agent.user.jwt]),
   ]);
   expect(refused.code).toBe(1);
-  expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-  expect(refused.stderr).toContain('an API token acts as one agent and cannot create agents');
+  expect(refused.err.trim().split('\n')).toHaveLength(1);
+  expect(refused.err).toContain('an API token acts as one agent and cannot create agents');
   expect(created.code).toBe(0);
-  const agentId = /^agent ([0-9a-f-]{36}) created: second$/.exec(created.stdout.trim())?.[1];
+  const agentId = /^agent ([0-9a-f-]{36}) created: second$/.exec(created.out.trim())?.[1];
   const mine = await server.request('GET', '/api/v1/agents', { auth: agent.user.jwt });
   expect(mine.body.data.map((a: { id: string }) => a.id)).toContain(agentId);
 }, 60_000);
@@ -136,13 +112,13 @@ test('submissions list --all is the operators’ listing (GET /api/v1/admin/subm
   if (routed) {
     // The operators' route is in this build: everyone's submissions, this agent's among them.
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).data.some((s: { agent_id?: string }) => s.agent_id === agent.agentId)).toBe(
+    expect(JSON.parse(run.out).data.some((s: { agent_id?: string }) => s.agent_id === agent.agentId)).toBe(
       true,
     );
   } else {
     // Until the operators' route lands, the CLI still asks that route and says the API refused.
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('GET /api/v1/admin/submissions failed: 404');
+    expect(run.err).toContain('GET /api/v1/admin/submissions failed: 404');
   }
 }, 60_000);
 
@@ -155,11 +131,11 @@ test('flag typos get a suggestion and usage errors are one line, never the whole
   ]);
   for (const run of [typo, missingFile, badId, unknown]) {
     expect(run.code).toBe(2);
-    expect(run.stdout).toBe('');
-    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.out).toBe('');
+    expect(run.err.trim().split('\n')).toHaveLength(1);
   }
-  expect(typo.stderr.trim()).toBe('error: unknown option --fiel; did you mean --file? (usage: help submit)');
-  expect(missingFile.stderr).toContain('--file (or --message) is required');
-  expect(badId.stderr).toContain('"nope" is not a submission id');
-  expect(unknown.stderr).toContain('did you mean "submit"?');
+  expect(typo.err.trim()).toBe('error: unknown option --fiel; did you mean --file? (usage: help submit)');
+  expect(missingFile.err).toContain('--file (or --message) is required');
+  expect(badId.err).toContain('"nope" is not a submission id');
+  expect(unknown.err).toContain('did you mean "submit"?');
 }, 60_000);

@@ -5,19 +5,15 @@
  * active the competitor sees no name, verdict or count of a private criterion; operators see it
  * (the CLI with an operator's JWT, the rejudge progress in the API and the console).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { createActive, inSeconds } from '../helpers/challenge-factories';
 import { eventually, newAdmin, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
+import { cliProcess } from '../helpers/cli';
 import { expectError, startTestServer, type TestServer } from '../helpers/server';
 import { signInThroughEmbeddedProvider, webClient, type WebClient } from '../helpers/web-session';
-
-const ROOT = path.resolve(__dirname, '../..');
-const COMPILED = path.join(ROOT, 'dist/src/cli/index.js');
-const ENTRY = existsSync(COMPILED) ? [COMPILED] : ['--import', 'tsx', path.join(ROOT, 'src/cli/index.ts')];
 
 const run = Math.random().toString(36).slice(2, 8);
 const OPERATOR = `ops|surfaces-${run}`;
@@ -35,6 +31,7 @@ const JUDGE = {
 const TRACE = /heldout|private/i;
 
 let server: TestServer;
+const cli = (args: string[], env?: Record<string, string>) => cliProcess(server)(args, env);
 let admin: TestUser;
 let agent: TestAgent;
 let competitor: WebClient;
@@ -59,27 +56,6 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => server.close());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...ENTRY, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, API_BASE_URL: server.baseUrl, API_JWT: '', CCS_TOKEN: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Run = { code: null, stdout: '', stderr: '' };
-    child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ ...out, code }));
-  });
-}
-
 /** The rows of the verdict table (the `<th scope="row">` cells' text). */
 const verdictRowNames = (page: string) =>
   [...page.matchAll(/<tr class="(?:ok|bad)"><th scope="row">(.*?)<\/th>/g)].map((m) =>
@@ -94,14 +70,14 @@ test('the verdict table, the CLI and the bulk rejudge show a private criterion t
     CCS_TOKEN: agent.token,
   });
   expect(submitted.code).toBe(0);
-  const id = /^submission ([0-9a-f-]{36}) complete$/m.exec(submitted.stdout)?.[1];
+  const id = /^submission ([0-9a-f-]{36}) complete$/m.exec(submitted.out)?.[1];
   expect(id).toBeDefined();
-  expect(submitted.stdout).toMatch(/^score 100\.00 \(scored\)/m);
-  expect(submitted.stdout).toMatch(/^ {2}answer\s+passed/m);
+  expect(submitted.out).toMatch(/^score 100\.00 \(scored\)/m);
+  expect(submitted.out).toMatch(/^ {2}answer\s+passed/m);
   // The hidden criterion is counted; the private one is neither listed nor counted.
-  expect(submitted.stdout).toContain('  hidden: 1 of 1 passed');
-  expect(submitted.stdout).not.toMatch(TRACE);
-  expect(submitted.stderr).not.toMatch(TRACE);
+  expect(submitted.out).toContain('  hidden: 1 of 1 passed');
+  expect(submitted.out).not.toMatch(TRACE);
+  expect(submitted.err).not.toMatch(TRACE);
 
   const [again, asJson, asOperator] = await Promise.all([
     cli(['results', 'get', id!, '--token', agent.token]),
@@ -109,13 +85,13 @@ test('the verdict table, the CLI and the bulk rejudge show a private criterion t
     cli(['results', 'get', id!, '--jwt', admin.jwt]),
   ]);
   expect(again.code).toBe(0);
-  expect(again.stdout).toBe(submitted.stdout);
+  expect(again.out).toBe(submitted.out);
   expect(asJson.code).toBe(0);
-  expect(asJson.stdout).not.toMatch(TRACE);
+  expect(asJson.out).not.toMatch(TRACE);
   // The operator's CLI lists it, marked, and prints the private score.
   expect(asOperator.code).toBe(0);
-  expect(asOperator.stdout).toMatch(/^ {2}heldout-seven \(private\)\s+not passed/m);
-  expect(asOperator.stdout).toContain('private score 0.00');
+  expect(asOperator.out).toMatch(/^ {2}heldout-seven \(private\)\s+not passed/m);
+  expect(asOperator.out).toContain('private score 0.00');
 
   // The competitor's submission page: the verdict table has the visible criterion only.
   const page = await competitor.fetch(`/me/submissions/${id}`);
@@ -161,7 +137,7 @@ test('the verdict table, the CLI and the bulk rejudge show a private criterion t
 
   // After the rejudge, the competitor's surfaces still show no trace.
   const afterRejudge = await cli(['results', 'get', id!, '--token', agent.token]);
-  expect(afterRejudge.stdout).not.toMatch(TRACE);
+  expect(afterRejudge.out).not.toMatch(TRACE);
   const pageAfter = await (await competitor.fetch(`/me/submissions/${id}`)).text();
   expect(verdictRowNames(pageAfter)).toEqual(['answer']);
   expect(pageAfter).not.toMatch(/heldout/i);
@@ -181,8 +157,8 @@ test('the verdict table, the CLI and the bulk rejudge show a private criterion t
     return res.body.data.status === 'complete';
   }, 30_000);
   const revealed = await cli(['results', 'get', id!, '--token', agent.token]);
-  expect(revealed.stdout).toMatch(/^ {2}heldout-seven \(private\)\s+not passed/m);
-  expect(revealed.stdout).toContain('private score 0.00');
+  expect(revealed.out).toMatch(/^ {2}heldout-seven \(private\)\s+not passed/m);
+  expect(revealed.out).toContain('private score 0.00');
   const revealedPage = await (await competitor.fetch(`/me/submissions/${id}`)).text();
   expect(verdictRowNames(revealedPage)).toEqual(['answer', 'heldout-seven private']);
 }, 240_000);

@@ -87,11 +87,16 @@ export const commands: CliCommand[] = [
     async run(args, ctx) {
       const id = uuidPositional(args, 'challenge id');
       if (args.values.csv) {
-        const res = await fetch(`${ctx.baseUrl}/api/v1/leaderboards/${id}/export.csv?board=final`, {
-          headers: ctx.hasToken ? { authorization: `Bearer ${ctx.token()}` } : {},
-        });
-        if (!res.ok) throw usageError(`GET export.csv?board=final failed: ${res.status}`);
-        return ctx.out(await res.text());
+        const csv = await ctx.api<string>(
+          'GET',
+          `/api/v1/leaderboards/${id}/export.csv?board=final`,
+          undefined,
+          {
+            ...reader(ctx),
+            text: true,
+          },
+        );
+        return ctx.out(csv);
       }
       const { data } = await ctx.api<{
         data: { rank: number; agent_name: string; final_score: number; private_score: number | null }[];

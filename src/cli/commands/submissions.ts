@@ -215,9 +215,11 @@ export const commands: CliCommand[] = [
     async run(args, ctx) {
       const id = uuidPositional(args, 'challenge id');
       if (args.values.csv) {
-        const res = await fetch(`${ctx.baseUrl}/api/v1/leaderboards/${id}/export.csv`);
-        if (!res.ok) throw usageError(`GET export.csv failed: ${res.status}`);
-        return ctx.out(await res.text());
+        const csv = await ctx.api<string>('GET', `/api/v1/leaderboards/${id}/export.csv`, undefined, {
+          auth: null,
+          text: true,
+        });
+        return ctx.out(csv);
       }
       const limit = typeof args.values.limit === 'string' ? args.values.limit : '50';
       if (!/^\d+$/.test(limit)) throw usageError('--limit must be a number (1..100)');

@@ -13,7 +13,7 @@ import {
   type FrozenBoardRow,
 } from '../../db/queries/results';
 import { findChallengeById } from '../../db/queries/challenges';
-import { notFound, validationError } from '../../errors';
+import { notFound, ServiceError, validationError } from '../../errors';
 import type { Pagination } from '../../lib/pagination';
 import { canSeeChallenge } from '../challenges/policy';
 import { mayReadFinalBoard, seesLiveBoard } from './policy';
@@ -47,7 +47,8 @@ export async function getFinalBoard(
 ): Promise<FinalRow[]> {
   const status = await findChallengeStatus(db, challengeId);
   if (!status || !canSeeChallenge(principal, status)) throw notFound('challenge');
-  if (!mayReadFinalBoard(principal, status.status)) throw notFound('final board');
+  if (!mayReadFinalBoard(principal, status.status))
+    throw new ServiceError('NOT_FOUND', 'the final board is shown once the challenge is complete');
   return finalBoardRows(db, challengeId);
 }
 
