@@ -97,6 +97,7 @@ cat <<MSG
   Challenges     http://127.0.0.1:$PORT/            (web pages; your submissions at /me)
   API            http://127.0.0.1:$PORT/api/v1/challenges
   API reference  http://127.0.0.1:$PORT/api/v1/docs
+  Contest        http://127.0.0.1:$PORT/challenges/00000000-0000-4000-8000-00000000c008   (held-out tests, final selection, questions)
   Temporal UI    http://127.0.0.1:$TEMPORAL_UI_PORT
   Logs           $LOG_DIR/
   Dev JWT        npm run cli -- jwt mint --sub you@example.com

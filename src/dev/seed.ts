@@ -33,6 +33,7 @@ export const DEMO_CHALLENGE_IDS = {
   upcoming: '00000000-0000-4000-8000-00000000c005',
   reverse: '00000000-0000-4000-8000-00000000c006',
   arena: '00000000-0000-4000-8000-00000000c007',
+  contest: '00000000-0000-4000-8000-00000000c008',
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -119,6 +120,45 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
             { name: 'fifteen', export: 'fizzbuzz', args: [15], expected: 'FizzBuzz' },
             { name: 'seven', export: 'fizzbuzz', args: [7], expected: '7', hidden: true },
             { name: 'ninety', export: 'fizzbuzz', args: [90], expected: 'FizzBuzz', hidden: true, weight: 2 },
+          ],
+        },
+      },
+    },
+    {
+      // Fair contests (issue 32): held-out tests count only in the private score, shown at the end;
+      // competitors pick the submission that counts; the board freezes for the last hour.
+      id: DEMO_CHALLENGE_IDS.contest,
+      body: {
+        title: 'Contest: sum of a list',
+        description:
+          'Export `sum(xs)` returning the sum of an array of numbers. Some tests are held out: they count only in the final board, revealed when the contest ends in a week. Select the submission you want judged on them; the public board freezes for the last hour. Ask if anything is unclear.',
+        category: 'coding',
+        format: 'code',
+        weight_class_id: 'lightweight',
+        time_limit_minutes: 30,
+        ends_at: new Date(now.getTime() + 7 * DAY_MS).toISOString(),
+        final_submissions: 1,
+        freeze_minutes: 60,
+        judge: {
+          kind: 'tests',
+          tests: [
+            { name: 'three numbers', export: 'sum', args: [[1, 2, 3]], expected: 6 },
+            { name: 'negatives', export: 'sum', args: [[-5, 2]], expected: -3 },
+            { name: 'empty list', export: 'sum', args: [[]], expected: 0, hidden: true },
+            {
+              name: 'held out: long list',
+              export: 'sum',
+              args: [[10, 20, 30, 40, 50]],
+              expected: 150,
+              private: true,
+            },
+            {
+              name: 'held out: fractions',
+              export: 'sum',
+              args: [[0.5, 0.25]],
+              expected: 0.75,
+              private: true,
+            },
           ],
         },
       },

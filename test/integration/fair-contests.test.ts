@@ -321,7 +321,10 @@ describe('the freeze', () => {
     const csv = await server.request('GET', `/api/v1/leaderboards/${challenge.id}/export.csv`);
     expect(csv.text).not.toContain(best);
     const page = await server.request('GET', `/challenges/${challenge.id}`);
-    expect(page.text).toMatch(/frozen/i);
+    expect(page.text).toMatch(/id="leaderboard-frozen"[^>]*>The leaderboard is frozen since /);
+    // The rules say when it freezes and what counts at the end, before anyone asks.
+    expect(page.text).toMatch(/id="freeze-rule">The last 30 minutes \(from \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+    expect(page.text).toContain('id="final-rule">Your 2 selected submissions count');
     // The owner still sees its own result; operators the live board.
     const own = await getWithinLimits(server, `/api/v1/results/${best}`, bob.token);
     expect(own.body.data.final_score).toBe(100);

@@ -39,6 +39,16 @@ function windowText(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): string {
   return 'open-ended';
 }
 
+/** What counts at the end and when the board stops moving (solo formats; matches rank by rating). */
+function contestRules(c: ChallengeRow): SafeHtml {
+  if (c.format === 'head_to_head' || c.format === 'game') return html``;
+  const n = c.final_submissions;
+  const finalBoard = html`<dt>Final board</dt><dd id="final-rule">Your ${n === 1 ? 'one selected submission counts' : `${n} selected submissions count`} (none selected: your best ${n === 1 ? 'one' : n} by public score); revealed when the challenge is complete</dd>`;
+  if (c.freeze_minutes <= 0) return finalBoard;
+  const from = c.ends_at ? fmtDate(new Date(c.ends_at.getTime() - c.freeze_minutes * 60_000)) : null;
+  return html`${finalBoard}<dt>Leaderboard freeze</dt><dd id="freeze-rule">The last ${c.freeze_minutes} minutes${from ? ` (from ${from})` : ''}: new scores show when the challenge is complete</dd>`;
+}
+
 // ---- / -------------------------------------------------------------------------------------------
 
 export interface HomeFilters {
@@ -232,7 +242,7 @@ ${c.format === 'head_to_head' ? html`<p><a href="/weight-classes/${c.weight_clas
   <dt>Time window</dt><dd>${windowText(c)}</dd>
   <dt>Time per session</dt><dd>${c.time_limit_minutes ? `${c.time_limit_minutes} minutes` : 'no limit'}</dd>
   <dt>Submissions</dt><dd>${c.max_submissions_per_session} per session${c.max_submissions_per_day ? `, ${c.max_submissions_per_day} per day` : ''}</dd>
-  <dt>Weight class</dt><dd>${c.weight_class_id}</dd>
+  <dt>Weight class</dt><dd>${c.weight_class_id}</dd>${contestRules(c)}
 </dl>
 ${judgeRules(judge)}
 ${
