@@ -162,5 +162,7 @@ export const uuidParam = z.object({ id: z.string().uuid() });
  * spends the `pages` rate-limit budget, apart from the API's (DESIGN.md "People signing in").
  */
 export function isPageRoute(def: { responses: Record<number, { contentType?: string }> }): boolean {
-  return def.responses[200]?.contentType === 'text/html';
+  // Any HTML answer, not only a 200: /auth/callback answers 303 or an HTML 400, and its other
+  // failures (a stale bearer header, the rate limit) must be pages too.
+  return Object.values(def.responses).some((r) => r.contentType === 'text/html');
 }

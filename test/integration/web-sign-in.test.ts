@@ -84,6 +84,19 @@ describe('the OpenID Connect authorization code flow', () => {
     expect(replay.headers.getSetCookie().some((c) => c.startsWith('ccs_session=ccs_ws_'))).toBe(false);
     expect(attempt).toBeTruthy();
   });
+
+  test('a stale bearer header on the callback is answered with a page, not the API envelope', async () => {
+    // Browsers never send one; a script or an extension that adds it to every request might.
+    const res = await fetch(`${server.baseUrl}/auth/callback?code=x&state=y`, {
+      headers: { authorization: 'Bearer svc_sk_live_revokedrevokedrevokedrevoked' },
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await res.text();
+    expect(page).toContain('Error 401');
+    expect(page).toContain('href="/"');
+  });
 });
 
 describe('open redirect: return_to takes same-origin paths only', () => {
