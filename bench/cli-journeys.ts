@@ -10,7 +10,11 @@
  *     (spawn → exit, the result printed), beside the anchor: the same requests made with fetch from
  *     this (warm) process (challenge, session, submission, the same polling schedule as the CLI,
  *     breakdown);
- *  2. `results get <submissionId>`, beside the same four GETs with fetch.
+ *  2. `results get <submissionId>`, beside the same four GETs with fetch;
+ *  3. `submit --wait` of a wrong answer (the first failing visible test printed) and
+ *  4. of C++ that does not compile (g++'s message printed), each beside the same requests;
+ *  5. an operator's `rejudges start <challengeId> --wait` of a challenge's two submissions (old →
+ *     new scores printed), beside the same POST and progress polling with fetch.
  *
  * The difference is what the CLI itself costs (Node's start, loading the CLI, printing the
  * verdict table); `node -e ''` and `cli help` are timed too, for what Node alone and the CLI's
@@ -36,13 +40,46 @@ const RUNS = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 5;
 
 const SUM_JUDGE = {
   kind: 'program',
-  languages: ['python'],
+  languages: ['python', 'cpp'],
   tests: [
     { name: 'small', stdin: '1 2\n', expected_stdout: '3\n' },
     { name: 'large', hidden: true, stdin: '1000000000 1000000000\n', expected_stdout: '2000000000\n' },
   ],
 };
 const SUM_PY = 'a, b = map(int, input().split())\nprint(a + b)\n';
+/** Wrong on the visible test, right on the hidden one: 50, and the visible test is printed as the first failing one. */
+const WRONG_PY = 'a, b = map(int, input().split())\nprint(a + b if a > 10 else 0)\n';
+const BROKEN_CPP = '#include <iostream>\nint main() { std::cout << undefined_name; }\n';
+
+/** A journey's program and what its printed result must show. */
+interface Program {
+  file: string;
+  language: string;
+  source: string;
+  score: number;
+  check: RegExp;
+}
+const RIGHT: Program = {
+  file: 'main.py',
+  language: 'python',
+  source: SUM_PY,
+  score: 100,
+  check: /score 100\.00/,
+};
+const WRONG: Program = {
+  file: 'wrong.py',
+  language: 'python',
+  source: WRONG_PY,
+  score: 50,
+  check: /score 50\.00/,
+};
+const BROKEN: Program = {
+  file: 'main.cpp',
+  language: 'cpp',
+  source: BROKEN_CPP,
+  score: 0,
+  check: /undefined_name/,
+};
 
 /** The fields of the API's answers this journey reads. */
 interface ApiData {
@@ -94,11 +131,13 @@ function nodeAlone(): Promise<number> {
   });
 }
 
-/** The CLI's result must be the judge's: the score and the verdict table. */
-function checkResult(stdout: string, what: string): string {
+/** The CLI's result must be the judge's: the submission judged and what the program's result shows. */
+function checkResult(stdout: string, what: string, program: Program = RIGHT): string {
   const id = /submission ([0-9a-f-]{36}) complete/.exec(stdout)?.[1];
-  if (!id || !stdout.includes('score 100.00') || !/TEST\s+VERDICT/.test(stdout))
+  if (!id || !program.check.test(stdout))
     throw new Error(`${what} did not print the judged result:\n${stdout}`);
+  if (program === RIGHT && !/TEST\s+VERDICT/.test(stdout))
+    throw new Error(`${what} printed no verdict table`);
   return id;
 }
 
@@ -117,19 +156,31 @@ async function main(): Promise<void> {
     const challengeId = await newActiveChallenge(api, admin, { judge: SUM_JUDGE });
     const agent = await newAgent(api, await newUser());
     const token = agent.tokens[0];
-    writeFileSync(path.join(project, 'main.py'), SUM_PY);
+    for (const program of [RIGHT, WRONG, BROKEN])
+      writeFileSync(path.join(project, program.file), program.source);
     const cliEnv = { CCS_BASE_URL: stack.apiUrl, CCS_TOKEN: token };
+    const operatorEnv = { CCS_BASE_URL: stack.apiUrl, CCS_TOKEN: '', API_JWT: admin.jwt };
+    const submitArgs = (program: Program) => [
+      'submit',
+      challengeId,
+      '--file',
+      program.file,
+      '--language',
+      program.language,
+      '--wait',
+    ];
 
     const call = async (
       method: string,
       apiPath: string,
       body?: unknown,
       headers: Record<string, string> = {},
+      auth = token,
     ) => {
       const res = await fetch(`${stack.apiUrl}${apiPath}`, {
         method,
         headers: {
-          authorization: `Bearer ${token}`,
+          authorization: `Bearer ${auth}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...headers,
         },
@@ -140,14 +191,14 @@ async function main(): Promise<void> {
       return json.data;
     };
     /** The submit journey as a plain HTTP client makes it (the CLI's requests and polling). */
-    const submitByFetch = async (): Promise<{ ms: number; id: string }> => {
+    const submitByFetch = async (program: Program = RIGHT): Promise<{ ms: number; id: string }> => {
       const started = process.hrtime.bigint();
       await call('GET', `/api/v1/challenges/${challengeId}`);
       const session = await call('POST', `/api/v1/challenges/${challengeId}/sessions`);
       const submission = await call(
         'POST',
         `/api/v1/sessions/${session.session_id}/submissions`,
-        { content: '', files: [{ path: 'main.py', content: SUM_PY }], language: 'python' },
+        { content: '', files: [{ path: program.file, content: program.source }], language: program.language },
         { 'idempotency-key': randomBytes(32).toString('hex') },
       );
       for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
@@ -157,7 +208,8 @@ async function main(): Promise<void> {
         await sleep(delay);
       }
       const breakdown = await call('GET', `/api/v1/submissions/${submission.id}/breakdown`);
-      if (breakdown.final_score !== 100) throw new Error(`fetch journey scored ${breakdown.final_score}`);
+      if (breakdown.final_score !== program.score)
+        throw new Error(`fetch journey scored ${breakdown.final_score}, not ${program.score}`);
       return { ms: Number(process.hrtime.bigint() - started) / 1e6, id: submission.id };
     };
     const resultsByFetch = async (id: string): Promise<number> => {
@@ -171,19 +223,72 @@ async function main(): Promise<void> {
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
 
-    // Once each, unmeasured: the worker's first program (its toolchain probe) and the file cache.
+    /** The operators' bulk rejudge as a plain HTTP client makes it: POST, then the CLI's polling. */
+    const rejudgeByFetch = async (id: string): Promise<number> => {
+      const started = process.hrtime.bigint();
+      const run = (await call(
+        'POST',
+        `/api/v1/admin/challenges/${id}/rejudge`,
+        {},
+        {},
+        admin.jwt,
+      )) as unknown as {
+        rejudge_id: string;
+      };
+      for (;;) {
+        const progress = (await call(
+          'GET',
+          `/api/v1/admin/rejudges/${run.rejudge_id}`,
+          undefined,
+          {},
+          admin.jwt,
+        )) as unknown as {
+          status: string;
+        };
+        if (progress.status === 'done') break;
+        await sleep(500);
+      }
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    /** A challenge of its own for the rejudges: two judged submissions, the same each run. */
+    const rejudgedId = await newActiveChallenge(api, admin, { judge: SUM_JUDGE });
+    {
+      const session = await call('POST', `/api/v1/challenges/${rejudgedId}/sessions`);
+      for (const program of [RIGHT, WRONG]) {
+        const submission = await call(
+          'POST',
+          `/api/v1/sessions/${session.session_id}/submissions`,
+          {
+            content: '',
+            files: [{ path: program.file, content: program.source }],
+            language: program.language,
+          },
+          { 'idempotency-key': randomBytes(32).toString('hex') },
+        );
+        while ((await call('GET', `/api/v1/submissions/${submission.id}`)).submission_status !== 'complete')
+          await sleep(250);
+      }
+    }
+    const checkRejudge = (stdout: string) => {
+      if (!/done, 2 of 2 judged/.test(stdout) || !/OLD\s+NEW/.test(stdout))
+        throw new Error(`rejudges start --wait did not print the old → new scores:\n${stdout}`);
+    };
+
+    // Once each, unmeasured: the worker's first programs (its toolchain probes) and the file cache.
     const warm = checkResult(
-      (
-        await runCli(
-          ['submit', challengeId, '--file', 'main.py', '--language', 'python', '--wait'],
-          project,
-          cliEnv,
-        )
-      ).stdout,
+      (await runCli(submitArgs(RIGHT), project, cliEnv)).stdout,
       'submit --wait (warm-up)',
     );
     await submitByFetch();
     await runCli(['results', 'get', warm], project, cliEnv);
+    checkResult(
+      (await runCli(submitArgs(BROKEN), project, cliEnv)).stdout,
+      'compile error (warm-up)',
+      BROKEN,
+    );
+    await submitByFetch(BROKEN);
+    checkRejudge((await runCli(['rejudges', 'start', rejudgedId, '--wait'], project, operatorEnv)).stdout);
+    await rejudgeByFetch(rejudgedId);
 
     const cliSubmit: number[] = [];
     const fetchSubmit: number[] = [];
@@ -191,14 +296,16 @@ async function main(): Promise<void> {
     const fetchResults: number[] = [];
     const node: number[] = [];
     const help: number[] = [];
+    const cliWrong: number[] = [];
+    const fetchWrong: number[] = [];
+    const cliBroken: number[] = [];
+    const fetchBroken: number[] = [];
+    const cliRejudge: number[] = [];
+    const fetchRejudge: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       node.push(await nodeAlone());
       help.push((await runCli(['help'], project, cliEnv)).ms);
-      const cli = await runCli(
-        ['submit', challengeId, '--file', 'main.py', '--language', 'python', '--wait'],
-        project,
-        cliEnv,
-      );
+      const cli = await runCli(submitArgs(RIGHT), project, cliEnv);
       cliSubmit.push(cli.ms);
       const id = checkResult(cli.stdout, 'submit --wait');
       fetchSubmit.push((await submitByFetch()).ms);
@@ -206,6 +313,21 @@ async function main(): Promise<void> {
       checkResult(got.stdout, 'results get');
       cliResults.push(got.ms);
       fetchResults.push(await resultsByFetch(id));
+
+      const wrong = await runCli(submitArgs(WRONG), project, cliEnv);
+      checkResult(wrong.stdout, 'wrong answer', WRONG);
+      if (!/first failing test/.test(wrong.stdout))
+        throw new Error(`no first failing test:\n${wrong.stdout}`);
+      cliWrong.push(wrong.ms);
+      fetchWrong.push((await submitByFetch(WRONG)).ms);
+      const broken = await runCli(submitArgs(BROKEN), project, cliEnv);
+      checkResult(broken.stdout, 'compile error', BROKEN);
+      cliBroken.push(broken.ms);
+      fetchBroken.push((await submitByFetch(BROKEN)).ms);
+      const rejudge = await runCli(['rejudges', 'start', rejudgedId, '--wait'], project, operatorEnv);
+      checkRejudge(rejudge.stdout);
+      cliRejudge.push(rejudge.ms);
+      fetchRejudge.push(await rejudgeByFetch(rejudgedId));
     }
     const result = {
       runs: RUNS,
@@ -218,7 +340,29 @@ async function main(): Promise<void> {
       resultsFetchMs: median(fetchResults),
       nodeAloneMs: median(node),
       cliHelpMs: median(help),
-      samples: { cliSubmit, fetchSubmit, cliResults, fetchResults, node, help },
+      wrongCliMs: median(cliWrong),
+      wrongCliMaxMs: Math.max(...cliWrong),
+      wrongFetchMs: median(fetchWrong),
+      compileErrorCliMs: median(cliBroken),
+      compileErrorCliMaxMs: Math.max(...cliBroken),
+      compileErrorFetchMs: median(fetchBroken),
+      rejudgeCliMs: median(cliRejudge),
+      rejudgeCliMaxMs: Math.max(...cliRejudge),
+      rejudgeFetchMs: median(fetchRejudge),
+      samples: {
+        cliSubmit,
+        fetchSubmit,
+        cliResults,
+        fetchResults,
+        node,
+        help,
+        cliWrong,
+        fetchWrong,
+        cliBroken,
+        fetchBroken,
+        cliRejudge,
+        fetchRejudge,
+      },
     };
     process.stdout.write(`CLI_JOURNEYS_RESULT ${JSON.stringify(result)}\n`);
   } finally {

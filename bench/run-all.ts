@@ -488,7 +488,13 @@ async function arenaPart(env: Record<string, string>): Promise<BenchRow[]> {
  * Target: the CLI adds at most its start-up target (1 s) to what the requests themselves take.
  */
 async function cliJourneysPart(env: Record<string, string>): Promise<BenchRow[]> {
-  const figures = ['CLI journey: `submit --wait` of a correct program', 'CLI journey: `results get`'];
+  const figures = [
+    'CLI journey: `submit --wait` of a correct program',
+    'CLI journey: `results get`',
+    'CLI journey: `submit --wait` of a wrong answer',
+    'CLI journey: `submit --wait` of a compile error',
+    "CLI journey: an operator's `rejudges start --wait` (2 submissions, old → new printed)",
+  ];
   const target = '≤ anchor + 1,000 ms';
   const run = await runBenchFile('bench/cli-journeys.ts', [], env, 10 * 60_000);
   const line = run.output.split('\n').find((l) => l.startsWith('CLI_JOURNEYS_RESULT '));
@@ -516,6 +522,27 @@ async function cliJourneysPart(env: Record<string, string>): Promise<BenchRow[]>
       'the same requests and polling',
     ),
     row(figures[1], r.resultsCliMs, r.resultsCliMaxMs, r.resultsFetchMs, 'the same four GETs'),
+    row(
+      `${figures[2]} (python, wrong on the visible test; first failing test printed)`,
+      r.wrongCliMs,
+      r.wrongCliMaxMs,
+      r.wrongFetchMs,
+      'the same requests and polling',
+    ),
+    row(
+      `${figures[3]} (C++; g++'s message printed)`,
+      r.compileErrorCliMs,
+      r.compileErrorCliMaxMs,
+      r.compileErrorFetchMs,
+      'the same requests and polling',
+    ),
+    row(
+      figures[4],
+      r.rejudgeCliMs,
+      r.rejudgeCliMaxMs,
+      r.rejudgeFetchMs,
+      'the same POST and progress polling',
+    ),
   ];
 }
 

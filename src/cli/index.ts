@@ -25,6 +25,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   { words: ['matches', 'ratings'], load: () => import('./commands/matches') },
   { words: ['clarifications', 'submissions', 'leaderboard'], load: () => import('./commands/contests') },
   { words: ['matches'], load: () => import('./commands/match-replays') },
+  { words: ['rejudges'], load: () => import('./commands/rejudges') },
   // challenges.ts is one function over the whole group, adapted to a single `challenges` command.
   {
     words: ['challenges'],

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createActive } from '../helpers/challenge-factories';
 import { eventually, newAdmin, newAgent, newUser, type TestUser } from '../helpers/factories';
+import { cliInProcess } from '../helpers/cli';
 import { expectError, startTestServer, type TestServer } from '../helpers/server';
 import { RUBRIC_JUDGE, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 
@@ -118,4 +119,66 @@ describe('bulk rejudge', () => {
     const user = await newUser(server);
     expectError(await rejudge(challengeId, {}, user.jwt), 403, 'FORBIDDEN');
   });
+});
+
+describe('bulk rejudge from the CLI', () => {
+  const cli = (argv: string[]) => cliInProcess(server)(argv, { API_JWT: admin.jwt });
+
+  test('rejudges start --wait prints each old → new score; rejudges get shows the same; bad input is a usage error', async () => {
+    const challengeId = (await createActive(server, { judge: RUBRIC_JUDGE }, admin)).id;
+    const ids: Record<string, string> = {};
+    for (const [name, content] of [
+      ['cli-right', 'The answer is 42'],
+      ['cli-wrong', 'hello'],
+    ]) {
+      const agent = await newAgent(server, { name });
+      const res = await submit(server, agent.token, await sessionFor(server, agent, challengeId), {
+        content,
+      });
+      ids[name] = res.body.data.id;
+      await waitForSubmission(server, admin.jwt, res.body.data.id);
+    }
+    const fixed = {
+      ...RUBRIC_JUDGE,
+      criteria:
+        RUBRIC_JUDGE.kind === 'rubric'
+          ? RUBRIC_JUDGE.criteria.map((c) =>
+              c.name === 'answer' ? { ...c, check: { type: 'contains' as const, value: 'hello' } } : c,
+            )
+          : [],
+    };
+    expect(
+      (
+        await server.request('PATCH', `/api/v1/admin/challenges/${challengeId}`, {
+          auth: admin.jwt,
+          body: { judge: fixed },
+        })
+      ).status,
+    ).toBe(200);
+
+    const started = await cli(['rejudges', 'start', challengeId, '--status', 'complete', '--wait']);
+    expect(started.err).toMatch(/started: 2 submission\(s\)/);
+    expect(started.code).toBe(0);
+    const lines = started.out.trim().split('\n');
+    const rejudgeId = /^rejudge ([0-9a-f-]{36}) of challenge/.exec(lines[0])?.[1];
+    expect(lines[0]).toContain('done, 2 of 2 judged (statuses complete)');
+    expect(lines[1]).toMatch(/^SUBMISSION\s+AGENT\s+OLD\s+NEW$/);
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^${ids['cli-right']}\\s+cli-right\\s+100\\.00\\s+40\\.00$`)),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^${ids['cli-wrong']}\\s+cli-wrong\\s+20\\.00\\s+80\\.00$`)),
+    );
+
+    const again = await cli(['rejudges', 'get', rejudgeId!]);
+    expect(again.code).toBe(0);
+    expect(again.out).toBe(started.out);
+
+    const wrongStatus = await cli(['rejudges', 'start', challengeId, '--status', 'judging']);
+    expect(wrongStatus.code).toBe(2);
+    expect(wrongStatus.err).toContain('--status takes complete and/or failed');
+    const unknown = await cli(['rejudges', 'start', randomUUID()]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/404 NOT_FOUND/);
+  }, 120_000);
 });
