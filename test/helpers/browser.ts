@@ -120,3 +120,18 @@ export async function axeViolations(
     await copy.close();
   }
 }
+
+/**
+ * A page as people meet it: both widths (no sideways scrolling, a screenshot each, named
+ * `screenshot`) and axe's findings at the given impacts (serious and critical by default).
+ */
+export async function auditPage(
+  browser: Browser,
+  context: BrowserContext,
+  page: Page,
+  screenshot: string,
+  options: { from?: 'url' | 'html'; impacts?: 'all' | 'serious'; name?: string } = {},
+): Promise<string[]> {
+  await checkTwoWidths(page, screenshot);
+  return axeViolations(browser, context, page, { impacts: 'serious', ...options });
+}

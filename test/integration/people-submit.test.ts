@@ -6,7 +6,7 @@
  */
 import { newAgent, type TestAgent } from '../helpers/factories';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { expectError, startTestServer, type ApiResponse, type TestServer } from '../helpers/server';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -41,6 +41,12 @@ export const REVERSE_JUDGE = {
 export const REVERSE_TS =
   'export function reverse(s: string): string {\n  return Array.from(s).reverse().join("");\n}\n';
 
+/** An accepted submission, once judged (programs queue behind others on a busy machine). */
+async function judged(agent: TestAgent, res: ApiResponse) {
+  expect(res.status).toBe(201);
+  return waitForSubmission(server, agent.token, res.body.data.id, ['complete', 'failed'], 240_000);
+}
+
 async function counted(sessionId: string): Promise<number> {
   const res = await server.deps.db.query('SELECT count(*)::int AS n FROM submissions WHERE session_id = $1', [
     sessionId,
@@ -60,20 +66,12 @@ describe('the body language', () => {
 
   test('pasted Python with language "python" (no fence, no file) scores 100; an alias works too', async () => {
     const plain = await submit(server, agent.token, sessionId, { content: SUM_PY, language: 'python' });
-    expect(plain.status).toBe(201);
     const fenced = await submit(server, agent.token, sessionId, {
       content: `\`\`\`python\n${SUM_PY}\`\`\``,
       language: 'py',
     });
-    expect(fenced.status).toBe(201);
     for (const res of [plain, fenced]) {
-      const done = await waitForSubmission(
-        server,
-        agent.token,
-        res.body.data.id,
-        ['complete', 'failed'],
-        240_000,
-      );
+      const done = await judged(agent, res);
       expect(done.result).toMatchObject({ final_score: 100 });
       expect(done.language).toEqual(expect.any(String));
     }
@@ -123,14 +121,7 @@ describe('the body language', () => {
       language: 'python',
       files: [{ path: 'solution/main.txt', content: SUM_PY }],
     });
-    expect(ok.status).toBe(201);
-    const done = await waitForSubmission(
-      server,
-      agent.token,
-      ok.body.data.id,
-      ['complete', 'failed'],
-      240_000,
-    );
+    const done = await judged(agent, ok);
     expect(done.result).toMatchObject({ final_score: 100 });
   });
 });
@@ -184,14 +175,7 @@ describe('file paths', () => {
         { path: 'app/util/helpers.py', content: '# not the entry\n' },
       ],
     });
-    expect(res.status).toBe(201);
-    const done = await waitForSubmission(
-      server,
-      agent.token,
-      res.body.data.id,
-      ['complete', 'failed'],
-      240_000,
-    );
+    const done = await judged(agent, res);
     expect(done.files.map((f: { path: string }) => f.path)).toEqual([
       'deep/er/main.py',
       'app/main.py',
@@ -253,14 +237,7 @@ describe('a tests judge with an entry (the README demo)', () => {
       content: '',
       files: [{ path: 'src/solution.ts', content: REVERSE_TS }],
     });
-    expect(res.status).toBe(201);
-    const done = await waitForSubmission(
-      server,
-      agent.token,
-      res.body.data.id,
-      ['complete', 'failed'],
-      240_000,
-    );
+    const done = await judged(agent, res);
     expect(done.result).toMatchObject({ final_score: 100 });
   });
 });

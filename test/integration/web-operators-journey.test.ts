@@ -6,7 +6,7 @@
  * and 390 px (test-artifacts/screenshots).
  */
 import type { Browser } from 'playwright-core';
-import { axeViolations, checkTwoWidths, launchChromium, person, signInOnPage } from '../helpers/browser';
+import { auditPage, launchChromium, person, signInOnPage } from '../helpers/browser';
 import { createActive, createDraft } from '../helpers/challenge-factories';
 import { newAdmin, newAgent, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -58,11 +58,9 @@ test('two tabs edit one challenge: the second save is refused and shows theirs a
   expect(stored.body.data.title).toBe(`Title from tab one ${run}`);
 
   const violations: string[] = [];
-  await checkTwoWidths(tabTwo, 'console-edit-conflict');
   violations.push(
-    ...(await axeViolations(browser, operator.context, tabTwo, {
+    ...(await auditPage(browser, operator.context, tabTwo, 'console-edit-conflict', {
       from: 'html',
-      impacts: 'serious',
       name: 'edit conflict',
     })),
   );
@@ -112,8 +110,7 @@ test('a bulk rejudge after fixing the judge shows each old → new score', async
   await page.click('#rejudge-all-link');
   await page.waitForURL(`${server.baseUrl}/admin/challenges/${challenge.id}/rejudge`);
   const violations: string[] = [];
-  await checkTwoWidths(page, 'console-rejudge-confirm');
-  violations.push(...(await axeViolations(browser, operator.context, page, { impacts: 'serious' })));
+  violations.push(...(await auditPage(browser, operator.context, page, 'console-rejudge-confirm')));
   await page.click('#rejudge-all');
   await page.waitForURL(/\/admin\/rejudges\/[0-9a-f-]{36}$/);
 
@@ -130,8 +127,7 @@ test('a bulk rejudge after fixing the judge shows each old → new score', async
   };
   expect(await scores(ids.right)).toEqual(['100.00', '40.00']);
   expect(await scores(ids.wrong)).toEqual(['20.00', '80.00']);
-  await checkTwoWidths(page, 'console-rejudge-progress');
-  violations.push(...(await axeViolations(browser, operator.context, page, { impacts: 'serious' })));
+  violations.push(...(await auditPage(browser, operator.context, page, 'console-rejudge-progress')));
   expect(violations).toEqual([]);
   expect(operator.problems).toEqual([]);
   await operator.context.close();
@@ -149,11 +145,9 @@ test('sign out, then sign in as someone else on the same browser', async () => {
   // The provider asks whether to end its session too (RP-initiated logout).
   await page.waitForSelector('#provider-sign-out');
   const violations: string[] = [];
-  await checkTwoWidths(page, 'provider-sign-out');
   violations.push(
-    ...(await axeViolations(browser, someone.context, page, {
+    ...(await auditPage(browser, someone.context, page, 'provider-sign-out', {
       from: 'html',
-      impacts: 'serious',
       name: 'provider sign-out',
     })),
   );
@@ -196,11 +190,9 @@ test('judge editor: add test rows (in place with script, by a post without), imp
   await page.fill('#test-input-2', '1000000 1\n');
   await page.fill('#test-expected-2', '1000001\n');
   await page.selectOption('#test-visibility-2', 'hidden');
-  await checkTwoWidths(page, 'console-judge-rows');
   violations.push(
-    ...(await axeViolations(browser, operator.context, page, {
+    ...(await auditPage(browser, operator.context, page, 'console-judge-rows', {
       from: 'html',
-      impacts: 'serious',
       name: 'judge rows',
     })),
   );
@@ -217,11 +209,9 @@ test('judge editor: add test rows (in place with script, by a post without), imp
   expect(await page.getAttribute('#f-tests-file', 'aria-invalid')).toBe('true');
   expect(await page.inputValue('#test-name-2')).toBe('big');
   expect(await page.inputValue('#f-judge')).not.toContain('3 3');
-  await checkTwoWidths(page, 'console-judge-bad-file');
   violations.push(
-    ...(await axeViolations(browser, operator.context, page, {
+    ...(await auditPage(browser, operator.context, page, 'console-judge-bad-file', {
       from: 'html',
-      impacts: 'serious',
       name: 'bad tests file',
     })),
   );

@@ -58,6 +58,10 @@ for line in sys.stdin:
 let boss: Built;
 let cPlayer: Built;
 
+/** One game of connect-four in the wall, seat 1 first, at this file's limits. */
+const playConnectFour = (seed: number, seats: string[], programs: Built[]) =>
+  playGameInWall({ engine: connectFour, seed, seats, programs, limits, memoryMb: 128 });
+
 beforeAll(async () => {
   expect((await sandboxRuntime()).launcher.isolation).toBe('bwrap');
   boss = await build('main.py', connectFour.boss.source);
@@ -70,14 +74,7 @@ afterAll(async () => {
 
 describe('games in the wall', () => {
   it('a Python program and a C program play a full game; the record re-simulates', async () => {
-    const game = await playGameInWall({
-      engine: connectFour,
-      seed: 3,
-      seats: ['python', 'c'],
-      programs: [boss, cPlayer],
-      limits,
-      memoryMb: 128,
-    });
+    const game = await playConnectFour(3, ['python', 'c'], [boss, cPlayer]);
     expect(game.faults).toEqual([]);
     expect(game.record.statuses).toEqual(['done', 'done']);
     // The boss beats a player that always takes the first legal column.
@@ -106,14 +103,7 @@ describe('games in the wall', () => {
     'a program that %s loses the game it faults in; the game completes',
     async (_what, fault, status, turn) => {
       const bad = await build('main.py', faulty(fault));
-      const game = await playGameInWall({
-        engine: connectFour,
-        seed: 4,
-        seats: ['bad', 'boss'],
-        programs: [bad, boss],
-        limits,
-        memoryMb: 128,
-      });
+      const game = await playConnectFour(4, ['bad', 'boss'], [bad, boss]);
       expect(game.record.statuses).toEqual([status, 'done']);
       expect(game.record.rewards).toEqual([-1, 1]);
       // (The forking one: at its first faulty turn, or a later one on a machine too busy to give its child the CPU.)
@@ -173,14 +163,7 @@ for line in sys.stdin:
     print(json.dumps({"action": m["observation"]["legal_actions"][0]}), flush=True)
 `,
     );
-    const game = await playGameInWall({
-      engine: connectFour,
-      seed: 6,
-      seats: ['hostile', 'c'],
-      programs: [hostile, cPlayer],
-      limits,
-      memoryMb: 128,
-    });
+    const game = await playConnectFour(6, ['hostile', 'c'], [hostile, cPlayer]);
     const report = JSON.parse(/^PROBES (.*)$/m.exec(game.logs[0])![1]) as {
       found: Record<string, [string, string]>;
       others: Record<string, string>;
@@ -200,14 +183,7 @@ for line in sys.stdin:
     async (language) => {
       const source = forgerSource(language, '{"action": 0}\n');
       const forger = await build(source.path, source.content);
-      const game = await playGameInWall({
-        engine: connectFour,
-        seed: 5,
-        seats: ['forger', 'boss'],
-        programs: [forger, boss],
-        limits,
-        memoryMb: 128,
-      });
+      const game = await playConnectFour(5, ['forger', 'boss'], [forger, boss]);
       expect(['timeout', 'error']).toContain(game.record.statuses[0]);
       expect(game.record.rewards).toEqual([-1, 1]);
       expect(game.record.steps).toHaveLength(2);
