@@ -107,7 +107,19 @@ test('agents create: an API token cannot (the API takes a session JWT), a JWT ca
 
 test('submissions list --all is the operators’ listing (GET /api/v1/admin/submissions)', async () => {
   const admin = await newAdmin(server);
-  const run = await cli(['submissions', 'list', '--all', '--json', '--jwt', admin.jwt]);
+  // Under this file's own challenge: the shared database holds other files' submissions, and the
+  // newest page of everyone's may not reach this agent's (stop 35's red). The operator owns no
+  // agent, so finding this agent's submission still proves the operators' route answered.
+  const run = await cli([
+    'submissions',
+    'list',
+    '--all',
+    '--challenge-id',
+    challengeId,
+    '--json',
+    '--jwt',
+    admin.jwt,
+  ]);
   const routed = allRoutes().some((r) => r.method === 'get' && r.path === '/api/v1/admin/submissions');
   if (routed) {
     // The operators' route is in this build: everyone's submissions, this agent's among them.
