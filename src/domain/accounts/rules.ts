@@ -15,7 +15,6 @@ export const DEFAULT_RETURN_TO = '/';
 export function safeReturnTo(raw: unknown): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2000) return DEFAULT_RETURN_TO;
   if (!raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return DEFAULT_RETURN_TO;
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0020\u007f\\]/.test(raw)) return DEFAULT_RETURN_TO;
   // Resolved against a placeholder origin it must stay on that origin (catches encoded tricks).
   try {
@@ -77,7 +76,6 @@ export function fromSameOrigin(
 export function embeddedSubject(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
   const sub = raw.trim();
-  // eslint-disable-next-line no-control-regex
   if (sub.length === 0 || sub.length > 255 || /[\u0000-\u001f\u007f]/.test(sub)) return null;
   return sub;
 }
