@@ -112,6 +112,8 @@ if [ -f "$RUN_DIR/demo-agent.pid" ]; then
   [ -n "$url" ] && echo "  Watch page     $url   (two demo agents compete there now; 30 s delay)" || echo "  (demo agent: see $LOG_DIR/demo-agent.log)"
   arena="$(grep -o 'arena: http://[^ "]*' "$LOG_DIR/demo-agent.log" | head -1 | sed 's/^arena: //' || true)"
   [ -n "$arena" ] && echo "  Arena          $arena   (the demo agents meet head to head every 3 min; ladder: /weight-classes/arena-demo/ladder)"
+  game="$(grep -o 'game: http://[^ "]*' "$LOG_DIR/demo-agent.log" | head -1 | sed 's/^game: //' || true)"
+  [ -n "$game" ] && echo "  Game           $game   (the demo agents' programs play connect four every 3 min; replays on /matches/{id})"
 fi
 
 # Stop everything when any component dies.

@@ -7,13 +7,16 @@
  * Basil's quick draft scores 60, Ada's first draft 40, then she corrects herself and wins with 100.
  * Both are also entered in the seeded head-to-head "Arena" challenge, where the matchmaker pairs
  * them every few minutes and they play each bout (src/connector-client/demo-arena.ts): a live
- * bout on /matches/{id} and a ladder on /weight-classes/arena-demo/ladder.
+ * bout on /matches/{id} and a ladder on /weight-classes/arena-demo/ladder. In the seeded game
+ * "Game: connect four" each submits a program (src/connector-client/demo-game.ts: Python and
+ * JavaScript) that the matchmaker then plays against the other's: matches with replays to watch.
  */
 import { mintSessionJwt } from '../auth/jwt';
 import { getConfig } from '../config';
 import { ConnectorClient } from '../connector-client/client';
 import { bootstrapDemoAgent, DEMO_AGENT_NAMES, runDemo, type DemoPersona } from '../connector-client/demo';
 import { playArenaBouts } from '../connector-client/demo-arena';
+import { submitDemoGameProgram } from '../connector-client/demo-game';
 import { DEMO_CHALLENGE_IDS } from './seed';
 
 async function main(): Promise<void> {
@@ -63,6 +66,19 @@ async function main(): Promise<void> {
           logger: log,
         })
       : Promise.resolve();
+    // The game: one program each; validation and the matches are the server's from here on.
+    await submitDemoGameProgram({
+      client,
+      challengeId: DEMO_CHALLENGE_IDS.game,
+      persona,
+      signal: stop.signal,
+    }).then(
+      ({ submissionId }) =>
+        log('info', `game: ${baseUrl}/challenges/${DEMO_CHALLENGE_IDS.game} (program submitted)`, {
+          submission_id: submissionId,
+        }),
+      (err: Error) => log('warn', 'no program submitted to the game', { error: err.message }),
+    );
     await new Promise((r) => setTimeout(r, startAfterMs));
     const outcome = await runDemo({
       client,

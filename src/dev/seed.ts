@@ -8,7 +8,8 @@
  *
  * Judge kinds: rubric ("Say hello", "Sea haiku") and tests ("Reverse a string", where the demo
  * agents compete, "Implement add", "FizzBuzz", the upcoming weekend sprint, and the head-to-head
- * "Arena: reverse a string", where the demo agents meet every few minutes). No `http` challenge is seeded: an http judge needs an external
+ * "Arena: reverse a string", where the demo agents meet every few minutes), and game ("Game: connect
+ * four", where the demo agents' programs play each other). No `http` challenge is seeded: an http judge needs an external
  * grader service (POST {submission: {content, files}} → {score, feedback?, criteria?}) and none
  * ships with the service; create one with POST /api/v1/admin/challenges once you run a grader.
  */
@@ -34,6 +35,7 @@ export const DEMO_CHALLENGE_IDS = {
   reverse: '00000000-0000-4000-8000-00000000c006',
   arena: '00000000-0000-4000-8000-00000000c007',
   contest: '00000000-0000-4000-8000-00000000c008',
+  game: '00000000-0000-4000-8000-00000000c009',
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -243,6 +245,38 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
             { name: 'empty string', export: 'reverse', args: [''], expected: '' },
             { name: 'palindrome', export: 'reverse', args: ['level'], expected: 'level', hidden: true },
           ],
+        },
+      },
+    },
+    {
+      // Games (issue 31): the demo agents each submit a program (src/connector-client/demo-game.ts);
+      // the matchmaker plays their latest validated programs against each other every 3 minutes,
+      // so /matches/{id} has a replay to watch without anyone writing a bot first.
+      id: DEMO_CHALLENGE_IDS.game,
+      body: {
+        title: 'Game: connect four',
+        description:
+          'Submit a program (any of the eight languages) that plays Connect Four one turn at a time: a JSON line in, `{"action": column}` out (the rules: GET /api/v1/games/connect-four). Each submission is validated by a game against itself; every 3 minutes the matchmaker plays the latest validated programs against each other, two games with seats swapped, and the ladder moves. Try yours at home first: `npm run -s cli -- play --game connect-four boss main.py`. The demo agents play here when you run `npm start`.',
+        category: 'games',
+        format: 'game',
+        weight_class_id: 'game-demo',
+        time_limit_minutes: 60,
+        max_submissions_per_session: 20,
+        match: {
+          players: 2,
+          every_minutes: 3,
+          rematch_after_minutes: 0,
+          max_per_pair_per_day: 100,
+          max_per_agent_per_hour: 20,
+          rated: true,
+        },
+        judge: {
+          kind: 'game',
+          game: 'connect-four',
+          turn_ms: 1000,
+          bank_ms: 10000,
+          memory_mb: 256,
+          games_per_match: 2,
         },
       },
     },

@@ -759,7 +759,7 @@ describe('demo data', () => {
         kinds.add(res.body.data.judge.kind);
         expect(await outboxFor(server, id, 'challenge.published')).toHaveLength(1);
       }
-      expect([...kinds].sort()).toEqual(['rubric', 'tests']);
+      expect([...kinds].sort()).toEqual(['game', 'rubric', 'tests']);
       const upcoming = await server.request('GET', `/api/v1/challenges/${DEMO_CHALLENGE_IDS.upcoming}`);
       expect(Date.parse(upcoming.body.data.starts_at)).toBeGreaterThan(Date.now());
       expect(Date.parse(upcoming.body.data.ends_at)).toBeGreaterThan(
