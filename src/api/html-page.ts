@@ -26,8 +26,11 @@ export async function pageFor<T>(
   try {
     found = await load();
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'NOT_FOUND')
-      return htmlPage(renderErrorPage({ status: 404, title: 'Challenge not found' }), 404);
+    if (err instanceof ServiceError && err.code === 'NOT_FOUND') {
+      // Says what is missing ("Challenge not found", "Match not found", "Game not found").
+      const title = err.message.charAt(0).toUpperCase() + err.message.slice(1);
+      return htmlPage(renderErrorPage({ status: 404, title }), 404);
+    }
     throw err;
   }
   return render(found);

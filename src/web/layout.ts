@@ -206,7 +206,7 @@ export function siteHeader(account?: HeaderAccount): SafeHtml {
     ? html`<a href="/me/agents">My agents</a><a href="/me/tokens">API tokens</a><a href="/me/webhooks">Webhooks</a><a href="/me">My submissions</a>`
     : html`<a href="/me">My submissions</a>`;
   const consoleLink = account?.signedIn?.operator && html`<a href="/admin">Console</a>`;
-  return html`<header class="site"><a class="brand" href="/">Challenges</a><nav aria-label="Site"><a href="/">Challenges</a>${mine}${consoleLink}<a href="/api/v1/docs">API reference</a></nav>${accountPart}</header>`;
+  return html`<header class="site"><a class="brand" href="/">Challenges</a><nav aria-label="Site"><a href="/">Challenges</a><a href="/games">Games</a>${mine}${consoleLink}<a href="/api/v1/docs">API reference</a></nav>${accountPart}</header>`;
 }
 
 export interface PageShell {

@@ -214,6 +214,29 @@ describe('the matchmaker plays the latest validated programs of two agents', () 
     // The replay carries no stderr of anyone.
     expect(JSON.stringify(replay)).not.toContain('c stacker plays');
 
+    // A person finds the match from the challenge's page, and the game's rules from both.
+    const page = async (path: string) => {
+      const res = await fetch(`${server.baseUrl}${path}`);
+      return { status: res.status, text: await res.text() };
+    };
+    const challengePage = await page(`/challenges/${challenge.id}`);
+    expect(challengePage.status).toBe(200);
+    expect(challengePage.text).toContain('<a href="/games/connect-four" id="game-link">');
+    expect(challengePage.text).toContain(`<a href="/weight-classes/${challenge.weightClass}/ladder">`);
+    const listed = /<table id="recent-matches">[\s\S]*?<\/table>/.exec(challengePage.text)?.[0] ?? '';
+    expect(listed).toContain(`<a href="/matches/${matchId}">`);
+    // No outcome on the listing: the match page reveals it after the spectators' delay.
+    expect(listed).not.toMatch(/\b(win|loss|draw)\b/);
+    expect((await page(`/matches/${matchId}`)).status).toBe(200);
+    const rules = await page('/games/connect-four');
+    expect(rules.status).toBe(200);
+    expect(rules.text).toContain('<h2>Connect Four</h2>');
+    expect(rules.text).toContain('play --game connect-four boss main.py');
+    expect((await page('/games')).text).toContain('<a href="/games/light-cycles">');
+    const missing = await page('/games/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('Game not found');
+
     // Stop the matchmaker (the challenge is no longer active).
     await server.request('POST', `/api/v1/admin/challenges/${challenge.id}/quarantine`, {
       auth: admin.jwt,

@@ -2,7 +2,8 @@
  * The replay viewer in real Chromium (issue 31): a stored game match (two connect-four games
  * played by the reducer itself, stored as the arena stores one) is played on its match page under
  * the pages' real CSP and Trusted Types: play, pause, step, scrub, the keyboard, the game select;
- * axe finds nothing serious at 1280 and 390 px, and nothing overflows at 390 px.
+ * axe finds nothing serious at 1280 and 390 px, and nothing overflows at 390 px. A person gets
+ * there from the game challenge's page (its recent matches), and reads the game's rules page.
  */
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
@@ -10,7 +11,7 @@ import { findGame } from '../../src/judging/games/catalog';
 import { playMatch } from '../../src/judging/games/match';
 import type { PlayerChannel } from '../../src/judging/games/player';
 import { newAgent } from '../helpers/factories';
-import { checkTwoWidths, launchChromium, person } from '../helpers/browser';
+import { auditPage, checkTwoWidths, launchChromium, person } from '../helpers/browser';
 import { newChallenge } from '../helpers/submission-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -50,8 +51,8 @@ function firstLegal(): PlayerChannel {
 }
 
 /** A complete game match stored as the arena stores one (match, participants, replay). */
-async function storedMatch(): Promise<{ matchId: string; turns: number }> {
-  const challengeId = await newChallenge(server, { title: 'Replay viewer' });
+async function storedMatch(challengeId?: string): Promise<{ matchId: string; turns: number }> {
+  challengeId ??= await newChallenge(server, { title: 'Replay viewer' });
   const a = await newAgent(server, { name: 'Left stacker' });
   const b = await newAgent(server, { name: 'Other stacker' });
   const db = server.deps.db;
@@ -176,5 +177,37 @@ test('the match page plays a stored game: play, pause, step, scrub, keyboard; ax
       await context.close();
     }
   }
+  expect(violations).toEqual([]);
+}, 300_000);
+
+test('from the game challenge’s page to its match, and the game’s rules: both widths, axe-clean', async () => {
+  const challengeId = await newChallenge(server, { title: 'Connect four league' });
+  await server.deps.db.query(`UPDATE challenges SET format = 'game', judge = $2, match = $3 WHERE id = $1`, [
+    challengeId,
+    JSON.stringify({ kind: 'game', game: 'connect-four', turn_ms: 1000, bank_ms: 10000, games_per_match: 2 }),
+    JSON.stringify({ players: 2, every_minutes: 10, rated: true }),
+  ]);
+  const { matchId } = await storedMatch(challengeId);
+  const { context, page, problems } = await person(browser);
+  const violations: string[] = [];
+  try {
+    await page.goto(`${server.baseUrl}/challenges/${challengeId}`);
+    violations.push(...(await auditPage(browser, context, page, 'game-challenge')));
+    await page.click(`#recent-matches a[href="/matches/${matchId}"]`);
+    await page.waitForURL(`${server.baseUrl}/matches/${matchId}`);
+    await page.waitForSelector('#replay-viewer:not([hidden])');
+
+    await page.goto(`${server.baseUrl}/challenges/${challengeId}`);
+    await page.click('#game-link');
+    await page.waitForURL(`${server.baseUrl}/games/connect-four`);
+    expect(await page.textContent('#game-rules h2')).toBe('Connect Four');
+    violations.push(...(await auditPage(browser, context, page, 'game-rules')));
+    await page.click('a[href="/games"]');
+    await page.waitForURL(`${server.baseUrl}/games`);
+    violations.push(...(await auditPage(browser, context, page, 'games')));
+  } finally {
+    await context.close();
+  }
+  expect(problems).toEqual([]);
   expect(violations).toEqual([]);
 }, 300_000);

@@ -27,6 +27,7 @@ import { contestRoutes } from './contests';
 import { contestPageRoutes } from '../pages/contests/routes';
 import { matchRoutes } from './matches';
 import { matchPageRoutes } from '../pages/matches/routes';
+import { gamePageRoutes } from '../pages/games/routes';
 
 /**
  * The route table: every HTTP operation of the service, declared once. The router, the OpenAPI
@@ -50,6 +51,7 @@ export function allRoutes(): AnyRouteDef[] {
     ...leaderboardRoutes,
     ...matchRoutes,
     ...matchPageRoutes,
+    ...gamePageRoutes,
     ...adminSubmissionRoutes,
     ...adminAuditRoutes,
     ...pageRoutes,

@@ -12,9 +12,13 @@ import { publicPage } from '../../page-routes';
 import { safeText } from '../../schemas/common';
 import { takePartClosedReason } from '../../../domain/challenges/rules';
 import { submissionsLeftForOwner } from '../../../domain/submissions/allowance';
+import { isMatchFormat } from '../../../domain/matches/rules';
+import { listMatchesPage } from '../../../domain/matches/reads';
 
 const HOME_PAGE_SIZE = 24;
 const FIRST_LEADERBOARD_PAGE = 50;
+/** Newest matches on a match challenge's page; the rest through each agent's page or the API. */
+const RECENT_MATCHES = 10;
 
 /** Pages take any query: a value that does not fit falls back to the default instead of a JSON 400. */
 const homeQuery = z.object({
@@ -66,6 +70,14 @@ export const pageRoutes = [
               webSession ? submissionsLeftForOwner(deps.db, webSession.userId, challenge.id) : undefined,
             ]);
             const contest = await pageContestParts(deps.db, challenge, webSession);
+            const recentMatches = isMatchFormat(challenge.format)
+              ? (
+                  await listMatchesPage(deps.db, principal, {
+                    challengeId: challenge.id,
+                    limit: RECENT_MATCHES,
+                  })
+                ).data
+              : undefined;
             return htmlPage(
               renderChallengePage({
                 challenge,
@@ -79,6 +91,7 @@ export const pageRoutes = [
                 finalBoard: contest.finalBoard,
                 clarifications: contest.clarifications,
                 csrfToken: webSession?.csrfToken ?? null,
+                recentMatches,
               }),
             );
           },

@@ -14,6 +14,7 @@ import { html, joinHtml, raw, scriptJson, type SafeHtml } from '../../../web/htm
 import { clarificationsSection, finalBoardSection, frozenNotice } from '../contests/view';
 import type { Clarification } from '../../../domain/contests/clarifications';
 import type { FinalRow } from '../../../domain/contests/rules';
+import type { MatchView } from '../../../domain/matches/views';
 
 /**
  * The competitors' and spectators' pages, rendered on the server so they read with JavaScript
@@ -39,9 +40,29 @@ function windowText(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): string {
   return 'open-ended';
 }
 
+/**
+ * The challenge's newest matches, each linking to its page (replay, per-game results). No outcome
+ * here: the match page holds results back until its delayed feed has passed the end (no spoilers).
+ */
+function recentMatchesSection(c: ChallengeRow, matches: readonly MatchView[]): SafeHtml {
+  const every = c.match?.every_minutes;
+  const empty = `No matches yet: the matchmaker pairs entrants${typeof every === 'number' ? ` every ${every} minutes` : ''}${c.format === 'game' ? ' once they have a validated program' : ' while they are online'}.`;
+  return html`<section aria-labelledby="matches">
+<h2 id="matches">Recent matches</h2>
+${
+  matches.length
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recent matches"><table id="recent-matches"><thead><tr><th scope="col">Scheduled</th><th scope="col">Status</th><th scope="col">Agents</th></tr></thead><tbody>${matches.map(
+        (m) =>
+          html`<tr data-match-id="${m.id}"><td><a href="/matches/${m.id}">${m.scheduled_at.replace('T', ' ').slice(0, 19)} UTC</a></td><td>${m.status}</td><td class="wrap">${m.participants.map((p) => p.agent_name).join(' vs ')}</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="muted" id="recent-matches-empty">${empty}</p>`
+}
+</section>`;
+}
+
 /** What counts at the end and when the board stops moving (solo formats; matches rank by rating). */
-function contestRules(c: ChallengeRow): SafeHtml {
-  if (c.format === 'head_to_head' || c.format === 'game') return html``;
+function contestRules(c: ChallengeRow, matchFormat: boolean): SafeHtml {
+  if (matchFormat) return html``;
   const n = c.final_submissions;
   const finalBoard = html`<dt>Final board</dt><dd id="final-rule">Your ${n === 1 ? 'one selected submission counts' : `${n} selected submissions count`} (none selected: your best ${n === 1 ? 'one' : n} by public score); revealed when the challenge is complete</dd>`;
   if (c.freeze_minutes <= 0) return finalBoard;
@@ -141,6 +162,11 @@ ${judge.tests.map((t) =>
     }
     case 'http':
       return html`<p>Judged by an external grading service.</p>`;
+    case 'game': {
+      const limits = judge.limits!;
+      return html`<p>Programs <strong>play each other</strong> at <a href="/games/${judge.game ?? ''}" id="game-link">${judge.game ?? 'a game'}</a> (its rules and line protocol), one turn at a time, each in its own sandbox: ${limits.turn_ms ?? limits.time_limit_ms} ms CPU per turn, a bank of ${limits.bank_ms ?? 0} ms, ${limits.memory_mb} MB. A match is ${plural(limits.games_per_match ?? 1, 'game', 'games')}, seats swapped; a timeout, an illegal answer or a crash loses that game.</p>
+<p class="small">Each submission is first validated by a game against itself (score 100, else 0 with the reason); the matchmaker then plays the agents' latest validated programs.</p>`;
+    }
     default:
       return html`<p>Judge: ${judge.kind}</p>`;
   }
@@ -152,7 +178,11 @@ function takePart(c: ChallengeRow, judge: JudgePublic, baseUrl: string): SafeHtm
   const api = baseUrl.replace(/\/+$/, '');
   const example =
     judge.entry ??
-    (judge.kind === 'program' ? 'main.py' : judge.kind === 'tests' ? 'solution.ts' : 'answer.txt');
+    (judge.kind === 'program' || judge.kind === 'game'
+      ? 'main.py'
+      : judge.kind === 'tests'
+        ? 'solution.ts'
+        : 'answer.txt');
   const cli = [
     '# an API token for your agent (made on the web), then:',
     'export CCS_TOKEN=svc_sk_...',
@@ -178,7 +208,7 @@ function takePart(c: ChallengeRow, judge: JudgePublic, baseUrl: string): SafeHtm
 <dl class="rules"><dt>Challenge id</dt><dd><code id="challenge-id">${id}</code></dd><dt>Submit in</dt>${languages}${
     judge.entry
       ? html`<dt>Entry file</dt><dd><code id="judge-entry">${judge.entry}</code> (send it under this path; the CLI keeps paths relative to where it runs)</dd>`
-      : judge.languages !== null && judge.kind === 'program'
+      : judge.languages !== null && (judge.kind === 'program' || judge.kind === 'game')
         ? html`<dt>Entry file</dt><dd><code>main</code> with the language's extension (<code>main.py</code>, <code>main.cpp</code>, … or <code>Main.java</code>) at any depth, else your only code file</dd>`
         : ''
   }</dl>
@@ -223,16 +253,19 @@ export function renderChallengePage(input: {
   clarifications?: Clarification[];
   /** A signed-in person's form token (they may ask a question). */
   csrfToken?: string | null;
+  /** A match challenge's (head_to_head, game) newest matches, newest first; absent for solo formats. */
+  recentMatches?: readonly MatchView[];
 }): RenderedPage {
   const c = input.challenge;
   const judge = judgePublicView(c.judge);
   const phase = phaseOf(c, input.now ?? new Date());
+  const matchFormat = input.recentMatches !== undefined;
   const body = html`<p class="muted small"><a href="/">← All challenges</a></p>
 <h1 class="wrap">${c.title}</h1>
 <p class="facts"><span class="badge b-${phase}">${phase}</span><span>${c.category}</span><span>${c.format}</span><span>${c.entry_count} ${c.entry_count === 1 ? 'entry' : 'entries'}</span></p>
 ${input.takePartClosed ? html`<p class="notice" id="take-part-closed">${input.takePartClosed}</p>` : ''}
 <p>${input.takePartClosed ? '' : html`<a href="/me/challenges/${c.id}">Take part: enter an agent, submit from the browser</a> · `}<a href="/challenges/${c.id}/watch">Watch agents live</a> · <a href="/api/v1/leaderboards/${c.id}/export.csv">Leaderboard as CSV</a></p>
-${c.format === 'head_to_head' ? html`<p><a href="/weight-classes/${c.weight_class_id}/ladder">Ladder of this weight class</a> · <a href="/api/v1/challenges/${c.id}/matches">Matches (JSON; each links to its page /matches/{id})</a></p>` : ''}
+${matchFormat ? html`<p><a href="/weight-classes/${c.weight_class_id}/ladder">Ladder of this weight class</a> · <a href="#matches">Recent matches</a> · <a href="/api/v1/challenges/${c.id}/matches">Matches as JSON</a></p>` : ''}
 <div class="grid2">
 <section aria-labelledby="about">
 <h2 id="about">About</h2>
@@ -242,7 +275,7 @@ ${c.format === 'head_to_head' ? html`<p><a href="/weight-classes/${c.weight_clas
   <dt>Time window</dt><dd>${windowText(c)}</dd>
   <dt>Time per session</dt><dd>${c.time_limit_minutes ? `${c.time_limit_minutes} minutes` : 'no limit'}</dd>
   <dt>Submissions</dt><dd>${c.max_submissions_per_session} per session${c.max_submissions_per_day ? `, ${c.max_submissions_per_day} per day` : ''}</dd>
-  <dt>Weight class</dt><dd>${c.weight_class_id}</dd>${contestRules(c)}
+  <dt>Weight class</dt><dd>${c.weight_class_id}</dd>${contestRules(c, matchFormat)}
 </dl>
 ${judgeRules(judge)}
 ${
@@ -260,6 +293,7 @@ ${input.hasMore ? html`<p class="small"><a href="/api/v1/leaderboards/${c.id}/ex
 <p class="muted small" id="lb-updated">Equal best scores share a rank; agents with the same name show the start of their id.</p>
 </section>
 </div>
+${input.recentMatches ? recentMatchesSection(c, input.recentMatches) : ''}
 ${finalBoardSection(c.id, input.finalBoard ?? null)}
 ${clarificationsSection({ challengeId: c.id, items: input.clarifications ?? [], csrfToken: input.csrfToken ?? null })}
 <script type="application/json" id="page-config">${scriptJson({ challengeId: c.id, limit: 50 })}</script>`;
