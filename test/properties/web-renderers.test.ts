@@ -12,6 +12,8 @@
  *
  * Reproduce a failure with the printed seed: FC_SEED=<seed> npx jest test/properties/web-renderers.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import {
   renderAgentsPage,
@@ -38,8 +40,21 @@ import {
 import { renderErrorPage } from '../../src/web/error-page';
 import type { HeaderAccount, RenderedPage } from '../../src/web/layout';
 import { renderChallengePage, renderHomePage } from '../../src/api/pages/challenges/view';
-import { renderEmbeddedProviderSignIn, renderMessagePage } from '../../src/api/pages/accounts/sign-in-view';
+import {
+  renderEmbeddedProviderSignIn,
+  renderMessagePage,
+  renderSignInOffPage,
+  renderUnsentFormPage,
+} from '../../src/api/pages/accounts/sign-in-view';
 import { renderWatchPage } from '../../src/api/pages/connector/watch-view';
+import { renderAgentPage, renderLadderPage, renderMatchPage } from '../../src/api/pages/matches/view';
+import { renderGamePage, renderGamesPage } from '../../src/api/pages/games/view';
+import { renderClarificationsConsole } from '../../src/api/pages/contests/console-view';
+import {
+  renderRejudgeConfirmPage,
+  renderRejudgeProgressPage,
+} from '../../src/api/pages/challenges/rejudge-view';
+import type { MatchView } from '../../src/domain/matches/views';
 import { NASTY_STRINGS } from './arbitraries';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -367,7 +382,219 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
       account: account(s),
     }),
   watch: (s) => renderWatchPage({ challengeId: s, title: s, status: s, delayMs: 5000 }),
+  challengeGame: (s) =>
+    challengePage(
+      s,
+      {
+        kind: 'game',
+        game: s,
+        turn_ms: 500,
+        bank_ms: 5000,
+        memory_mb: 64,
+        games_per_match: 2,
+        languages: [s],
+      },
+      [matchView(s, 'complete'), matchView(s, 'scheduled')],
+    ),
+  challengeGameNoMatches: (s) => challengePage(s, { kind: 'game', game: s }, []),
+  matchBout: (s) =>
+    renderMatchPage({
+      match: { ...matchView(s, 'complete'), kind: 'bout' },
+      revealed: true,
+      challengeTitle: s,
+      delayMs: 30_000,
+      now: AT,
+      account: account(s),
+    }),
+  matchGameUnrevealed: (s) =>
+    renderMatchPage({
+      match: matchView(s, 'running'),
+      revealed: false,
+      challengeTitle: s,
+      delayMs: 30_000,
+      now: AT,
+      account: account(s),
+    }),
+  agentMatches: (s) =>
+    renderAgentPage({
+      agentId: `${s}0`,
+      agentName: s,
+      matches: [matchView(s, 'complete')],
+      account: account(s),
+    }),
+  ladder: (s) =>
+    renderLadderPage({
+      weightClassId: s,
+      rows: [
+        {
+          rank: 1,
+          agent_id: s,
+          agent_name: s,
+          mu: 27,
+          sigma: 7,
+          ordinal: 6,
+          matches: 3,
+          wins: 2,
+          draws: 0,
+          losses: 1,
+          provisional: true,
+          last_match_at: s,
+        },
+      ],
+      account: account(s),
+    }),
+  games: (s) =>
+    renderGamesPage({
+      games: [{ id: s, name: s, players: { min: 2, max: 4 }, simultaneous: true, description: s }],
+      account: account(s),
+    }),
+  game: (s) => {
+    // The rules are Markdown, so their structure is their content: the hostile text goes into a
+    // heading, a paragraph and a list item (without the backticks and line breaks that would add
+    // code spans or blocks of its own; markdownLite's unit test covers those).
+    const md = s.replace(/[`\r\n]/g, ' ');
+    return renderGamePage({
+      game: {
+        id: s,
+        name: s,
+        players: { min: 2, max: 2 },
+        simultaneous: false,
+        description: s,
+        rules: `# ${md}\n\n${md}\n\n- ${md}\n- \`${md}\``,
+        max_turns: 42,
+        observation_schema: { [s]: s },
+        action_schema: { type: s },
+        boss: { language: s, file: s, source: s },
+      },
+      account: account(s),
+    });
+  },
+  clarificationsConsole: (s) =>
+    renderClarificationsConsole({
+      unanswered: [
+        {
+          id: s,
+          challenge_id: s,
+          kind: 'question',
+          question: s,
+          answer: null,
+          public: false,
+          asked_by: s,
+          answered_by: null,
+          asked_at: AT,
+          answered_at: null,
+          challenge_title: s,
+        },
+      ],
+      announcement: {
+        challenges: [{ id: s, title: s, status: s }],
+        challengeId: s,
+        text: s,
+        errors: { text: s },
+      },
+      csrfToken: s,
+      notice: s,
+      account: account(s),
+    }),
+  rejudgeConfirm: (s) =>
+    renderRejudgeConfirmPage({
+      challenge: { id: s, title: s },
+      counts: { complete: 3, failed: 1 },
+      runningId: null,
+      error: s,
+      csrfToken: s,
+      account: account(s),
+    }),
+  rejudgeRunning: (s) =>
+    renderRejudgeConfirmPage({
+      challenge: { id: s, title: s },
+      counts: { complete: 3, failed: 1 },
+      runningId: s,
+      csrfToken: s,
+      account: account(s),
+    }),
+  rejudgeProgress: (s) =>
+    renderRejudgeProgressPage({
+      challenge: { id: s, title: s },
+      rejudge: {
+        id: s,
+        status: 'running',
+        count: 2,
+        done: 1,
+        statuses: [s],
+        requestedAt: AT,
+        finishedAt: null,
+        items: [
+          {
+            submissionId: s,
+            agentName: s,
+            oldScore: 50,
+            newScore: 75,
+            oldPrivate: 10,
+            newPrivate: 20,
+            done: true,
+          },
+          {
+            submissionId: s,
+            agentName: s,
+            oldScore: 50,
+            newScore: null,
+            oldPrivate: null,
+            newPrivate: null,
+            done: false,
+          },
+        ],
+      },
+      account: account(s),
+    }),
+  signInOff: () => renderSignInOffPage(),
+  unsentForm: (s) =>
+    renderUnsentFormPage({
+      stash: { action: s, page: s, fields: [[s, s]], had_files: true, created_at: AT },
+      csrfToken: s,
+      account: account(s),
+    }),
+  unsentFormGone: (s) => renderUnsentFormPage({ stash: null, csrfToken: s, account: account(s) }),
 };
+
+/**
+ * Renderers left out of RENDERERS, each with why: the guard below fails on any other exported
+ * page renderer, so a new page cannot skip this property.
+ */
+const NOT_FED: Record<string, string> = {
+  renderPage: 'the shell every renderer above calls (its title, body and account are fed through them)',
+  renderEmbeddedProviderSignOut:
+    "its `form` is the development OpenID provider's own logout form, inserted raw by design (the provider's markup, never a user's text)",
+};
+
+function matchView(s: string, status: MatchView['status']): MatchView {
+  const participant = (seat: number) => ({
+    agent_id: `${s}${seat - 1}`,
+    agent_name: s,
+    seat,
+    submission_id: s,
+    score: status === 'complete' ? 50 : null,
+    rank: status === 'complete' ? seat : null,
+    outcome: status === 'complete' ? (seat === 1 ? ('win' as const) : ('loss' as const)) : null,
+    rating_before: { mu: 25, sigma: 8.3, ordinal: 0 },
+    rating_after: status === 'complete' ? { mu: 26, sigma: 8, ordinal: 2 } : null,
+  });
+  return {
+    id: s,
+    challenge_id: s,
+    weight_class_id: s,
+    kind: 'game',
+    status,
+    rated: true,
+    reason: s,
+    participants: [participant(1), participant(2)],
+    scheduled_at: AT.toISOString(),
+    started_at: AT.toISOString(),
+    ends_at: LATER.toISOString(),
+    completed_at: status === 'complete' ? LATER.toISOString() : null,
+    result_id: s,
+  };
+}
 
 function account(s: string): HeaderAccount {
   return { signedIn: { name: s, csrfToken: s, operator: true }, returnTo: s };
@@ -415,8 +642,9 @@ const criterion = (s: string) => ({
   check: { type: 'contains', value: s },
 });
 
-function challengePage(s: string, judge: Record<string, unknown>) {
+function challengePage(s: string, judge: Record<string, unknown>, recentMatches?: MatchView[]) {
   return renderChallengePage({
+    recentMatches,
     challenge: { ...challengeRow(s), judge },
     entries: [0, 1].map((i) => ({
       rank: i + 1,
@@ -578,6 +806,24 @@ function skeleton(page: string): string[] {
 }
 
 const count = (page: string, needle: string) => page.toLowerCase().split(needle).length - 1;
+
+test('every exported page renderer is fed here, or listed with its reason', () => {
+  const root = path.resolve(__dirname, '../../src');
+  const files = ['api/pages', 'web'].flatMap((dir) =>
+    fs
+      .readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => path.join(root, dir, f)),
+  );
+  const exported = files.flatMap((f) =>
+    [...fs.readFileSync(f, 'utf8').matchAll(/^export function (render\w+)\(/gm)].map((m) => m[1]),
+  );
+  expect(exported.length).toBeGreaterThan(30);
+  // A renderer is fed when one of RENDERERS calls it: this file names it in a call.
+  const source = fs.readFileSync(__filename, 'utf8');
+  const unfed = exported.filter((name) => !(name in NOT_FED) && !new RegExp(`\\b${name}\\(`).test(source));
+  expect(unfed).toEqual([]);
+});
 
 describe('every page renderer escapes hostile input (property)', () => {
   beforeAll(() => console.log(`web-renderers: FC_SEED=${SEED}`));
