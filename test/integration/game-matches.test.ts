@@ -228,6 +228,19 @@ describe('the matchmaker plays the latest validated programs of two agents', () 
     // No outcome on the listing: the match page reveals it after the spectators' delay.
     expect(listed).not.toMatch(/\b(win|loss|draw)\b/);
     expect((await page(`/matches/${matchId}`)).status).toBe(200);
+    // Its leaderboard is the rating board, in the API's order (the page's script refreshes from it).
+    const board = /<table id="leaderboard-table" data-board="rating">[\s\S]*?<\/table>/.exec(
+      challengePage.text,
+    )?.[0];
+    expect(board).toContain('<th scope="col" class="num">Rating</th>');
+    const api = await server.request('GET', `/api/v1/leaderboards/${challenge.id}`);
+    expect([...board!.matchAll(/data-agent-id="([^"]+)"/g)].map((m) => m[1])).toEqual(
+      api.body.data.map((r: { agent_id: string }) => r.agent_id),
+    );
+    for (const r of api.body.data) {
+      expect(board).toContain(`<td class="num">${r.rating.ordinal.toFixed(2)}</td>`);
+      expect(board).toContain(`<td class="num">${r.wins}–${r.draws}–${r.losses}</td>`);
+    }
     const rules = await page('/games/connect-four');
     expect(rules.status).toBe(200);
     expect(rules.text).toContain('<h2>Connect Four</h2>');

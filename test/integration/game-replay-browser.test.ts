@@ -188,10 +188,29 @@ test('from the game challenge’s page to its match, and the game’s rules: bot
     JSON.stringify({ players: 2, every_minutes: 10, rated: true }),
   ]);
   const { matchId } = await storedMatch(challengeId);
+  // Two entrants: the board ranks them by rating (both at the initial one, no rated match yet).
+  for (const name of ['Rated one', 'Rated two']) {
+    const agent = await newAgent(server, { name });
+    const entered = await server.request('POST', `/api/v1/challenges/${challengeId}/entries`, {
+      auth: agent.user.jwt,
+      body: { agent_id: agent.agentId },
+    });
+    expect(entered.status).toBe(201);
+  }
   const { context, page, problems } = await person(browser);
   const violations: string[] = [];
   try {
     await page.goto(`${server.baseUrl}/challenges/${challengeId}`);
+    // The script's refresh (same API) re-renders the same board: by rating, both rows.
+    await page.waitForSelector('#leaderboard[data-last-status="200"]');
+    expect(await page.getAttribute('#leaderboard-table', 'data-board')).toBe('rating');
+    expect(await page.$$eval('#leaderboard-table th', (ths) => ths.map((th) => th.textContent))).toEqual([
+      'Rank',
+      'Agent',
+      'Rating',
+      'W–D–L',
+    ]);
+    expect(await page.$$eval('#leaderboard-table tbody tr', (trs) => trs.length)).toBe(2);
     violations.push(...(await auditPage(browser, context, page, 'game-challenge')));
     await page.click(`#recent-matches a[href="/matches/${matchId}"]`);
     await page.waitForURL(`${server.baseUrl}/matches/${matchId}`);

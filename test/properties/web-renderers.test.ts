@@ -55,6 +55,7 @@ import {
   renderRejudgeProgressPage,
 } from '../../src/api/pages/challenges/rejudge-view';
 import type { MatchView } from '../../src/domain/matches/views';
+import type { MatchBoardEntry } from '../../src/domain/matches/board';
 import { NASTY_STRINGS } from './arbitraries';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -395,6 +396,21 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
         languages: [s],
       },
       [matchView(s, 'complete'), matchView(s, 'scheduled')],
+      [0, 1].map((i) => ({
+        rank: i + 1,
+        agent_id: `${s}${i}`,
+        agent_name: s,
+        best_score: i === 0 ? 100 : null,
+        best_submission_id: i === 0 ? s : null,
+        submission_count: 1 - i,
+        last_submitted_at: i === 0 ? AT.toISOString() : null,
+        rating: { mu: 25 + i, sigma: 8, ordinal: 1 - i },
+        matches: 2,
+        wins: 1,
+        draws: 0,
+        losses: 1,
+        provisional: i === 1,
+      })),
     ),
   challengeGameNoMatches: (s) => challengePage(s, { kind: 'game', game: s }, []),
   matchBout: (s) =>
@@ -642,9 +658,15 @@ const criterion = (s: string) => ({
   check: { type: 'contains', value: s },
 });
 
-function challengePage(s: string, judge: Record<string, unknown>, recentMatches?: MatchView[]) {
+function challengePage(
+  s: string,
+  judge: Record<string, unknown>,
+  recentMatches?: MatchView[],
+  ratingBoard?: MatchBoardEntry[],
+) {
   return renderChallengePage({
     recentMatches,
+    ratingBoard,
     challenge: { ...challengeRow(s), judge },
     entries: [0, 1].map((i) => ({
       rank: i + 1,

@@ -14,6 +14,7 @@ import { takePartClosedReason } from '../../../domain/challenges/rules';
 import { submissionsLeftForOwner } from '../../../domain/submissions/allowance';
 import { isMatchFormat } from '../../../domain/matches/rules';
 import { listMatchesPage } from '../../../domain/matches/reads';
+import { matchLeaderboard } from '../../../domain/matches/board';
 
 const HOME_PAGE_SIZE = 24;
 const FIRST_LEADERBOARD_PAGE = 50;
@@ -65,33 +66,37 @@ export const pageRoutes = [
         return pageFor(
           () => requireVisibleChallenge(deps.db, principal, params.id),
           async (challenge) => {
-            const [{ entries, pagination, frozenSince }, yourAgents] = await Promise.all([
-              getLeaderboard(deps.db, principal, challenge.id, { limit: FIRST_LEADERBOARD_PAGE }),
+            const matchFormat = isMatchFormat(challenge.format);
+            // A match challenge ranks by rating, as GET /api/v1/leaderboards/{id} (which the page's
+            // script refreshes from) does; the score board is for solo formats.
+            const [board, ratingPage, recentMatches, yourAgents, contest] = await Promise.all([
+              matchFormat
+                ? undefined
+                : getLeaderboard(deps.db, principal, challenge.id, { limit: FIRST_LEADERBOARD_PAGE }),
+              matchFormat
+                ? matchLeaderboard(deps.db, challenge, { limit: FIRST_LEADERBOARD_PAGE })
+                : undefined,
+              matchFormat
+                ? listMatchesPage(deps.db, principal, { challengeId: challenge.id, limit: RECENT_MATCHES })
+                : undefined,
               webSession ? submissionsLeftForOwner(deps.db, webSession.userId, challenge.id) : undefined,
+              pageContestParts(deps.db, challenge, webSession),
             ]);
-            const contest = await pageContestParts(deps.db, challenge, webSession);
-            const recentMatches = isMatchFormat(challenge.format)
-              ? (
-                  await listMatchesPage(deps.db, principal, {
-                    challengeId: challenge.id,
-                    limit: RECENT_MATCHES,
-                  })
-                ).data
-              : undefined;
             return htmlPage(
               renderChallengePage({
                 challenge,
-                entries,
-                hasMore: pagination.has_more,
+                entries: board?.entries ?? [],
+                hasMore: (board ?? ratingPage)?.pagination.has_more ?? false,
                 baseUrl: deps.config.PUBLIC_BASE_URL ?? ctx.origin,
                 account: headerAccount(webSession, ctx.url),
                 takePartClosed: takePartClosedReason(challenge),
                 yourAgents,
-                frozenSince,
+                frozenSince: board?.frozenSince ?? null,
                 finalBoard: contest.finalBoard,
                 clarifications: contest.clarifications,
                 csrfToken: webSession?.csrfToken ?? null,
-                recentMatches,
+                recentMatches: recentMatches?.data,
+                ratingBoard: ratingPage?.entries,
               }),
             );
           },

@@ -15,6 +15,7 @@ import { clarificationsSection, finalBoardSection, frozenNotice } from '../conte
 import type { Clarification } from '../../../domain/contests/clarifications';
 import type { FinalRow } from '../../../domain/contests/rules';
 import type { MatchView } from '../../../domain/matches/views';
+import type { MatchBoardEntry } from '../../../domain/matches/board';
 
 /**
  * The competitors' and spectators' pages, rendered on the server so they read with JavaScript
@@ -235,6 +236,25 @@ ${joinHtml(
 </tbody></table>`;
 }
 
+/**
+ * A match challenge's board (head_to_head, game): its entrants by rating in the weight class, as
+ * GET /api/v1/leaderboards/{id} ranks them (DESIGN "Matches between agents"), with W–D–L here.
+ */
+export function ratingBoardTable(entries: readonly MatchBoardEntry[]): SafeHtml {
+  if (entries.length === 0) return html`<p class="muted" id="leaderboard-empty">No entrants yet.</p>`;
+  // Labels only (same-name agents get their id's start); ranks are the API's, by rating.
+  const labels = leaderboardDisplay(entries.map((e) => ({ ...e, best_score: e.rating.ordinal })));
+  return html`<table id="leaderboard-table" data-board="rating"><caption class="sr-only">Leaderboard by rating</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Rating</th><th scope="col" class="num">W–D–L</th></tr></thead><tbody>
+${joinHtml(
+  entries.map(
+    (e, i) =>
+      html`<tr data-agent-id="${e.agent_id}"><td class="num">${e.rank}</td><td>${labels[i].label}${e.provisional ? html` <span class="muted small">(provisional)</span>` : ''}</td><td class="num">${e.rating.ordinal.toFixed(2)}</td><td class="num">${e.wins}–${e.draws}–${e.losses}</td></tr>`,
+  ),
+  '\n',
+)}
+</tbody></table>`;
+}
+
 export function renderChallengePage(input: {
   challenge: ChallengeRow;
   entries: LeaderboardEntry[];
@@ -255,6 +275,8 @@ export function renderChallengePage(input: {
   csrfToken?: string | null;
   /** A match challenge's (head_to_head, game) newest matches, newest first; absent for solo formats. */
   recentMatches?: readonly MatchView[];
+  /** A match challenge's board by rating (then `entries` is unused); absent for solo formats. */
+  ratingBoard?: readonly MatchBoardEntry[];
 }): RenderedPage {
   const c = input.challenge;
   const judge = judgePublicView(c.judge);
@@ -288,15 +310,19 @@ ${takePart(c, judge, input.baseUrl)}
 <section aria-labelledby="lb-title">
 <h2 id="lb-title">Leaderboard</h2>
 ${frozenNotice(input.frozenSince ?? null)}
-<div id="leaderboard" aria-live="polite">${leaderboardTable(input.entries)}</div>
+<div id="leaderboard" aria-live="polite">${input.ratingBoard ? ratingBoardTable(input.ratingBoard) : leaderboardTable(input.entries)}</div>
 ${input.hasMore ? html`<p class="small"><a href="/api/v1/leaderboards/${c.id}/export.csv">The whole leaderboard (CSV)</a></p>` : ''}
-<p class="muted small" id="lb-updated">Equal best scores share a rank; agents with the same name show the start of their id.</p>
+<p class="muted small" id="lb-updated">${
+    input.ratingBoard
+      ? html`Ranked by rating in weight class ${c.weight_class_id} (OpenSkill ordinal, μ − 3σ; provisional until 5 rated matches), from rated matches; wins, draws and losses are this challenge's. Agents with the same name show the start of their id.`
+      : 'Equal best scores share a rank; agents with the same name show the start of their id.'
+  }</p>
 </section>
 </div>
 ${input.recentMatches ? recentMatchesSection(c, input.recentMatches) : ''}
 ${finalBoardSection(c.id, input.finalBoard ?? null)}
 ${clarificationsSection({ challengeId: c.id, items: input.clarifications ?? [], csrfToken: input.csrfToken ?? null })}
-<script type="application/json" id="page-config">${scriptJson({ challengeId: c.id, limit: 50 })}</script>`;
+<script type="application/json" id="page-config">${scriptJson({ challengeId: c.id, limit: 50, board: input.ratingBoard ? 'rating' : 'score' })}</script>`;
   return renderPage({ title: c.title, body, script: CHALLENGE_SCRIPT, account: input.account });
 }
 
@@ -318,7 +344,30 @@ const CHALLENGE_SCRIPT = raw(`
     if (text !== undefined && text !== null) n.textContent = String(text);
     return n;
   }
+  function renderRating(rows) {
+    box.textContent = '';
+    if (!rows.length) { var p = el('p', 'muted', 'No entrants yet.'); p.id = 'leaderboard-empty'; box.append(p); return; }
+    var labels = leaderboardDisplay(rows.map(function (r) { return { rank: r.rank, agent_id: r.agent_id, agent_name: r.agent_name, best_score: r.rating.ordinal }; }));
+    var table = el('table'); table.id = 'leaderboard-table'; table.setAttribute('data-board', 'rating');
+    table.append(el('caption', 'sr-only', 'Leaderboard by rating'));
+    var head = el('tr');
+    [['Rank', 'num'], ['Agent', ''], ['Rating', 'num'], ['W–D–L', 'num']].forEach(function (c) {
+      var th = el('th', c[1], c[0]); th.setAttribute('scope', 'col'); head.append(th);
+    });
+    var thead = el('thead'); thead.append(head);
+    var tbody = el('tbody');
+    rows.forEach(function (r, i) {
+      var tr = el('tr'); tr.setAttribute('data-agent-id', r.agent_id);
+      var agent = el('td', '', labels[i].label);
+      if (r.provisional) { agent.append(' '); agent.append(el('span', 'muted small', '(provisional)')); }
+      tr.append(el('td', 'num', r.rank), agent, el('td', 'num', Number(r.rating.ordinal).toFixed(2)), el('td', 'num', r.wins + '–' + r.draws + '–' + r.losses));
+      tbody.append(tr);
+    });
+    table.append(thead, tbody);
+    box.append(table);
+  }
   function render(rows) {
+    if (config.board === 'rating') return renderRating(rows);
     box.textContent = '';
     if (!rows.length) { var p = el('p', 'muted', 'No scored submissions yet.'); p.id = 'leaderboard-empty'; box.append(p); return; }
     var display = leaderboardDisplay(rows);
