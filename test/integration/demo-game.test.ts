@@ -96,4 +96,9 @@ test('the demo agents’ programs are validated and play each other in the seede
   expect(games).toHaveLength(2);
   // Both programs finished every game they played: nobody timed out, crashed or answered garbage.
   for (const game of games) expect(game.statuses).toEqual(['done', 'done']);
+  // Stop the matchmaker: it would pair the two every 3 s for the rest of the run.
+  await server.request('POST', `/api/v1/admin/challenges/${challengeId}/quarantine`, {
+    auth: admin.jwt,
+    body: { reason: 'test over' },
+  });
 }, 600_000);

@@ -347,6 +347,45 @@ describe('the matchmaker', () => {
   });
 });
 
+describe('idle rounds', () => {
+  test('a match challenge nobody can play records its first idle round only; rounds keep counting', async () => {
+    const { id } = await matchChallenge({}, { every_minutes: 1 });
+    const rounds = async () =>
+      (
+        await server.deps.db.query<{ round_no: number; eligible: number }>(
+          `SELECT round_no, jsonb_array_length(summary->'eligible') AS eligible
+             FROM matchmaking_rounds WHERE challenge_id = $1 ORDER BY round_no`,
+          [id],
+        )
+      ).rows;
+    // The matchmaker's own history says how many rounds it ran (a minute is 1 s in tests).
+    const history = (await server.deps.temporal()).workflow.getHandle(`matchmaker-${id}`);
+    const roundsRun = async () =>
+      (await history.fetchHistory()).events?.filter((e) => e.activityTaskCompletedEventAttributes).length ??
+      0;
+    await eventually(async () => ((await roundsRun()) >= 4 ? true : undefined), 60_000, 300);
+    expect(await rounds()).toEqual([{ round_no: 1, eligible: 0 }]);
+
+    // Someone to match: the next round is recorded, numbered after the unrecorded idle ones.
+    const [agent] = await entrants(id, 1);
+    await heartbeat(agent);
+    const recorded = await eventually(
+      async () => {
+        const rows = await rounds();
+        return rows.length === 2 ? rows : undefined;
+      },
+      60_000,
+      300,
+    );
+    expect(recorded[1].eligible).toBe(1);
+    expect(recorded[1].round_no).toBeGreaterThanOrEqual(4);
+    await server.request('POST', `/api/v1/admin/challenges/${id}/quarantine`, {
+      auth: admin.jwt,
+      body: { reason: 'test over' },
+    });
+  });
+});
+
 describe('anti-farming', () => {
   test('a deleted agent is never matched: not eligible to the matchmaker, no exhibition, a match scheduled before its deletion is void', async () => {
     const { id } = await matchChallenge({}, { every_minutes: 1 });

@@ -92,6 +92,15 @@ export function createMatchmakingSteps(deps: Deps) {
           nowMs: now.getTime(),
           seed: `${challenge.id}:${input.round}`,
         });
+        // An idle round (nobody eligible) after an idle round says nothing new: not recorded, so an
+        // unattended match challenge does not write a row per round forever (every minute, a
+        // day's 1,440). The first idle one is, so the last recorded round tells an operator so.
+        if (candidates.length === 0) {
+          const previous = await findLatestRound(tx, challenge.id);
+          const previousEligible = (previous?.summary as { eligible?: unknown[] } | undefined)?.eligible;
+          if (previous && Array.isArray(previousEligible) && previousEligible.length === 0)
+            return { idle: true as const };
+        }
         const round = await insertRound(tx, {
           challengeId: challenge.id,
           roundNo: input.round,
@@ -121,6 +130,7 @@ export function createMatchmakingSteps(deps: Deps) {
         });
         return { round, matchIds, groups: plan.groups };
       });
+      if (recorded && 'idle' in recorded) return { stop: false, nextInMs, matchIds: [] };
       if (!recorded) {
         const again = await findRound(deps.db, challenge.id, input.round);
         const matchIds = again ? await listMatchIdsOfRound(deps.db, again.id) : [];
