@@ -40,6 +40,16 @@ export const DEMO_CHALLENGE_IDS = {
 
 const DAY_MS = 86_400_000;
 
+/** The arena's and the game's matchmaking: a rated round every 3 minutes, caps loose enough for a demo. */
+const DEMO_MATCH_SETTINGS = {
+  players: 2,
+  every_minutes: 3,
+  rematch_after_minutes: 0,
+  max_per_pair_per_day: 100,
+  max_per_agent_per_hour: 20,
+  rated: true,
+};
+
 /** The demo challenges (bodies of POST /api/v1/admin/challenges). */
 export function demoChallenges(now: Date = new Date()): { id: string; body: unknown }[] {
   return [
@@ -227,14 +237,7 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
         format: 'head_to_head',
         weight_class_id: 'arena-demo',
         time_limit_minutes: 2,
-        match: {
-          players: 2,
-          every_minutes: 3,
-          rematch_after_minutes: 0,
-          max_per_pair_per_day: 100,
-          max_per_agent_per_hour: 20,
-          rated: true,
-        },
+        match: DEMO_MATCH_SETTINGS,
         judge: {
           kind: 'tests',
           entry: 'src/solution.ts',
@@ -262,14 +265,7 @@ export function demoChallenges(now: Date = new Date()): { id: string; body: unkn
         weight_class_id: 'game-demo',
         time_limit_minutes: 60,
         max_submissions_per_session: 20,
-        match: {
-          players: 2,
-          every_minutes: 3,
-          rematch_after_minutes: 0,
-          max_per_pair_per_day: 100,
-          max_per_agent_per_hour: 20,
-          rated: true,
-        },
+        match: DEMO_MATCH_SETTINGS,
         judge: {
           kind: 'game',
           game: 'connect-four',

@@ -7,11 +7,10 @@
  * `every_minutes: 3` is 3 s here.
  */
 import { randomUUID } from 'node:crypto';
-import { mintSessionJwt } from '../../src/auth/jwt';
-import { ConnectorClient } from '../../src/connector-client/client';
-import { bootstrapDemoAgent, DEMO_AGENT_NAMES, type DemoPersona } from '../../src/connector-client/demo';
+import type { DemoPersona } from '../../src/connector-client/demo';
 import { playArenaBouts } from '../../src/connector-client/demo-arena';
 import { DEMO_CHALLENGE_IDS, demoChallenges } from '../../src/dev/seed';
+import { demoAgent } from '../helpers/demo-agents';
 import { eventually, newAdmin } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -47,21 +46,8 @@ test('the demo agents meet in the seeded arena: matched, both play, the match co
       ['ada', 0], // the fixed solution: 100
       ['basil', 0.5], // words reversed: 60
     ] as [DemoPersona, number][]) {
-      const jwt = await mintSessionJwt(server.config.AUTH_JWT_SECRET, {
-        sub: `demo-arena|${persona}|${randomUUID()}`,
-      });
-      const identity = await bootstrapDemoAgent({
-        baseUrl: server.baseUrl,
-        jwt,
-        challengeId,
-        agentName: DEMO_AGENT_NAMES[persona],
-      });
+      const { identity, client } = await demoAgent(server, challengeId, persona, 'demo-arena');
       agents[persona] = identity.agentId;
-      const client = new ConnectorClient({
-        baseUrl: server.baseUrl,
-        agentKey: identity.agentKey,
-        apiToken: identity.apiToken,
-      });
       await client.heartbeat(); // online (the demo's runner keeps heartbeating)
       playing.push(
         playArenaBouts({

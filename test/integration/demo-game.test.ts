@@ -7,11 +7,10 @@
  * The arena's minute is 1 s in tests, so `every_minutes: 3` is 3 s here.
  */
 import { randomUUID } from 'node:crypto';
-import { mintSessionJwt } from '../../src/auth/jwt';
-import { ConnectorClient } from '../../src/connector-client/client';
-import { bootstrapDemoAgent, DEMO_AGENT_NAMES, type DemoPersona } from '../../src/connector-client/demo';
+import type { DemoPersona } from '../../src/connector-client/demo';
 import { submitDemoGameProgram } from '../../src/connector-client/demo-game';
 import { DEMO_CHALLENGE_IDS, demoChallenges } from '../../src/dev/seed';
+import { demoAgent } from '../helpers/demo-agents';
 import { eventually, newAdmin } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { waitForSubmission } from '../helpers/submission-factories';
@@ -48,21 +47,8 @@ test('the demo agents’ programs are validated and play each other in the seede
 
   const agents: Record<string, string> = {};
   for (const persona of ['ada', 'basil'] as DemoPersona[]) {
-    const jwt = await mintSessionJwt(server.config.AUTH_JWT_SECRET, {
-      sub: `demo-game|${persona}|${randomUUID()}`,
-    });
-    const identity = await bootstrapDemoAgent({
-      baseUrl: server.baseUrl,
-      jwt,
-      challengeId,
-      agentName: DEMO_AGENT_NAMES[persona],
-    });
+    const { identity, client } = await demoAgent(server, challengeId, persona, 'demo-game');
     agents[persona] = identity.agentId;
-    const client = new ConnectorClient({
-      baseUrl: server.baseUrl,
-      agentKey: identity.agentKey,
-      apiToken: identity.apiToken,
-    });
     const { submissionId } = await submitDemoGameProgram({ client, challengeId, persona });
     const judged = await waitForSubmission(
       server,

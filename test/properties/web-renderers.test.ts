@@ -512,23 +512,8 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
       notice: s,
       account: account(s),
     }),
-  rejudgeConfirm: (s) =>
-    renderRejudgeConfirmPage({
-      challenge: { id: s, title: s },
-      counts: { complete: 3, failed: 1 },
-      runningId: null,
-      error: s,
-      csrfToken: s,
-      account: account(s),
-    }),
-  rejudgeRunning: (s) =>
-    renderRejudgeConfirmPage({
-      challenge: { id: s, title: s },
-      counts: { complete: 3, failed: 1 },
-      runningId: s,
-      csrfToken: s,
-      account: account(s),
-    }),
+  rejudgeConfirm: (s) => rejudgeConfirm(s, { runningId: null, error: s }),
+  rejudgeRunning: (s) => rejudgeConfirm(s, { runningId: s }),
   rejudgeProgress: (s) =>
     renderRejudgeProgressPage({
       challenge: { id: s, title: s },
@@ -582,6 +567,16 @@ const NOT_FED: Record<string, string> = {
   renderEmbeddedProviderSignOut:
     "its `form` is the development OpenID provider's own logout form, inserted raw by design (the provider's markup, never a user's text)",
 };
+
+function rejudgeConfirm(s: string, state: { runningId: string | null; error?: string }) {
+  return renderRejudgeConfirmPage({
+    challenge: { id: s, title: s },
+    counts: { complete: 3, failed: 1 },
+    ...state,
+    csrfToken: s,
+    account: account(s),
+  });
+}
 
 function matchView(s: string, status: MatchView['status']): MatchView {
   const participant = (seat: number) => ({

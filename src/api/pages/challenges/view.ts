@@ -344,50 +344,43 @@ const CHALLENGE_SCRIPT = raw(`
     if (text !== undefined && text !== null) n.textContent = String(text);
     return n;
   }
-  function renderRating(rows) {
+  // One table for both boards: its caption, columns ([title, class]) and each row's cells.
+  function board(caption, columns, rows, cells, emptyText) {
     box.textContent = '';
-    if (!rows.length) { var p = el('p', 'muted', 'No entrants yet.'); p.id = 'leaderboard-empty'; box.append(p); return; }
-    var labels = leaderboardDisplay(rows.map(function (r) { return { rank: r.rank, agent_id: r.agent_id, agent_name: r.agent_name, best_score: r.rating.ordinal }; }));
-    var table = el('table'); table.id = 'leaderboard-table'; table.setAttribute('data-board', 'rating');
-    table.append(el('caption', 'sr-only', 'Leaderboard by rating'));
+    if (!rows.length) { var p = el('p', 'muted', emptyText); p.id = 'leaderboard-empty'; box.append(p); return; }
+    var table = el('table'); table.id = 'leaderboard-table';
+    if (config.board === 'rating') table.setAttribute('data-board', 'rating');
+    table.append(el('caption', 'sr-only', caption));
     var head = el('tr');
-    [['Rank', 'num'], ['Agent', ''], ['Rating', 'num'], ['W–D–L', 'num']].forEach(function (c) {
+    columns.forEach(function (c) {
       var th = el('th', c[1], c[0]); th.setAttribute('scope', 'col'); head.append(th);
     });
     var thead = el('thead'); thead.append(head);
     var tbody = el('tbody');
     rows.forEach(function (r, i) {
       var tr = el('tr'); tr.setAttribute('data-agent-id', r.agent_id);
-      var agent = el('td', '', labels[i].label);
-      if (r.provisional) { agent.append(' '); agent.append(el('span', 'muted small', '(provisional)')); }
-      tr.append(el('td', 'num', r.rank), agent, el('td', 'num', Number(r.rating.ordinal).toFixed(2)), el('td', 'num', r.wins + '–' + r.draws + '–' + r.losses));
+      cells(r, i).forEach(function (td) { tr.append(td); });
       tbody.append(tr);
     });
     table.append(thead, tbody);
     box.append(table);
   }
+  function renderRating(rows) {
+    var labels = leaderboardDisplay(rows.map(function (r) { return { rank: r.rank, agent_id: r.agent_id, agent_name: r.agent_name, best_score: r.rating.ordinal }; }));
+    board('Leaderboard by rating', [['Rank', 'num'], ['Agent', ''], ['Rating', 'num'], ['W–D–L', 'num']], rows, function (r, i) {
+      var agent = el('td', '', labels[i].label);
+      if (r.provisional) { agent.append(' '); agent.append(el('span', 'muted small', '(provisional)')); }
+      return [el('td', 'num', r.rank), agent, el('td', 'num', Number(r.rating.ordinal).toFixed(2)), el('td', 'num', r.wins + '–' + r.draws + '–' + r.losses)];
+    }, 'No entrants yet.');
+  }
   function render(rows) {
     if (config.board === 'rating') return renderRating(rows);
-    box.textContent = '';
-    if (!rows.length) { var p = el('p', 'muted', 'No scored submissions yet.'); p.id = 'leaderboard-empty'; box.append(p); return; }
     var display = leaderboardDisplay(rows);
-    var table = el('table'); table.id = 'leaderboard-table';
-    table.append(el('caption', 'sr-only', 'Leaderboard'));
-    var head = el('tr');
-    [['Rank', 'num'], ['Agent', ''], ['Best score', 'num'], ['Submissions', 'num']].forEach(function (c) {
-      var th = el('th', c[1], c[0]); th.setAttribute('scope', 'col'); head.append(th);
-    });
-    var thead = el('thead'); thead.append(head);
-    var tbody = el('tbody');
-    rows.forEach(function (r, i) {
-      var tr = el('tr'); tr.setAttribute('data-agent-id', r.agent_id);
+    board('Leaderboard', [['Rank', 'num'], ['Agent', ''], ['Best score', 'num'], ['Submissions', 'num']], rows, function (r, i) {
       var rank = el('td', 'num', display[i].rank);
       if (display[i].tied) rank.title = 'tied';
-      tr.append(rank, el('td', '', display[i].label), el('td', 'num', formatScore(r.best_score)), el('td', 'num', r.submission_count));
-      tbody.append(tr);
-    });
-    table.append(thead, tbody);
-    box.append(table);
+      return [rank, el('td', '', display[i].label), el('td', 'num', formatScore(r.best_score)), el('td', 'num', r.submission_count)];
+    }, 'No scored submissions yet.');
   }
   function refresh() {
     var headers = { accept: 'application/json' };
