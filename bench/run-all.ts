@@ -10,12 +10,13 @@
  *
  * Parts: bench/baseline-koa.ts and bench/reads.ts (here, in-process orchestration of separate
  * server processes), then bench/leaderboard.ts (detail) and the feature benchmarks
- * bench/submissions.ts, bench/webhooks.ts, bench/stream.ts, bench/judging-queue.ts, bench/arena.ts, bench/games.ts
+ * bench/submissions.ts, bench/webhooks.ts, bench/stream.ts, bench/judging-queue.ts,
+ * bench/judging-queue-matches.ts, bench/arena.ts, bench/games.ts
  * and bench/cli-journeys.ts, each run as its own process and its figures read from its output.
  * Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 8 minutes on 2 cores)
- *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, queue, arena, sandbox, programs, games, cli, clijourneys, startup)
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, queue, queuegames, arena, sandbox, programs, games, cli, clijourneys, startup)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -434,6 +435,41 @@ async function queuePart(env: Record<string, string>): Promise<BenchRow[]> {
 }
 
 /**
+ * The judging queue between game matches and solo submissions (bench/judging-queue-matches.ts):
+ * the victim's wait behind 3 queued matchmaker game matches of other owners, beside the same
+ * submission judged alone and one match played alone, all measured in that run (issue 37).
+ */
+async function queueGamesPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const figure =
+    "Judging queue: a victim's quick submission behind 3 queued game matches of 3 other owners (POST → result)";
+  const target = '≤ 2 × alone + one match';
+  const run = await runBenchFile('bench/judging-queue-matches.ts', [], env, 15 * 60_000);
+  const line = run.output.split('\n').find((l) => l.startsWith('QUEUE_GAMES_RESULT '));
+  if (run.code !== 0 || !line)
+    return [
+      failedRow(
+        figure,
+        target,
+        `exit ${run.code}; see .data/bench/logs/judging-queue-matches.log`,
+        run.loadAfter,
+      ),
+    ];
+  const r = JSON.parse(line.slice('QUEUE_GAMES_RESULT '.length));
+  return [
+    {
+      figure,
+      value: `${fmt(r.victimWaitMs)} ms`,
+      target: `${target} = ${fmt(r.targetMs)} ms`,
+      baseline: `alone ${fmt(r.aloneMs)} ms (median of 3); one match alone ${fmt(r.matchMs)} ms (median of 3)`,
+      ratio: `${fmt(r.victimWaitMs / r.aloneMs, 1)} × alone`,
+      ok: r.ok,
+      load: run.loadAfter,
+      note: `${r.slots} queue slots (one match at a time); at the victim's POST ${r.matchesRunningAtVictim} match running, ${r.matchesWaitingAtVictim} waiting; ${r.matchesDoneAtVictim} ended before its result; connect-four, 2 games per match, ${r.moveMs} ms per move`,
+    },
+  ];
+}
+
+/**
  * The arena (bench/arena.ts): played matches scheduled and completed per second beside the same
  * workflow with nothing to do, rating updates per second beside openskill alone, the matchmaker's
  * round at 1,000 eligible agents beside as many empty workflow starts (and the grouping alone);
@@ -660,6 +696,10 @@ async function main(): Promise<void> {
     if (wanted('queue')) {
       log('judging queue fairness (bench/judging-queue.ts)');
       rows.push(...(await queuePart(featureEnv)));
+    }
+    if (wanted('queuegames')) {
+      log('judging queue: game matches and solo submissions (bench/judging-queue-matches.ts)');
+      rows.push(...(await queueGamesPart(featureEnv)));
     }
     if (wanted('arena')) {
       log('the arena: matches, rating updates, the matchmaker (bench/arena.ts)');

@@ -333,6 +333,56 @@ describe('the queue in the database', () => {
     await removeWork(db, b);
   });
 
+  test('an entry of several owners keeps one share per seat across retried enqueues, and its seats count in the pass', async () => {
+    const tag = randomUUID();
+    const users = (
+      await db.query<{ id: string }>(
+        `INSERT INTO users (subject, name, role)
+         SELECT 'test|' || $1 || ':' || g, 'Queue owner', 'user' FROM generate_series(1, 3) g RETURNING id`,
+        [tag],
+      )
+    ).rows.map((row) => row.id);
+    const agents = (
+      await db.query<{ id: string }>(
+        `INSERT INTO agents (owner_user_id, name) SELECT u, 'queue-' || $2 || '-' || i
+           FROM unnest($1::uuid[]) WITH ORDINALITY AS t(u, i) RETURNING id`,
+        [users, tag.slice(0, 8)],
+      )
+    ).rows.map((row) => row.id);
+    const wide = { ...config, JUDGE_QUEUE_SLOTS: 3 };
+    const [blocker, matchKey, soloKey] = [`test:${tag}:blocker`, `test:${tag}:match`, `test:${tag}:solo`];
+    await enqueue(db, wide, { ...ownerless(blocker), slots: 3 });
+    expect(await runQueuePass(db, wide, true)).toEqual([blocker]);
+    const match = {
+      ...ownerless(matchKey),
+      kind: 'game' as const,
+      slots: 2,
+      owners: [
+        { ownerUserId: users[0], agentId: agents[0], slots: 1 },
+        { ownerUserId: users[1], agentId: agents[1], slots: 1 },
+      ],
+    };
+    await enqueue(db, wide, match);
+    await enqueue(db, wide, match); // a retried waiter: same place, no second share per seat
+    const shares = await db.query(
+      `SELECT o.owner_user_id, o.agent_id, o.slots FROM judging_queue_owners o
+         JOIN judging_queue q ON q.seq = o.seq WHERE q.work_key = $1 ORDER BY o.share`,
+      [matchKey],
+    );
+    expect(shares.rows).toEqual([
+      { owner_user_id: users[0], agent_id: agents[0], slots: 1 },
+      { owner_user_id: users[1], agent_id: agents[1], slots: 1 },
+    ]);
+    // A lone owner's piece, arrived after the match: the match's owners have more queued.
+    await enqueue(db, wide, { ...ownerless(soloKey), ownerUserId: users[2], agentId: agents[2] });
+    await removeWork(db, blocker);
+    expect(await runQueuePass(db, wide, true)).toEqual([soloKey, matchKey]);
+    await removeWork(db, matchKey);
+    await removeWork(db, soloKey);
+    const left = await db.query(`SELECT count(*)::int AS n FROM judging_queue_owners`);
+    expect(left.rows[0].n).toBe(0); // the shares leave with their entry
+  });
+
   test('runs of workflows started before the queue (admission by retries) are served by the same queue', async () => {
     const tag = randomUUID();
     const [a, b] = [`test:${tag}:a`, `test:${tag}:b`];

@@ -1,10 +1,18 @@
 /**
  * The judging queue (migration 5010, docs/decisions/judging.md "One queue for all judging work"):
- * rows of work waiting for or holding sandbox slots, and the live workers' slots.
+ * rows of work waiting for or holding sandbox slots, the owners an entry counts against when it
+ * has several (migration 6020, judging_queue_owners), and the live workers' slots.
  */
 import type { Queryable } from '../pool';
 
 export type QueueWorkKind = 'submission' | 'rejudge' | 'dry_run' | 'game';
+
+/** One owner's share of an entry of several owners (a seat of a game match). */
+export interface QueueOwnerShare {
+  ownerUserId: string;
+  agentId: string | null;
+  slots: number;
+}
 
 export interface QueueRow {
   seq: number;
@@ -15,18 +23,25 @@ export interface QueueRow {
   agent_id: string | null;
   slots: number;
   state: 'waiting' | 'running';
+  /** The entry's owners when it has several (judging_queue_owners); empty otherwise. */
+  owners: { owner_user_id: string; agent_id: string | null; slots: number }[];
 }
 
 export interface NewQueueWork {
   workKey: string;
   kind: QueueWorkKind;
+  /** QUEUE_PRIORITY (src/domain/judging-queue/order.ts): 0 normal, 1 low. */
   priority: number;
   ownerUserId: string | null;
   agentId: string | null;
   submissionId: string | null;
   run: number | null;
   slots: number;
+  /** Several owners (one share per seat); when given, ownerUserId and agentId are null. */
+  owners?: readonly QueueOwnerShare[];
 }
+
+const ROW_COLUMNS = `seq::int AS seq, work_key, kind, priority, owner_user_id, agent_id, slots, state`;
 
 /** Everything a pass of the queue decides on is under this lock (one pass at a time, all workers). */
 const QUEUE_LOCK = `hashtextextended('judging-queue', 0)`;
@@ -47,16 +62,29 @@ export async function lockJudgingQueue(tx: Queryable, wait: boolean): Promise<bo
 }
 
 /**
- * Puts a piece of work in the queue, or (the same key again: a retried activity) keeps its place
- * and refreshes it. Answers the row as it now is.
+ * Puts a piece of work in the queue with its owners, or (the same key again: a retried activity)
+ * keeps its place and refreshes it. Answers the row as it now is.
  */
-export async function enqueueWork(tx: Queryable, work: NewQueueWork, ttlSeconds: number): Promise<QueueRow> {
-  const res = await tx.query<QueueRow>(
-    `INSERT INTO judging_queue (work_key, kind, priority, owner_user_id, agent_id, submission_id, run, slots, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
-     ON CONFLICT (work_key) DO UPDATE
-       SET expires_at = GREATEST(judging_queue.expires_at, EXCLUDED.expires_at)
-     RETURNING seq::int AS seq, work_key, kind, priority, owner_user_id, agent_id, slots, state`,
+export async function enqueueWork(
+  tx: Queryable,
+  work: NewQueueWork,
+  ttlSeconds: number,
+): Promise<Omit<QueueRow, 'owners'>> {
+  const owners = work.owners ?? [];
+  const res = await tx.query<Omit<QueueRow, 'owners'>>(
+    `WITH entry AS (
+       INSERT INTO judging_queue (work_key, kind, priority, owner_user_id, agent_id, submission_id, run, slots, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
+       ON CONFLICT (work_key) DO UPDATE
+         SET expires_at = GREATEST(judging_queue.expires_at, EXCLUDED.expires_at)
+       RETURNING *
+     ), shares AS (
+       INSERT INTO judging_queue_owners (seq, share, owner_user_id, agent_id, slots)
+       SELECT entry.seq, o.share, o.owner_user_id, o.agent_id, o.slots
+         FROM entry, unnest($10::uuid[], $11::uuid[], $12::int[]) WITH ORDINALITY AS o(owner_user_id, agent_id, slots, share)
+       ON CONFLICT (seq, share) DO NOTHING
+     )
+     SELECT ${ROW_COLUMNS} FROM entry`,
     [
       work.workKey,
       work.kind,
@@ -67,6 +95,9 @@ export async function enqueueWork(tx: Queryable, work: NewQueueWork, ttlSeconds:
       work.run,
       work.slots,
       ttlSeconds,
+      owners.map((o) => o.ownerUserId),
+      owners.map((o) => o.agentId),
+      owners.map((o) => o.slots),
     ],
   );
   return res.rows[0];
@@ -78,14 +109,23 @@ export async function dropExpiredWork(tx: Queryable): Promise<number> {
   return res.rowCount ?? 0;
 }
 
-/** Every live row, running first, then waiting in arrival order (at most `limit` waiting rows). */
+/**
+ * Every live row, running first, then waiting in arrival order (at most `limit` waiting rows),
+ * each with its owners when it has several.
+ */
 export async function listQueue(tx: Queryable, waitingLimit: number): Promise<QueueRow[]> {
   const res = await tx.query<QueueRow>(
-    `(SELECT seq::int AS seq, work_key, kind, priority, owner_user_id, agent_id, slots, state
-        FROM judging_queue WHERE state = 'running')
-     UNION ALL
-     (SELECT seq::int AS seq, work_key, kind, priority, owner_user_id, agent_id, slots, state
-        FROM judging_queue WHERE state = 'waiting' ORDER BY seq LIMIT $1)`,
+    `WITH live AS (
+       (SELECT * FROM judging_queue WHERE state = 'running')
+       UNION ALL
+       (SELECT * FROM judging_queue WHERE state = 'waiting' ORDER BY seq LIMIT $1)
+     )
+     SELECT ${ROW_COLUMNS},
+            COALESCE((SELECT json_agg(json_build_object('owner_user_id', o.owner_user_id,
+                                                        'agent_id', o.agent_id, 'slots', o.slots) ORDER BY o.share)
+                        FROM judging_queue_owners o WHERE o.seq = live.seq), '[]'::json) AS owners
+       FROM live
+      ORDER BY state = 'waiting', seq`,
     [waitingLimit],
   );
   return res.rows;

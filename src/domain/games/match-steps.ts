@@ -23,6 +23,7 @@ import { JudgeInfrastructureError } from '../../judging/errors';
 import { wallSeats } from '../../judging/games/programs';
 import type { SubmissionForJudging } from '../../judging/types';
 import type { ServiceDeps } from '../../service-deps';
+import { matchQueueWork } from '../judging-queue/order';
 import { RUNNING_TTL_SECONDS, waitForSlots } from '../judging-queue/queue';
 import { finishInTransaction } from '../matches/bout';
 import type { SettleOutcome } from '../matches/contract';
@@ -65,19 +66,28 @@ export function createGameMatchSteps(deps: Deps) {
     });
 
   return {
-    /** Waits (heartbeating) until the judging queue grants the match one slot per player. */
+    /**
+     * Waits (heartbeating) until the judging queue grants the match one slot per player: a
+     * matchmaker's match counted per seat against its owner, an exhibition against no owner.
+     */
     async waitForGameMatchSlots(input: { matchId: string }): Promise<{ slots: number }> {
       const ctx = Context.current();
       const participants = await listParticipants(deps.db, [input.matchId]);
+      const match = await findMatchById(deps.db, input.matchId);
+      const counted = matchQueueWork(
+        match?.origin ?? 'exhibition',
+        participants.map((p) => ({ ownerUserId: p.owner_user_id, agentId: p.agent_id })),
+      );
       const slots = await waitForSlots(
         deps.db,
         deps.config,
         {
           workKey: gameMatchWorkKey(input.matchId),
           kind: 'game',
-          priority: 0,
+          priority: counted.priority,
           ownerUserId: null,
           agentId: null,
+          owners: counted.owners,
           submissionId: null,
           run: null,
           slots: Math.max(1, participants.length),

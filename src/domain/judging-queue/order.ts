@@ -1,33 +1,54 @@
 /**
- * The judging queue's rule (docs/decisions/judging.md, "One queue for all judging work"), as a
- * pure function of the queue's rows: which waiting work gets sandbox slots now. No clock, no
- * database: src/domain/judging-queue/queue.ts feeds it the live rows inside the queue's lock.
+ * The judging queue's rule (docs/decisions/judging.md, "One queue for all judging work";
+ * docs/decisions/judging-queue.md for entries of several owners), as a pure function of the
+ * queue's rows: which waiting work gets sandbox slots now. No clock, no database:
+ * src/domain/judging-queue/queue.ts feeds it the live rows inside the queue's lock.
  *
- * - Priority first: normal work (submissions, dry runs, games) before low (rejudges).
+ * - Priority first: normal work (submissions, dry runs, matchmakers' games) before low
+ *   (rejudges, operators' exhibitions, anything counted against no owner in the background).
  * - Then DOMjudge's fair rule: an owner's waiting work is penalised by what that owner already
  *   holds or has queued ahead of it. The k-th waiting piece of an owner sorts by the slots the
- *   owner has running plus the slots of its k−1 waiting pieces ahead; ties go to the owner with
- *   less in the queue overall, then to arrival. So a piece of an owner with nothing else running
- *   or waiting (penalty 0) starts before the waiting work of owners with more queued, whatever
- *   arrived first, and a flood is served round-robin between the flooders.
+ *   owner has running plus the slots of its k−1 waiting pieces ahead; ties go to the work whose
+ *   owners have less in the queue overall, then to arrival. So a piece of an owner with nothing
+ *   else running or waiting (penalty 0) starts before the waiting work of owners with more
+ *   queued, whatever arrived first, and a flood is served round-robin between the flooders.
+ * - A piece may count against several owners (a matchmaker's game match: one slot per seat, each
+ *   against that seat's owner). It sorts by its most loaded owner's penalty (per seat, DOMjudge's
+ *   rule would start it when its last seat's turn comes), its tie by its owners' queued slots
+ *   together, and each seat counts ahead of its owner's later pieces and against its caps.
  * - Within an owner, first in, first out. Work counted against no owner (rejudges, operators'
- *   dry runs) has penalty 0 and keeps its arrival order.
- * - Caps count slots: a piece is skipped while its owner or agent would go over its cap (it does
- *   not hold up anyone else); the first piece that fits its caps but not the free slots stops the
- *   pass, so a piece of several slots is not starved by smaller ones behind it.
+ *   dry runs and exhibitions) has penalty 0 and keeps its arrival order within its priority.
+ * - Caps count slots: a piece is skipped while one of its owners or agents would go over its cap
+ *   (it does not hold up anyone else); the first piece that fits its caps but not the free slots
+ *   stops the pass, so a piece of several slots is not starved by smaller ones behind it.
  */
 import { findGame } from '../../judging/games/catalog';
+
+/**
+ * The queue's priority classes; smaller is served first. `low` is below every owner-counted
+ * entry: rejudges, operators' exhibitions, and background passes counted against no owner.
+ */
+export const QUEUE_PRIORITY = { normal: 0, low: 1 } as const;
+
+/** One owner's share of a piece of work (a seat of a game match): the slots counted against it. */
+export interface QueueOwner {
+  ownerUserId: string;
+  agentId: string | null;
+  slots: number;
+}
 
 export interface QueuedWork {
   /** Arrival order (the row's serial id): smaller arrived first. */
   seq: number;
-  /** The user the work counts against; null for work counted against no owner. */
+  /** The user the work counts against; null for work counted against no owner or several. */
   ownerUserId: string | null;
   agentId: string | null;
-  /** 0 normal, larger is later (1: rejudges). */
+  /** QUEUE_PRIORITY: 0 normal, larger is later (1: rejudges, exhibitions). */
   priority: number;
   /** Sandbox slots the work runs in while it holds them. */
   slots: number;
+  /** Work of several owners (a game match's seats); when given, it replaces ownerUserId/agentId. */
+  owners?: readonly QueueOwner[];
 }
 
 export interface QueueLimits {
@@ -43,6 +64,26 @@ function add(map: Map<string, number>, key: string | null, slots: number): void 
   if (key !== null) map.set(key, (map.get(key) ?? 0) + slots);
 }
 
+/** Whom a piece counts against, with the slots of each: per owner, and per agent. */
+function countedAgainst(work: QueuedWork): { users: Map<string, number>; agents: Map<string, number> } {
+  const users = new Map<string, number>();
+  const agents = new Map<string, number>();
+  if (work.owners && work.owners.length > 0) {
+    for (const owner of work.owners) {
+      add(users, owner.ownerUserId, owner.slots);
+      add(agents, owner.agentId, owner.slots);
+    }
+  } else {
+    add(users, work.ownerUserId, work.slots);
+    add(agents, work.agentId, work.slots);
+  }
+  return { users, agents };
+}
+
+function addAll(into: Map<string, number>, from: Map<string, number>): void {
+  for (const [key, slots] of from) add(into, key, slots);
+}
+
 /**
  * The waiting work in the order the queue serves it (see the rule above), with the penalty each
  * piece sorted by.
@@ -54,18 +95,24 @@ export function queueOrder(
   const held = new Map<string, number>();
   const total = new Map<string, number>();
   for (const work of running) {
-    add(held, work.ownerUserId, work.slots);
-    add(total, work.ownerUserId, work.slots);
+    const { users } = countedAgainst(work);
+    addAll(held, users);
+    addAll(total, users);
   }
-  for (const work of waiting) add(total, work.ownerUserId, work.slots);
+  for (const work of waiting) addAll(total, countedAgainst(work).users);
   const ahead = new Map<string, number>();
   const keyed = [...waiting]
     .sort((a, b) => a.seq - b.seq)
     .map((work) => {
-      const owner = work.ownerUserId;
-      const penalty = owner === null ? 0 : (held.get(owner) ?? 0) + (ahead.get(owner) ?? 0);
-      add(ahead, owner, work.slots);
-      return { work, penalty, ownerTotal: owner === null ? 0 : (total.get(owner) ?? 0) };
+      const { users } = countedAgainst(work);
+      let penalty = 0;
+      let ownerTotal = 0;
+      for (const owner of users.keys()) {
+        penalty = Math.max(penalty, (held.get(owner) ?? 0) + (ahead.get(owner) ?? 0));
+        ownerTotal += total.get(owner) ?? 0;
+      }
+      addAll(ahead, users);
+      return { work, penalty, ownerTotal };
     });
   keyed.sort(
     (a, b) =>
@@ -87,22 +134,22 @@ export function grantableWork(
   const byUser = new Map<string, number>();
   const byAgent = new Map<string, number>();
   for (const work of running) {
-    add(byUser, work.ownerUserId, work.slots);
-    add(byAgent, work.agentId, work.slots);
+    const { users, agents } = countedAgainst(work);
+    addAll(byUser, users);
+    addAll(byAgent, agents);
   }
+  const over = (counted: Map<string, number>, holding: Map<string, number>, cap: number) =>
+    [...counted].some(([key, slots]) => (holding.get(key) ?? 0) + slots > cap);
   const granted: QueuedWork[] = [];
   for (const { work } of queueOrder(running, waiting)) {
     if (free <= 0) break;
-    const overUser =
-      work.ownerUserId !== null && (byUser.get(work.ownerUserId) ?? 0) + work.slots > limits.perUser;
-    const overAgent =
-      work.agentId !== null && (byAgent.get(work.agentId) ?? 0) + work.slots > limits.perAgent;
-    if (overUser || overAgent) continue;
+    const { users, agents } = countedAgainst(work);
+    if (over(users, byUser, limits.perUser) || over(agents, byAgent, limits.perAgent)) continue;
     if (work.slots > free) break;
     granted.push(work);
     free -= work.slots;
-    add(byUser, work.ownerUserId, work.slots);
-    add(byAgent, work.agentId, work.slots);
+    addAll(byUser, users);
+    addAll(byAgent, agents);
   }
   return granted;
 }
@@ -120,6 +167,23 @@ export function boundedSlots(
   if (counted.owner) slots = Math.min(slots, limits.perUser);
   if (counted.agent) slots = Math.min(slots, limits.perAgent);
   return Math.max(1, Math.floor(slots));
+}
+
+/**
+ * Whom a game match's judging counts against (DESIGN "Whatever a program writes is data", Judging
+ * queue): a matchmaker's match one slot per seat, each against that seat's owner and agent, at
+ * normal priority; an operator's exhibition against no owner, at low priority like a rejudge (it
+ * is the operator's, and must not go before competitors' own work).
+ */
+export function matchQueueWork(
+  origin: 'matchmaker' | 'exhibition',
+  seats: readonly { ownerUserId: string; agentId: string }[],
+): { priority: number; owners: QueueOwner[] } {
+  if (origin !== 'matchmaker') return { priority: QUEUE_PRIORITY.low, owners: [] };
+  return {
+    priority: QUEUE_PRIORITY.normal,
+    owners: seats.map((seat) => ({ ownerUserId: seat.ownerUserId, agentId: seat.agentId, slots: 1 })),
+  };
 }
 
 /**

@@ -79,6 +79,7 @@ export async function runQueuePass(db: Pool, config: QueueConfig, wait = false):
       agentId: row.agent_id,
       priority: row.priority,
       slots: row.slots,
+      owners: row.owners.map((o) => ({ ownerUserId: o.owner_user_id, agentId: o.agent_id, slots: o.slots })),
     });
     const running = rows.filter((row) => row.state === 'running').map(asWork);
     const waiting = rows.filter((row) => row.state === 'waiting').map(asWork);
@@ -92,14 +93,25 @@ export async function runQueuePass(db: Pool, config: QueueConfig, wait = false):
   });
 }
 
-/** Puts the work in the queue (its slots bounded so it can ever be granted), or keeps its place when it is there. */
+/**
+ * Puts the work in the queue (its slots bounded so it can ever be granted: an entry of several
+ * owners by the capacity, each owner's share by the caps), or keeps its place when it is there.
+ * Work counted against no owner at low priority (below every owner-counted entry): `priority:
+ * QUEUE_PRIORITY.low, ownerUserId: null, agentId: null`.
+ */
 export async function enqueue(db: Pool, config: QueueConfig, work: NewQueueWork): Promise<void> {
   const limits = await limitsOf(db, config);
+  const owners = work.owners?.length
+    ? work.owners.map((o) => ({
+        ...o,
+        slots: boundedSlots(o.slots, limits, { owner: true, agent: o.agentId !== null }),
+      }))
+    : undefined;
   const slots = boundedSlots(work.slots, limits, {
-    owner: work.ownerUserId !== null,
-    agent: work.agentId !== null,
+    owner: !owners && work.ownerUserId !== null,
+    agent: !owners && work.agentId !== null,
   });
-  await enqueueWork(db, { ...work, slots }, WAITING_TTL_SECONDS);
+  await enqueueWork(db, { ...work, slots, owners }, WAITING_TTL_SECONDS);
 }
 
 export interface WaitControls {

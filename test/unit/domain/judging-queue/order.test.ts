@@ -3,10 +3,13 @@
  * queue for all judging work"), as a pure function, and over time with a simulated clock.
  */
 import {
+  QUEUE_PRIORITY,
   type QueueLimits,
+  type QueueOwner,
   type QueuedWork,
   boundedSlots,
   grantableWork,
+  matchQueueWork,
   queueOrder,
 } from '../../../../src/domain/judging-queue/order';
 
@@ -161,4 +164,89 @@ test('simulated: a victim arriving after a flood of 8 sleepers from 2 owners sta
   expect(victimStart - victim.at).toBeLessThanOrEqual(10);
   // Every sleeper still ran, two at a time, one owner's then the other's.
   expect(started.size).toBe(9);
+});
+
+/**
+ * Several owners per entry (issue 37 finding 4; DESIGN "Whatever a program writes is data",
+ * Judging queue): a matchmaker's game match holds one slot per seat, each counted against that
+ * seat's owner. The code before counted a game match against no owner: penalty 0 and nothing
+ * queued, so every match sorted before every solo submission.
+ */
+describe('a queue entry with several owners (a game match, one slot per seat)', () => {
+  const seat = (owner: string, agent: string): QueueOwner => ({
+    ownerUserId: owner,
+    agentId: agent,
+    slots: 1,
+  });
+  const match = (...seats: QueueOwner[]): QueuedWork =>
+    work(null, { agentId: null, slots: seats.length, owners: seats });
+
+  test("a lone owner's solo submission goes before queued matches of owners with more, whatever arrived first", () => {
+    // Three owners with two agents each, in three matches: every owner has two seats queued.
+    const m1 = match(seat('a', 'a1'), seat('b', 'b1'));
+    const m2 = match(seat('a', 'a2'), seat('c', 'c1'));
+    const m3 = match(seat('b', 'b2'), seat('c', 'c2'));
+    const victim = work('victim');
+    expect(queueOrder([], [m1, m2, m3, victim]).map((x) => x.work)).toEqual([victim, m1, m2, m3]);
+    // Two slots free: the victim takes one; the next match needs two and waits (not starved).
+    expect(grantableWork([], [m1, m2, m3, victim], limits({ capacity: 2 }))).toEqual([victim]);
+    // One match running: its owners hold a slot each, so the next matches wait behind the victim.
+    expect(grantableWork([m1], [m2, m3, victim], limits({ capacity: 3 }))).toEqual([victim]);
+  });
+
+  test("a seat counts against its owner: that owner's next piece sorts behind the match, a fresh owner's ahead", () => {
+    const m = match(seat('a', 'a1'), seat('b', 'b1'));
+    const ofA = work('a');
+    const fresh = work('c');
+    const order = queueOrder([], [m, ofA, fresh]);
+    expect(order.map((x) => [x.work, x.penalty])).toEqual([
+      [fresh, 0],
+      [m, 0],
+      [ofA, 1],
+    ]);
+    // Running, the match's seats are held against a and b: a's next piece waits behind c's.
+    const running = queueOrder([m], [ofA, work('b'), fresh]).map((x) => x.work.ownerUserId);
+    expect(running).toEqual(['c', 'a', 'b']);
+  });
+
+  test('a match waits as long as its most loaded seat owner would', () => {
+    const busy = [work('b'), work('b')];
+    const m = match(seat('a', 'a1'), seat('b', 'b1'));
+    const other = work('c');
+    const order = queueOrder(busy, [m, other]);
+    expect(order.map((x) => [x.work, x.penalty])).toEqual([
+      [other, 0],
+      [m, 2],
+    ]);
+  });
+
+  test('caps count each seat against its owner and its agent; a match over one does not hold up the others', () => {
+    const running = [work('a', { slots: 4, agentId: 'a9' })];
+    const m = match(seat('a', 'a1'), seat('b', 'b1'));
+    const other = work('c');
+    expect(grantableWork(running, [m, other], limits({ capacity: 10 }))).toEqual([other]);
+    const agentBusy = [work('d', { slots: 2, agentId: 'b1' })];
+    expect(grantableWork(agentBusy, [m, other], limits({ capacity: 10 }))).toEqual([other]);
+    expect(grantableWork([], [m, other], limits({ capacity: 10 }))).toEqual([other, m]);
+  });
+
+  test('ownerless work keeps its arrival order and priority: a low-priority piece waits behind every normal one', () => {
+    const low = work(null, { priority: QUEUE_PRIORITY.low });
+    const m = match(seat('a', 'a1'), seat('b', 'b1'));
+    const solo = work('c');
+    expect(queueOrder([], [low, m, solo]).map((x) => x.work)).toEqual([solo, m, low]);
+  });
+
+  test("whom a match's judging counts against: a matchmaker's per seat, an operator's exhibition none (low, like a rejudge)", () => {
+    const seats = [
+      { ownerUserId: 'a', agentId: 'a1' },
+      { ownerUserId: 'b', agentId: 'b1' },
+    ];
+    expect(matchQueueWork('matchmaker', seats)).toEqual({
+      priority: QUEUE_PRIORITY.normal,
+      owners: [seat('a', 'a1'), seat('b', 'b1')],
+    });
+    expect(matchQueueWork('exhibition', seats)).toEqual({ priority: QUEUE_PRIORITY.low, owners: [] });
+    expect(QUEUE_PRIORITY.low).toBeGreaterThan(QUEUE_PRIORITY.normal);
+  });
 });
