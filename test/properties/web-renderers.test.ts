@@ -63,6 +63,8 @@ const RUNS = Number(process.env.FC_RUNS ?? 40);
 
 const AT = new Date('2025-06-01T12:00:00Z');
 const LATER = new Date('2025-06-02T12:00:00Z');
+/** The pages' hold of match outcomes (domain/matches/hold.ts), over for the matches completed at LATER. */
+const AFTER_HOLD = { viewer: { atOnce: false }, now: new Date(LATER.getTime() + 60_000), delayMs: 30_000 };
 
 /** The renderers, each building its whole input from one string `s` (put in every string field). */
 const RENDERERS: Record<string, (s: string) => RenderedPage> = {
@@ -416,7 +418,7 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
   matchBout: (s) =>
     renderMatchPage({
       match: { ...matchView(s, 'complete'), kind: 'bout' },
-      revealed: true,
+      hold: AFTER_HOLD,
       challengeTitle: s,
       delayMs: 30_000,
       now: AT,
@@ -425,7 +427,7 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
   matchGameUnrevealed: (s) =>
     renderMatchPage({
       match: matchView(s, 'running'),
-      revealed: false,
+      hold: AFTER_HOLD,
       challengeTitle: s,
       delayMs: 30_000,
       now: AT,
@@ -436,6 +438,7 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
       agentId: `${s}0`,
       agentName: s,
       matches: [matchView(s, 'complete')],
+      hold: AFTER_HOLD,
       account: account(s),
     }),
   ladder: (s) =>
@@ -661,6 +664,7 @@ function challengePage(
 ) {
   return renderChallengePage({
     recentMatches,
+    matchHold: AFTER_HOLD,
     ratingBoard,
     challenge: { ...challengeRow(s), judge },
     entries: [0, 1].map((i) => ({

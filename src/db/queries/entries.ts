@@ -340,6 +340,8 @@ export async function listMatchBoard(
     weightClassId: string;
     limit: number;
     after?: { ordinal: number; agentId: string };
+    /** Only these agents' rows (the page count stays the whole board's). */
+    agentIds?: string[];
   },
 ): Promise<{ rows: MatchBoardRow[]; before: number; total: number }> {
   const base = `FROM entries e JOIN agents a ON a.id = e.agent_id
@@ -354,13 +356,18 @@ export async function listMatchBoard(
     cursor = ' AND (COALESCE(r.ordinal, 0) < $3 OR (COALESCE(r.ordinal, 0) = $3 AND e.agent_id > $4::uuid))';
     atOrAbove = '(COALESCE(r.ordinal, 0) > $3 OR (COALESCE(r.ordinal, 0) = $3 AND e.agent_id <= $4::uuid))';
   }
+  const pageValues = [...values];
+  if (c.agentIds) {
+    pageValues.push(c.agentIds);
+    cursor += ` AND e.agent_id = ANY($${pageValues.length}::uuid[])`;
+  }
   const [page, counts] = await Promise.all([
     db.query<MatchBoardRow>(
       `SELECT e.agent_id, a.name AS agent_name, r.mu, r.sigma, r.ordinal, r.matches AS class_matches,
               l.best_score, l.best_submission_id, l.submission_count, l.last_submitted_at
          ${base}${cursor}
-        ORDER BY COALESCE(r.ordinal, 0) DESC, e.agent_id LIMIT $${values.length + 1}`,
-      [...values, c.limit + 1],
+        ORDER BY COALESCE(r.ordinal, 0) DESC, e.agent_id LIMIT $${pageValues.length + 1}`,
+      [...pageValues, c.limit + 1],
     ),
     db.query<{ total: number; before: number }>(
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE ${atOrAbove})::int AS before ${base}`,

@@ -191,3 +191,33 @@ export async function agentsInRunningBouts(db: Queryable, challengeId: string): 
   );
   return new Set(res.rows.map((r) => r.agent_id));
 }
+
+/**
+ * Each agent's part in the rated complete matches of a weight class completed after `since` (what
+ * pages may still hold back: domain/matches/hold.ts), with the rating before each once applied.
+ */
+export async function listRecentRatedOutcomes(
+  db: Queryable,
+  weightClassId: string,
+  since: Date,
+): Promise<
+  {
+    match_id: string;
+    challenge_id: string;
+    agent_id: string;
+    outcome: 'win' | 'loss' | 'draw' | 'forfeit' | null;
+    completed_at: Date;
+    completed_seq: number;
+    rating_before: { mu: number; sigma: number; ordinal: number } | null;
+  }[]
+> {
+  const res = await db.query(
+    `SELECT p.match_id, m.challenge_id, p.agent_id, p.outcome, m.completed_at,
+            m.completed_seq::float8 AS completed_seq, p.rating_before
+       FROM match_participants p JOIN matches m ON m.id = p.match_id
+      WHERE m.weight_class_id = $1 AND m.status = 'complete' AND m.rated AND m.completed_at > $2
+      ORDER BY m.completed_seq, p.seat`,
+    [weightClassId, since],
+  );
+  return res.rows;
+}

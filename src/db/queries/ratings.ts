@@ -65,17 +65,21 @@ export interface RatingListRow extends RatingRow {
   agent_name: string;
 }
 
-/** A weight class's ratings by ordinal (highest first, agent id breaking ties), limit + 1 rows. */
+/** A weight class's ratings by ordinal (highest first, agent id breaking ties), limit + 1 rows; only `agentIds`' when given. */
 export async function listRatings(
   db: Queryable,
   weightClassId: string,
-  page: { limit: number; after?: { ordinal: number; agentId: string } },
+  page: { limit: number; after?: { ordinal: number; agentId: string }; agentIds?: string[] },
 ): Promise<RatingListRow[]> {
   const values: unknown[] = [weightClassId];
   let where = 'r.weight_class_id = $1';
   if (page.after) {
     values.push(page.after.ordinal, page.after.agentId);
     where += ' AND (r.ordinal < $2 OR (r.ordinal = $2 AND r.agent_id > $3::uuid))';
+  }
+  if (page.agentIds) {
+    values.push(page.agentIds);
+    where += ` AND r.agent_id = ANY($${values.length}::uuid[])`;
   }
   values.push(page.limit + 1);
   const res = await db.query<RatingListRow>(

@@ -6,6 +6,8 @@
  */
 import { isAdmin, type Principal } from '../../auth/principal';
 import { forbidden } from '../../errors';
+import { shownMatch, type PageHold } from './hold';
+import type { MatchView } from './views';
 
 /** Exhibitions and voids: operators only. */
 export function assertMayManageMatches(principal: Principal): void {
@@ -15,4 +17,29 @@ export function assertMayManageMatches(principal: Principal): void {
 /** A match challenge's matches are public once the challenge is (drafts: operators only). */
 export function canSeeMatchesOf(principal: Principal, challenge: { status: string }): boolean {
   return challenge.status !== 'draft' || isAdmin(principal);
+}
+
+/**
+ * Pages hold a finished match's outcome until the spectator delay has passed (hold.ts); operators
+ * see outcomes at once, as they see the live board through a freeze.
+ */
+export function seesOutcomesAtOnce(principal: Principal): boolean {
+  return isAdmin(principal);
+}
+
+/**
+ * The matches as a page may show them under its hold (hold.ts `shownMatch`, the one rule): views
+ * apply it to every match they render, so no page can show one unheld.
+ */
+export function shownMatches(matches: readonly MatchView[], hold: PageHold): MatchView[] {
+  return matches.map((m) => shownMatch(m, hold.viewer, hold.now, hold.delayMs).match);
+}
+
+/** One match under the page's hold, and whether its outcome may be shown (finished and not held). */
+export function shownOne(match: MatchView, hold: PageHold): { match: MatchView; revealed: boolean } {
+  const shown = shownMatch(match, hold.viewer, hold.now, hold.delayMs);
+  return {
+    match: shown.match,
+    revealed: !shown.held && (match.status === 'complete' || match.status === 'void'),
+  };
 }

@@ -21,9 +21,11 @@ import {
   listRatings,
   lockWeightClassRatings,
   saveRating,
+  type RatingListRow,
 } from '../../db/queries/ratings';
 import { decodeCursor, encodeCursor, keysetPage } from '../../lib/keyset-cursor';
 import type { Pagination } from '../../lib/pagination';
+import { byShownOrdinal, ratingBeforeHeld, type RecentRatedOutcome } from './hold';
 import { INITIAL_SKILL, rateMatch, ratingRank, ratingView } from './rules';
 import { toRatingRowView, type RatingRowView } from './views';
 
@@ -70,11 +72,18 @@ export async function applyPendingRatings(db: Pool, weightClassId: string): Prom
 
 const badCursor = () => validationError('query.cursor: not a cursor of this listing');
 
-/** GET /api/v1/ratings: a weight class's ratings by ordinal, keyset-paged. */
+/**
+ * GET /api/v1/ratings: a weight class's ratings by ordinal, keyset-paged. `held` (pages only,
+ * hold.ts): agents' rated matches the viewer may not see yet; their ratings are shown as they stood
+ * before them (an agent rated only by held matches is not listed), and the first page is ranked by
+ * what is shown.
+ */
 export async function listRatingsPage(
   db: Queryable,
   query: { weight_class_id: string; limit: number; cursor?: string },
+  held?: Map<string, RecentRatedOutcome[]>,
 ): Promise<{ rows: RatingRowView[]; pagination: Pagination }> {
+  if (held && held.size > 0 && !query.cursor) return heldRatingsPage(db, query, held);
   const after = query.cursor
     ? decodeCursor(
         query.cursor,
@@ -95,5 +104,35 @@ export async function listRatingsPage(
   return {
     rows: page.rows.map((r, i) => toRatingRowView(r, offset + i + 1)),
     pagination: page.pagination,
+  };
+}
+
+/** The first page before the held matches (whoever belongs on it: as in board.ts heldBoard). */
+async function heldRatingsPage(
+  db: Queryable,
+  query: { weight_class_id: string; limit: number },
+  held: Map<string, RecentRatedOutcome[]>,
+): Promise<{ rows: RatingRowView[]; pagination: Pagination }> {
+  const [top, ofHeld] = await Promise.all([
+    listRatings(db, query.weight_class_id, { limit: query.limit + held.size }),
+    listRatings(db, query.weight_class_id, { limit: held.size, agentIds: [...held.keys()] }),
+  ]);
+  const rows = new Map<string, RatingListRow>();
+  for (const row of [...top, ...ofHeld]) {
+    if (rows.has(row.agent_id)) continue;
+    const shown = ratingBeforeHeld(row, held.get(row.agent_id));
+    if (shown) rows.set(row.agent_id, shown);
+  }
+  const ranked = byShownOrdinal([...rows.values()]);
+  const page = ranked.slice(0, query.limit);
+  const hasMore = ranked.length > query.limit || top.length > query.limit + held.size;
+  const last = page[page.length - 1];
+  return {
+    rows: page.map((r, i) => toRatingRowView(r, i + 1)),
+    pagination: {
+      limit: query.limit,
+      has_more: hasMore,
+      next_cursor: hasMore && last ? encodeCursor([last.ordinal, last.agent_id]) : null,
+    },
   };
 }

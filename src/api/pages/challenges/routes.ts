@@ -15,6 +15,7 @@ import { submissionsLeftForOwner } from '../../../domain/submissions/allowance';
 import { isMatchFormat } from '../../../domain/matches/rules';
 import { listMatchesPage } from '../../../domain/matches/reads';
 import { matchLeaderboard } from '../../../domain/matches/board';
+import { heldRatedOutcomes, pageHold } from '../../../domain/matches/shown';
 
 const HOME_PAGE_SIZE = 24;
 const FIRST_LEADERBOARD_PAGE = 50;
@@ -67,6 +68,11 @@ export const pageRoutes = [
           () => requireVisibleChallenge(deps.db, principal, params.id),
           async (challenge) => {
             const matchFormat = isMatchFormat(challenge.format);
+            const hold = pageHold(principal, deps.config);
+            // Ratings and records as they stood before the matches the page still holds.
+            const held = matchFormat
+              ? await heldRatedOutcomes(deps.db, challenge.weight_class_id, hold)
+              : undefined;
             // A match challenge ranks by rating, as GET /api/v1/leaderboards/{id} (which the page's
             // script refreshes from) does; the score board is for solo formats.
             const [board, ratingPage, recentMatches, yourAgents, contest] = await Promise.all([
@@ -74,7 +80,7 @@ export const pageRoutes = [
                 ? undefined
                 : getLeaderboard(deps.db, principal, challenge.id, { limit: FIRST_LEADERBOARD_PAGE }),
               matchFormat
-                ? matchLeaderboard(deps.db, challenge, { limit: FIRST_LEADERBOARD_PAGE })
+                ? matchLeaderboard(deps.db, challenge, { limit: FIRST_LEADERBOARD_PAGE }, held)
                 : undefined,
               matchFormat
                 ? listMatchesPage(deps.db, principal, { challengeId: challenge.id, limit: RECENT_MATCHES })
@@ -96,6 +102,7 @@ export const pageRoutes = [
                 clarifications: contest.clarifications,
                 csrfToken: webSession?.csrfToken ?? null,
                 recentMatches: recentMatches?.data,
+                matchHold: hold,
                 ratingBoard: ratingPage?.entries,
               }),
             );

@@ -16,6 +16,8 @@ import type { Clarification } from '../../../domain/contests/clarifications';
 import type { FinalRow } from '../../../domain/contests/rules';
 import type { MatchView } from '../../../domain/matches/views';
 import type { MatchBoardEntry } from '../../../domain/matches/board';
+import type { PageHold } from '../../../domain/matches/hold';
+import { shownMatches } from '../../../domain/matches/policy';
 
 /**
  * The competitors' and spectators' pages, rendered on the server so they read with JavaScript
@@ -43,9 +45,10 @@ function windowText(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): string {
 
 /**
  * The challenge's newest matches, each linking to its page (replay, per-game results). No outcome
- * here: the match page holds results back until its delayed feed has passed the end (no spoilers).
+ * here, and a match still held (domain/matches/hold.ts) reads as running, as on its own page.
  */
-function recentMatchesSection(c: ChallengeRow, matches: readonly MatchView[]): SafeHtml {
+function recentMatchesSection(c: ChallengeRow, all: readonly MatchView[], hold: PageHold): SafeHtml {
+  const matches = shownMatches(all, hold);
   const every = c.match?.every_minutes;
   const empty = `No matches yet: the matchmaker pairs entrants${typeof every === 'number' ? ` every ${every} minutes` : ''}${c.format === 'game' ? ' once they have a validated program' : ' while they are online'}.`;
   return html`<section aria-labelledby="matches">
@@ -275,6 +278,8 @@ export function renderChallengePage(input: {
   csrfToken?: string | null;
   /** A match challenge's (head_to_head, game) newest matches, newest first; absent for solo formats. */
   recentMatches?: readonly MatchView[];
+  /** The page's hold of match outcomes (without one, every finished match reads as running). */
+  matchHold?: PageHold;
   /** A match challenge's board by rating (then `entries` is unused); absent for solo formats. */
   ratingBoard?: readonly MatchBoardEntry[];
 }): RenderedPage {
@@ -319,15 +324,18 @@ ${input.hasMore ? html`<p class="small"><a href="/api/v1/leaderboards/${c.id}/ex
   }</p>
 </section>
 </div>
-${input.recentMatches ? recentMatchesSection(c, input.recentMatches) : ''}
+${input.recentMatches ? recentMatchesSection(c, input.recentMatches, input.matchHold ?? HOLD_EVERY_OUTCOME) : ''}
 ${finalBoardSection(c.id, input.finalBoard ?? null)}
 ${clarificationsSection({ challengeId: c.id, items: input.clarifications ?? [], csrfToken: input.csrfToken ?? null })}
 <script type="application/json" id="page-config">${scriptJson({ challengeId: c.id, limit: 50, board: input.ratingBoard ? 'rating' : 'score' })}</script>`;
   return renderPage({ title: c.title, body, script: CHALLENGE_SCRIPT, account: input.account });
 }
 
+/** Without a hold from the route: every finished match stays held (nothing is spoiled by omission). */
+const HOLD_EVERY_OUTCOME: PageHold = { viewer: { atOnce: false }, now: new Date(0), delayMs: 0 };
+
 /**
- * Refreshes the leaderboard every 10 s with a conditional GET: when the API answers 304 (it sends
+ * Refreshes a score board every 10 s with a conditional GET: when the API answers 304 (it sends
  * an ETag) nothing is re-rendered; without an ETag the page simply re-renders the fresh rows.
  */
 const CHALLENGE_SCRIPT = raw(`
@@ -394,6 +402,9 @@ const CHALLENGE_SCRIPT = raw(`
       })
       .catch(function () { /* keep the rows shown; the next refresh tries again */ });
   }
+  // A rating board is not refreshed from the API: the API has ratings at completion, the page shows
+  // them only once the match's hold ends (domain/matches/hold.ts), as the server rendered them.
+  if (config.board === 'rating') return;
   setInterval(refresh, 10000);
   refresh();
 })();

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { findAgentById } from '../../../db/queries/agents';
 import { listRatingsPage } from '../../../domain/matches/ratings';
 import { listMatchesPage } from '../../../domain/matches/reads';
-import { openMatchFeed, spoilerFree } from '../../../domain/matches/spectating';
+import { heldRatedOutcomes, pageHold } from '../../../domain/matches/shown';
+import { openMatchFeed } from '../../../domain/matches/spectating';
 import { notFound } from '../../../errors';
 import { htmlPage, pageFor } from '../../html-page';
 import { publicPage } from '../../page-routes';
@@ -86,12 +87,11 @@ export const matchPageRoutes = [
           () => openMatchFeed(deps, principal, params.id),
           async ({ match, feed }) => {
             const now = new Date();
-            // No spoilers: nothing of the result reaches the HTML before the delayed feed has passed the end.
-            const shown = spoilerFree(match, feed.delayMs, now);
+            // No spoilers: nothing of the result reaches the HTML before the hold ends (operators: at once).
             return htmlPage(
               renderMatchPage({
-                match: shown.match,
-                revealed: shown.revealed,
+                match,
+                hold: pageHold(principal, deps.config, now),
                 challengeTitle: feed.challenge.title,
                 delayMs: feed.delayMs,
                 now,
@@ -114,7 +114,14 @@ export const matchPageRoutes = [
           return { agent, matches: page.data };
         },
         ({ agent, matches }) =>
-          htmlPage(renderAgentPage({ agentId: agent.id, agentName: agent.name, matches })),
+          htmlPage(
+            renderAgentPage({
+              agentId: agent.id,
+              agentName: agent.name,
+              matches,
+              hold: pageHold(principal, deps.config),
+            }),
+          ),
       );
     },
   }),
@@ -125,8 +132,10 @@ export const matchPageRoutes = [
     {
       scope: 'leaderboard:read',
       params: weightClassParam,
-      async handler({ params, deps }) {
-        const page = await listRatingsPage(deps.db, { weight_class_id: params.id, limit: 100 });
+      async handler({ params, principal, deps }) {
+        // Ratings as they stood before the matches the page still holds.
+        const held = await heldRatedOutcomes(deps.db, params.id, pageHold(principal, deps.config));
+        const page = await listRatingsPage(deps.db, { weight_class_id: params.id, limit: 100 }, held);
         return htmlPage(renderLadderPage({ weightClassId: params.id, rows: page.rows }));
       },
     },

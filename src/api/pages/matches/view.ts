@@ -6,6 +6,8 @@
 import { html, raw, scriptJson, type SafeHtml } from '../../../web/html';
 import { renderPage, type HeaderAccount, type RenderedPage } from '../../../web/layout';
 import type { MatchView, RatingRowView } from '../../../domain/matches/views';
+import type { PageHold } from '../../../domain/matches/hold';
+import { shownMatches, shownOne } from '../../../domain/matches/policy';
 
 const fmt = (n: number | null | undefined) => (n === null || n === undefined ? '–' : n.toFixed(2));
 const delta = (before: number | undefined, after: number | undefined) =>
@@ -24,15 +26,19 @@ function resultTable(match: MatchView): SafeHtml {
   )}</tbody></table>`;
 }
 
+/**
+ * `hold`: the page's hold (domain/matches/hold.ts): until it ends the match reads as running, with
+ * no result; `delayMs` is the delay of the events the page follows.
+ */
 export function renderMatchPage(input: {
   match: MatchView;
-  revealed: boolean;
+  hold: PageHold;
   challengeTitle: string;
   delayMs: number;
   now: Date;
   account?: HeaderAccount;
 }): RenderedPage {
-  const m = input.match;
+  const { match: m, revealed } = shownOne(input.match, input.hold);
   const delayS = Math.round(input.delayMs / 100) / 10;
   const body = html`<p class="muted small"><a href="/challenges/${m.challenge_id}">← ${input.challengeTitle}</a> · <a href="/weight-classes/${m.weight_class_id}/ladder">Ladder</a></p>
 <h1>Match</h1>
@@ -46,7 +52,7 @@ export function renderMatchPage(input: {
 </section>`,
   )}</div>
 <section aria-labelledby="result-title"><h2 id="result-title">Result</h2>
-<div id="result" aria-live="polite">${input.revealed ? resultTable(m) : html`<p class="muted" id="result-pending">The result appears once the delayed feed reaches the end of the match.</p>`}</div>
+<div id="result" aria-live="polite">${revealed ? resultTable(m) : html`<p class="muted" id="result-pending">The result appears once the delayed feed reaches the end of the match.</p>`}</div>
 </section>
 ${m.kind === 'game' ? replaySection() : ''}
 <script type="application/json" id="match-config">${scriptJson({
@@ -55,7 +61,7 @@ ${m.kind === 'game' ? replaySection() : ''}
     delayMs: input.delayMs,
     serverNow: input.now.toISOString(),
     endsAt: m.ends_at,
-    revealed: input.revealed,
+    revealed,
   })}</script>`;
   return renderPage({
     title: 'Match',
@@ -142,7 +148,8 @@ const MATCH_SCRIPT_TEXT = `
   };
   var countdown = document.getElementById('countdown');
   function tick() {
-    if (!config.endsAt || config.revealed) return;
+    // Keeps counting while the result waits for its moment: a countdown that stopped would tell the end.
+    if (!config.endsAt || config.revealed === true) return;
     var left = Math.max(0, Math.round((Date.parse(config.endsAt) + config.delayMs - now()) / 1000));
     countdown.textContent = left > 0 ? 'Ends in ' + Math.floor(left / 60) + ' min ' + (left % 60) + ' s (as you see it)' : 'The bout has ended; waiting for the result';
   }
@@ -334,13 +341,18 @@ function ratingChart(points: { at: string; ordinal: number }[]): SafeHtml {
 <polyline fill="none" stroke="currentColor" stroke-width="2" points="${xy}"/></svg>`;
 }
 
+/** `hold`: matches still held read as running, with no outcome and no rating-history point. */
 export function renderAgentPage(input: {
   agentId: string;
   agentName: string;
   matches: MatchView[];
+  hold: PageHold;
   account?: HeaderAccount;
 }): RenderedPage {
-  const mine = input.matches.map((m) => ({ m, p: m.participants.find((p) => p.agent_id === input.agentId) }));
+  const mine = shownMatches(input.matches, input.hold).map((m) => ({
+    m,
+    p: m.participants.find((p) => p.agent_id === input.agentId),
+  }));
   const history = mine
     .filter(({ m, p }) => m.status === 'complete' && p?.rating_after)
     .map(({ m, p }) => ({ at: m.completed_at ?? m.scheduled_at, ordinal: p!.rating_after!.ordinal }))
