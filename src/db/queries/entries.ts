@@ -237,6 +237,7 @@ export function findRunningBoutEntry(
 
 export interface MatchCandidateRow {
   agent_id: string;
+  owner_user_id: string;
   ordinal: number | null;
   rated_matches: number;
   matches_last_hour: number;
@@ -252,7 +253,7 @@ export async function listMatchCandidates(
   c: { challengeId: string; weightClassId: string; onlineMs: number },
 ): Promise<MatchCandidateRow[]> {
   const res = await db.query<MatchCandidateRow>(
-    `SELECT e.agent_id, r.ordinal, COALESCE(r.matches, 0)::int AS rated_matches,
+    `SELECT e.agent_id, a.owner_user_id, r.ordinal, COALESCE(r.matches, 0)::int AS rated_matches,
             (SELECT count(*) FROM match_participants p JOIN matches m ON m.id = p.match_id
               WHERE p.agent_id = e.agent_id AND m.scheduled_at > now() - interval '1 hour')::int AS matches_last_hour
        FROM entries e
@@ -279,7 +280,7 @@ export async function listGameMatchCandidates(
   c: { challengeId: string; weightClassId: string },
 ): Promise<MatchCandidateRow[]> {
   const res = await db.query<MatchCandidateRow>(
-    `SELECT e.agent_id, r.ordinal, COALESCE(r.matches, 0)::int AS rated_matches,
+    `SELECT e.agent_id, a.owner_user_id, r.ordinal, COALESCE(r.matches, 0)::int AS rated_matches,
             (SELECT count(*) FROM match_participants p JOIN matches m ON m.id = p.match_id
               WHERE p.agent_id = e.agent_id AND m.scheduled_at > now() - interval '1 hour')::int AS matches_last_hour
        FROM entries e
