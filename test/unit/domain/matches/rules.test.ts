@@ -215,7 +215,10 @@ describe('matchmaking rounds', () => {
     expect(twins.groups).toHaveLength(2);
     for (const group of twins.groups) expect(group.includes('a1') && group.includes('a2')).toBe(false);
     const alone = planRound({
-      candidates: [candidate('a1', 0, { ownerUserId: 'alice' }), candidate('a2', 0.1, { ownerUserId: 'alice' })],
+      candidates: [
+        candidate('a1', 0, { ownerUserId: 'alice' }),
+        candidate('a2', 0.1, { ownerUserId: 'alice' }),
+      ],
       pairs: [],
       settings,
       nowMs: now,
