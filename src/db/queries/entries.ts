@@ -370,3 +370,23 @@ export async function listMatchBoard(
   ]);
   return { rows: page.rows, before: counts.rows[0].before, total: counts.rows[0].total };
 }
+
+/**
+ * Live (non-sandbox) ladder entries of each challenge that were live before its moment (a frozen
+ * board's moment): challenge id → count. Each challenge is one count over its live entries.
+ */
+export async function countLiveEntriesBefore(
+  db: Queryable,
+  items: { challengeId: string; before: Date }[],
+): Promise<Map<string, number>> {
+  if (items.length === 0) return new Map();
+  const res = await db.query<{ challenge_id: string; n: number }>(
+    `SELECT x.challenge_id,
+            (SELECT count(*) FROM entries e
+              WHERE e.challenge_id = x.challenge_id AND NOT e.sandbox AND e.match_id IS NULL
+                AND e.live_since < x.before)::int AS n
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS x(challenge_id, before)`,
+    [items.map((i) => i.challengeId), items.map((i) => i.before)],
+  );
+  return new Map(res.rows.map((r) => [r.challenge_id, r.n]));
+}
