@@ -10,7 +10,12 @@ import { RecordingDb } from '../../../fakes/deps';
 
 const CHALLENGE_ID = '00000000-0000-4000-8000-000000000001';
 const actor = { userId: '00000000-0000-4000-8000-000000000002' };
-const asker = { kind: 'user', userId: '00000000-0000-4000-8000-000000000003', role: 'user' } as const;
+const asker = {
+  kind: 'user',
+  userId: '00000000-0000-4000-8000-000000000003',
+  role: 'user',
+  name: null,
+} as const;
 
 function dbWithChallenge(): RecordingDb {
   const now = new Date();
