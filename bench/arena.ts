@@ -285,6 +285,7 @@ async function main(): Promise<void> {
         ordinal: (i % 50) - 25,
         provisional: isProvisional(i % 7),
         matchesLastHour: 0,
+        ownerUserId: agentId,
       })),
       pairs: [],
       settings,

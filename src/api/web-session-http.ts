@@ -5,8 +5,8 @@
  */
 import type Koa from 'koa';
 import type { Config } from '../config';
-import { csrfTokenMatches, fromSameOrigin, safeReturnTo } from '../domain/accounts/rules';
-import { resolveWebSession, type WebSession } from '../domain/accounts/web-sessions';
+import { csrfTokenMatches, formSubjectOf, fromSameOrigin, safeReturnTo } from '../domain/accounts/rules';
+import { resolveWebSession, webFormKey, type WebSession } from '../domain/accounts/web-sessions';
 import { SIGN_IN_TTL_SECONDS } from '../domain/accounts/sign-in';
 import { FORM_STASH_TTL_SECONDS, UNSENT_FORM_PATH, stashForm } from '../domain/accounts/form-stash';
 import { FormBodyError, readFormBody } from './form-body';
@@ -121,12 +121,16 @@ export const formStashCookieName = (config: Pick<Config, 'NODE_ENV'>) =>
   config.NODE_ENV === 'production' ? '__Host-ccs_unsent' : 'ccs_unsent';
 export const readFormStashSecret = (ctx: Koa.Context, config: Config) =>
   ctx.cookies.get(formStashCookieName(config)) || undefined;
+export function clearFormStashCookie(ctx: Koa.Context, config: Config): void {
+  appendCookie(ctx, cookieHeader(config, formStashCookieName(config), '', 0));
+}
 
 /**
  * A form posted without a live session (signed out in another tab, the session ended): when it
  * comes from a page of this site, its text fields are stashed server-side and the sign-in returns
- * to /unsent, which shows them and sends them again only when the person says so. Answers where
- * to send the browser (null: nothing stashed, the usual sign-in redirect).
+ * to /unsent, which shows them and sends them again only when the person says so. Kept only for
+ * the person the form was rendered for (its `_csrf` names them, signed): a form that names nobody
+ * is not kept. Answers where to send the browser (null: nothing stashed, the usual sign-in redirect).
  */
 export async function stashSignedOutForm(
   ctx: Koa.Context,
@@ -143,9 +147,12 @@ export async function stashSignedOutForm(
     if (err instanceof FormBodyError) return null;
     throw err;
   }
+  const userId = formSubjectOf(form.fields._csrf?.[0], webFormKey(deps.config));
+  if (!userId) return null;
   const back = signInRedirect(ctx, deps);
   const page = decodeURIComponent(back.slice(back.indexOf('=') + 1));
   const secret = await stashForm(deps.db, {
+    userId,
     action: safeReturnTo(ctx.path),
     page: safeReturnTo(page),
     fields: form.fields,

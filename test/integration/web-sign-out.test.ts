@@ -200,7 +200,8 @@ describe('a provider without end_session_endpoint: the next sign-in asks again (
 describe('a form sent while signed out keeps what was typed', () => {
   test('it is stashed through the sign-in and shown with a button that sends it again', async () => {
     const client = webClient(server.baseUrl);
-    await signInThroughEmbeddedProvider(client, uniqueSub('typist'), '/me/agents');
+    const typist = uniqueSub('typist');
+    await signInThroughEmbeddedProvider(client, typist, '/me/agents');
     const page = await client.fetch('/me/agents');
     const csrf = csrfFrom(await page.text());
     // Signed out in another tab.
@@ -222,8 +223,9 @@ describe('a form sent while signed out keeps what was typed', () => {
     // The provider's session is ended too (its logout is tested above): only the kept form's cookie stays.
     for (const name of [...client.jar.cookies.keys()])
       if (name !== 'ccs_unsent') client.jar.cookies.delete(name);
-    // Signing in (as anyone) returns to /unsent, which shows what was typed and sends it on request.
-    const landed = await signInThroughEmbeddedProvider(client, uniqueSub('typist-again'), '/unsent');
+    // Signing in again as the same person returns to /unsent, which shows what was typed and sends
+    // it on request (another person never sees it: the next test).
+    const landed = await signInThroughEmbeddedProvider(client, typist, '/unsent');
     expect(landed).toBe('/unsent');
     const unsent = await client.fetch('/unsent');
     const html = await unsent.text();
@@ -238,6 +240,81 @@ describe('a form sent while signed out keeps what was typed', () => {
     expect(
       (await server.deps.db.query("SELECT 1 FROM agents WHERE name = 'Typed while signed out'")).rowCount,
     ).toBe(1);
+  });
+
+  // Issue 38, finding 4: the kept form belongs to the person it was rendered for, not the browser.
+  test('the next person on the browser never sees what the first one typed', async () => {
+    const client = webClient(server.baseUrl);
+    const first = uniqueSub('first-person');
+    await signInThroughEmbeddedProvider(client, first, '/me/agents');
+    const page = await client.fetch('/me/agents');
+    const csrf = csrfFrom(await page.text());
+    const secretAgentId = '5c0ffee0-1234-4321-8888-000000000038';
+    const pasted = 'def solve():  # first person pasted code, not for anyone else';
+    // The first person signs out (another tab), then sends the form left open.
+    const other = await client.fetch('/me');
+    await client.fetch('/logout', { method: 'POST', form: { _csrf: csrfFrom(await other.text()) } });
+    for (const name of [...client.jar.cookies.keys()])
+      if (name !== 'ccs_unsent') client.jar.cookies.delete(name);
+    const sent = await client.fetch('/me/agents', {
+      method: 'POST',
+      form: { _csrf: csrf, name: pasted, agent_id: secretAgentId },
+      headers: { referer: `${server.baseUrl}/me/agents` },
+    });
+    expect(sent.status).toBe(303);
+    expect(location(sent)).toBe('/login?return_to=%2Funsent');
+
+    // A second person signs in on the same browser: nothing of the first person's form, anywhere.
+    const second = uniqueSub('second-person');
+    const landed = await signInThroughEmbeddedProvider(client, second, '/unsent');
+    const unsent = await client.fetch(landed);
+    const html = await unsent.text();
+    expect(unsent.status).toBe(200);
+    expect(html).not.toContain(pasted);
+    expect(html).not.toContain(secretAgentId);
+    expect(html).not.toContain('Send it now');
+    expect(html).toContain('Nothing waiting to be sent');
+    // Dropped, not merely hidden: the first person signing back in finds nothing either.
+    expect(client.jar.cookies.get('ccs_unsent') ?? '').toBe('');
+    const kept = await server.deps.db.query('SELECT 1 FROM web_form_stashes WHERE fields::text LIKE $1', [
+      `%${secretAgentId}%`,
+    ]);
+    expect(kept.rowCount).toBe(0);
+  });
+
+  test('sign-out drops a form kept for the person signing out', async () => {
+    const client = webClient(server.baseUrl);
+    const person = uniqueSub('leaver');
+    await signInThroughEmbeddedProvider(client, person, '/me/agents');
+    const csrf = csrfFrom(await (await client.fetch('/me/agents')).text());
+    // The session ends on the server (the idle limit, another device's "sign out everywhere").
+    const other = await client.fetch('/me');
+    const otherCsrf = csrfFrom(await other.text());
+    await server.deps.db.query(
+      `UPDATE web_sessions SET revoked_at = now()
+        WHERE user_id = (SELECT id FROM users WHERE subject = $1) AND revoked_at IS NULL`,
+      [person],
+    );
+    const sent = await client.fetch('/me/agents', {
+      method: 'POST',
+      form: { _csrf: csrf, name: 'kept for the leaver' },
+      headers: { referer: `${server.baseUrl}/me/agents` },
+    });
+    expect(location(sent)).toBe('/login?return_to=%2Funsent');
+    for (const name of [...client.jar.cookies.keys()])
+      if (name !== 'ccs_unsent') client.jar.cookies.delete(name);
+    // The same person signs in again: the form is there; they sign out without sending it.
+    await signInThroughEmbeddedProvider(client, person, '/unsent');
+    const shown = await (await client.fetch('/unsent')).text();
+    expect(shown).toContain('kept for the leaver');
+    expect(otherCsrf).not.toBe(csrfFrom(shown));
+    const out = await client.fetch('/logout', { method: 'POST', form: { _csrf: csrfFrom(shown) } });
+    expect(out.status).toBe(303);
+    expect(client.jar.cookies.get('ccs_unsent') ?? '').toBe('');
+    const kept = await server.deps.db.query('SELECT 1 FROM web_form_stashes WHERE fields::text LIKE $1', [
+      '%kept for the leaver%',
+    ]);
+    expect(kept.rowCount).toBe(0);
   });
 
   test('a cross-site form is not kept (only the usual sign-in redirect)', async () => {

@@ -3,6 +3,7 @@ import { listChallenges, type ChallengeRow, type ChallengeSummaryRow } from '../
 import { listEntries } from '../../db/queries/entries';
 import { enterChallenge } from '../../domain/challenges/entries';
 import { requireVisibleChallenge } from '../../domain/challenges/lifecycle';
+import { withPublicEntryCount, withPublicEntryCounts } from '../../domain/contests/boards';
 import { entriesOwnerFilter, visibleStatuses } from '../../domain/challenges/policy';
 import { submissionsLeftForCaller } from '../../domain/submissions/allowance';
 import { defineRoute, uuidParam } from '../route';
@@ -76,7 +77,7 @@ export const challengeRoutes = [
     responses: { 200: { description: 'a page of challenges', schema: pagedEnvelope(challengeSchema) } },
     async handler({ query, principal, deps }) {
       const { rows, pagination } = await listForCaller(deps.db, principal, query);
-      return { data: rows.map(toChallenge), pagination };
+      return { data: (await withPublicEntryCounts(deps.db, principal, rows)).map(toChallenge), pagination };
     },
   }),
   defineRoute({
@@ -93,7 +94,11 @@ export const challengeRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'the challenge', schema: envelope(challengeDetailSchema) } },
     async handler({ params, principal, deps }) {
-      const challenge = await requireVisibleChallenge(deps.db, principal, params.id);
+      const challenge = await withPublicEntryCount(
+        deps.db,
+        principal,
+        await requireVisibleChallenge(deps.db, principal, params.id),
+      );
       return {
         data: toChallengeDetail(challenge, await submissionsLeftForCaller(deps.db, principal, challenge.id)),
       };

@@ -4,6 +4,7 @@ import { closeSessionByCaller, loadSessionFor, openSession } from '../../domain/
 import { DEFAULT_MAX_SUBMISSIONS_PER_SESSION } from '../../domain/submissions/rules';
 import { submissionsLeftForCaller } from '../../domain/submissions/allowance';
 import { defineRoute, uuidParam } from '../route';
+import { withPublicEntryCount } from '../../domain/contests/boards';
 import { toChallenge, toEntry } from '../schemas/challenges';
 import { envelope } from '../schemas/common';
 import { createSessionQuery, sessionDetailSchema, sessionSchema, toSession } from '../schemas/sessions';
@@ -60,7 +61,9 @@ export const sessionRoutes = [
       return {
         data: {
           ...toSession(session),
-          challenge: challenge ? toChallenge(challenge) : null,
+          challenge: challenge
+            ? toChallenge(await withPublicEntryCount(deps.db, principal, challenge))
+            : null,
           entry: entry ? toEntry(entry) : null,
           submissions: submissions.map(toSubmission),
           limits: {

@@ -77,6 +77,16 @@ export async function agentNamesOf(db: Queryable, ids: string[]): Promise<Map<st
   return new Map(res.rows.map((r) => [r.id, r.name]));
 }
 
+/** The owners of the given agents (agent id → owner user id). */
+export async function agentOwnersOf(db: Queryable, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const res = await db.query<{ id: string; owner_user_id: string }>(
+    'SELECT id, owner_user_id FROM agents WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  return new Map(res.rows.map((r) => [r.id, r.owner_user_id]));
+}
+
 /** Marks the agent deleted; null when it already was (or does not exist). */
 export function markAgentDeleted(db: Queryable, id: string): Promise<AgentRow | null> {
   return queryOne<AgentRow>(

@@ -237,6 +237,7 @@ export function findRunningBoutEntry(
 
 export interface MatchCandidateRow {
   agent_id: string;
+  owner_user_id: string;
   ordinal: number | null;
   rated_matches: number;
   matches_last_hour: number;
@@ -252,7 +253,7 @@ export async function listMatchCandidates(
   c: { challengeId: string; weightClassId: string; onlineMs: number },
 ): Promise<MatchCandidateRow[]> {
   const res = await db.query<MatchCandidateRow>(
-    `SELECT e.agent_id, r.ordinal, COALESCE(r.matches, 0)::int AS rated_matches,
+    `SELECT e.agent_id, a.owner_user_id, r.ordinal, COALESCE(r.matches, 0)::int AS rated_matches,
             (SELECT count(*) FROM match_participants p JOIN matches m ON m.id = p.match_id
               WHERE p.agent_id = e.agent_id AND m.scheduled_at > now() - interval '1 hour')::int AS matches_last_hour
        FROM entries e
@@ -279,7 +280,7 @@ export async function listGameMatchCandidates(
   c: { challengeId: string; weightClassId: string },
 ): Promise<MatchCandidateRow[]> {
   const res = await db.query<MatchCandidateRow>(
-    `SELECT e.agent_id, r.ordinal, COALESCE(r.matches, 0)::int AS rated_matches,
+    `SELECT e.agent_id, a.owner_user_id, r.ordinal, COALESCE(r.matches, 0)::int AS rated_matches,
             (SELECT count(*) FROM match_participants p JOIN matches m ON m.id = p.match_id
               WHERE p.agent_id = e.agent_id AND m.scheduled_at > now() - interval '1 hour')::int AS matches_last_hour
        FROM entries e
@@ -375,4 +376,24 @@ export async function listMatchBoard(
     ),
   ]);
   return { rows: page.rows, before: counts.rows[0].before, total: counts.rows[0].total };
+}
+
+/**
+ * Live (non-sandbox) ladder entries of each challenge that were live before its moment (a frozen
+ * board's moment): challenge id → count. Each challenge is one count over its live entries.
+ */
+export async function countLiveEntriesBefore(
+  db: Queryable,
+  items: { challengeId: string; before: Date }[],
+): Promise<Map<string, number>> {
+  if (items.length === 0) return new Map();
+  const res = await db.query<{ challenge_id: string; n: number }>(
+    `SELECT x.challenge_id,
+            (SELECT count(*) FROM entries e
+              WHERE e.challenge_id = x.challenge_id AND NOT e.sandbox AND e.match_id IS NULL
+                AND e.live_since < x.before)::int AS n
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS x(challenge_id, before)`,
+    [items.map((i) => i.challengeId), items.map((i) => i.before)],
+  );
+  return new Map(res.rows.map((r) => [r.challenge_id, r.n]));
 }

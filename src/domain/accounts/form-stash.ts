@@ -3,14 +3,19 @@
  * docs/decisions/web.md "A form sent while signed out"): its text fields are stashed server-side
  * for ten minutes under a secret only this browser holds (a cookie), the person signs in, and
  * /unsent shows them with a button that sends them again. Nothing is ever sent on their behalf.
+ * The stash belongs to the person the form was rendered for (its signed `_csrf`, rules.ts), not to
+ * the browser (issue 38): shown only to them, dropped at sign-out and when someone else signs in.
  */
 import type { Pool } from 'pg';
 import { generateSecret, sha256Hex } from '../../auth/secrets';
 import {
+  deleteWebFormStash,
+  deleteWebFormStashesOfUser,
   findWebFormStash,
   insertWebFormStash,
   type WebFormStashRow,
 } from '../../db/queries/web-form-stashes';
+import { mayReadStashedForm } from './policy';
 
 export const FORM_STASH_PREFIX = 'ccs_fs_';
 export const FORM_STASH_TTL_SECONDS = 600;
@@ -21,10 +26,13 @@ const DROPPED = new Set(['_csrf']);
 const MAX_FIELDS = 200;
 const MAX_CHARS = 1_000_000;
 
-/** Stashes the typed fields; answers the secret for the browser's cookie (null: nothing worth keeping). */
+/**
+ * Stashes the typed fields for `userId` (the person the form was rendered for); answers the secret
+ * for the browser's cookie (null: nothing worth keeping).
+ */
 export async function stashForm(
   db: Pool,
-  form: { action: string; page: string; fields: Record<string, string[]>; hadFiles: boolean },
+  form: { userId: string; action: string; page: string; fields: Record<string, string[]>; hadFiles: boolean },
 ): Promise<string | null> {
   const fields: [string, string][] = [];
   let chars = 0;
@@ -40,6 +48,7 @@ export async function stashForm(
   const secret = generateSecret(FORM_STASH_PREFIX);
   await insertWebFormStash(db, {
     secretHash: sha256Hex(secret),
+    userId: form.userId,
     action: form.action,
     page: form.page,
     fields,
@@ -49,8 +58,44 @@ export async function stashForm(
   return secret;
 }
 
-/** The stash this browser's cookie names, while it lasts. */
-export async function findStashedForm(db: Pool, secret: string | undefined): Promise<WebFormStashRow | null> {
-  if (!secret?.startsWith(FORM_STASH_PREFIX) || secret.length > 200) return null;
-  return findWebFormStash(db, sha256Hex(secret));
+const validSecret = (secret: string | undefined): secret is string =>
+  secret !== undefined && secret.startsWith(FORM_STASH_PREFIX) && secret.length <= 200;
+
+/**
+ * The stash this browser's cookie names, while it lasts, when it is the signed-in person's; another
+ * person's is dropped (never shown, not kept for later).
+ */
+export async function findStashedFormFor(
+  db: Pool,
+  secret: string | undefined,
+  session: { userId: string },
+): Promise<WebFormStashRow | null> {
+  if (!validSecret(secret)) return null;
+  const stash = await findWebFormStash(db, sha256Hex(secret));
+  if (!stash) return null;
+  if (mayReadStashedForm(session, stash)) return stash;
+  await deleteWebFormStash(db, sha256Hex(secret));
+  return null;
+}
+
+/**
+ * A sign-in on this browser: the stash stays only when it is the signing-in person's. Answers whether
+ * the browser still holds one (false: its cookie can go).
+ */
+export async function keepStashOnlyFor(
+  db: Pool,
+  secret: string | undefined,
+  session: { userId: string },
+): Promise<boolean> {
+  return (await findStashedFormFor(db, secret, session)) !== null;
+}
+
+/** Sign-out: this browser's stash goes, and with "everywhere" every one kept for the person. */
+export async function dropStashedForms(
+  db: Pool,
+  secret: string | undefined,
+  everywhereFor?: { userId: string },
+): Promise<void> {
+  if (validSecret(secret)) await deleteWebFormStash(db, sha256Hex(secret));
+  if (everywhereFor) await deleteWebFormStashesOfUser(db, everywhereFor.userId);
 }

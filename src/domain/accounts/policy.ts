@@ -7,3 +7,11 @@
 export function isOperatorSession(session: { role?: string }): boolean {
   return session.role === 'admin';
 }
+
+/**
+ * A form kept for a signed-out poster is its person's only (DESIGN "Fifth-round extensions"): the
+ * user it was rendered for, never whoever signs in next on the browser.
+ */
+export function mayReadStashedForm(session: { userId: string }, stash: { user_id: string }): boolean {
+  return session.userId === stash.user_id;
+}

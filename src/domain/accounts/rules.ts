@@ -51,8 +51,34 @@ export function csrfTokenFor(sessionSecret: string): string {
   return createHmac('sha256', sessionSecret).update('ccs csrf v1').digest('base64url');
 }
 
+/** The signature of "this form was rendered for user `userId`" under the service's form key. */
+function formSubjectSignature(formKey: string, userId: string): string {
+  return createHmac('sha256', formKey).update(`ccs form subject v1\n${userId}`).digest('base64url');
+}
+
+/**
+ * The `_csrf` value every form of a session carries: the session's CSRF token, then the subject
+ * the form was rendered for, signed with the service's key (`<csrf>.<user id>.<signature>`), so a
+ * form sent after its session ended still says, unforgeably, whose it is (docs/decisions/web.md
+ * "A form kept for a signed-out poster belongs to its person").
+ */
+export function formTokenFor(sessionSecret: string, userId: string, formKey: string): string {
+  return `${csrfTokenFor(sessionSecret)}.${userId}.${formSubjectSignature(formKey, userId)}`;
+}
+
+/** The user a form's `_csrf` value says it was rendered for, when its signature holds (else null). */
+export function formSubjectOf(presented: unknown, formKey: string): string | null {
+  if (typeof presented !== 'string' || presented.length > 300) return null;
+  const [, userId, signature, ...more] = presented.split('.');
+  if (!userId || !signature || more.length > 0) return null;
+  return constantTimeEqual(formSubjectSignature(formKey, userId), signature) ? userId : null;
+}
+
+/** A form's `_csrf` matches this session: its CSRF part (the form token's first part) is the session's. */
 export function csrfTokenMatches(sessionSecret: string, presented: unknown): boolean {
-  return typeof presented === 'string' && constantTimeEqual(csrfTokenFor(sessionSecret), presented);
+  return (
+    typeof presented === 'string' && constantTimeEqual(csrfTokenFor(sessionSecret), presented.split('.')[0])
+  );
 }
 
 /**

@@ -3,6 +3,7 @@
  * The cookie carries a random secret; the database keeps only its SHA-256, so a session is ended
  * for good by revoking its row (sign out, sign out everywhere), and a leaked table signs nobody in.
  */
+import { createHmac } from 'node:crypto';
 import type { Pool } from 'pg';
 import { generateSecret, sha256Hex } from '../../auth/secrets';
 import type { Config } from '../../config';
@@ -14,7 +15,7 @@ import {
   touchWebSession,
 } from '../../db/queries/web-sessions';
 import { upsertUserBySubject } from '../../db/queries/users';
-import { csrfTokenFor, sessionVerdict } from './rules';
+import { formTokenFor, sessionVerdict } from './rules';
 
 /** Readable prefix of session secrets (found in a log or a paste, it says what it is). */
 export const WEB_SESSION_PREFIX = 'ccs_ws_';
@@ -26,8 +27,19 @@ export interface WebSession {
   subject: string;
   name: string | null;
   role: 'user' | 'admin';
-  /** The value every state-changing form of this session carries in `_csrf`. */
+  /** The value every state-changing form of this session carries in `_csrf` (with its signed subject). */
   csrfToken: string;
+}
+
+/**
+ * The key that signs whose a form is (rules.ts `formTokenFor`): derived from WEBHOOK_SECRET_KEY, the
+ * one service secret production always sets to its own value (AUTH_JWT_SECRET may stay the
+ * development default behind an identity provider's JWKS); a label keeps the two uses apart.
+ */
+export function webFormKey(config: Pick<Config, 'WEBHOOK_SECRET_KEY'>): string {
+  return createHmac('sha256', config.WEBHOOK_SECRET_KEY)
+    .update('ccs web form subject key v1')
+    .digest('base64url');
 }
 
 /** The person the identity provider vouched for. */
@@ -43,7 +55,7 @@ export interface SignedInPerson {
  */
 export async function startWebSession(
   db: Pool,
-  config: Pick<Config, 'WEB_SESSION_ABSOLUTE_HOURS'>,
+  config: Pick<Config, 'WEB_SESSION_ABSOLUTE_HOURS' | 'WEBHOOK_SECRET_KEY'>,
   person: SignedInPerson,
   provider: { idToken?: string | null } = {},
 ): Promise<{ secret: string; session: WebSession }> {
@@ -64,7 +76,7 @@ export async function startWebSession(
       subject: user.subject,
       name: user.name,
       role: person.role,
-      csrfToken: csrfTokenFor(secret),
+      csrfToken: formTokenFor(secret, user.id, webFormKey(config)),
     },
   };
 }
@@ -72,7 +84,7 @@ export async function startWebSession(
 /** The live session the cookie's secret belongs to, or null (unknown, revoked, idle or expired). */
 export async function resolveWebSession(
   db: Pool,
-  config: Pick<Config, 'WEB_SESSION_IDLE_MINUTES'>,
+  config: Pick<Config, 'WEB_SESSION_IDLE_MINUTES' | 'WEBHOOK_SECRET_KEY'>,
   secret: string | undefined,
 ): Promise<WebSession | null> {
   if (!secret || !secret.startsWith(WEB_SESSION_PREFIX) || secret.length > 200) return null;
@@ -85,7 +97,7 @@ export async function resolveWebSession(
     subject: row.subject,
     name: row.name,
     role: row.role,
-    csrfToken: csrfTokenFor(secret),
+    csrfToken: formTokenFor(secret, row.user_id, webFormKey(config)),
   };
 }
 

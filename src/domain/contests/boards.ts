@@ -13,6 +13,7 @@ import {
   type FrozenBoardRow,
 } from '../../db/queries/results';
 import { findChallengeById } from '../../db/queries/challenges';
+import { countLiveEntriesBefore } from '../../db/queries/entries';
 import { notFound, ServiceError, validationError } from '../../errors';
 import type { Pagination } from '../../lib/pagination';
 import { canSeeChallenge } from '../challenges/policy';
@@ -29,6 +30,33 @@ export function frozenFor(
 ): Date | null {
   if (seesLiveBoard(principal)) return null;
   return frozenSince(challenge, now);
+}
+
+/**
+ * Challenges as this caller may see their `entry_count`: during a freeze, everyone but operators
+ * reads the count as the board froze (DESIGN "Fifth-round extensions": a count that moves tells who
+ * is still joining); one statement for the frozen ones of a page, nothing for the others.
+ */
+export async function withPublicEntryCounts<
+  R extends { id: string; status: string; ends_at: Date | null; freeze_minutes: number; entry_count: number },
+>(db: Queryable, principal: Principal, rows: R[], now: Date = new Date()): Promise<R[]> {
+  const frozen = rows.flatMap((row) => {
+    const since = frozenFor(principal, row, now);
+    return since ? [{ challengeId: row.id, before: since }] : [];
+  });
+  if (frozen.length === 0) return rows;
+  const counts = await countLiveEntriesBefore(db, frozen);
+  return rows.map((row) => {
+    const count = counts.get(row.id);
+    return count === undefined ? row : { ...row, entry_count: count };
+  });
+}
+
+/** One challenge as this caller may see its `entry_count` (withPublicEntryCounts). */
+export async function withPublicEntryCount<
+  R extends { id: string; status: string; ends_at: Date | null; freeze_minutes: number; entry_count: number },
+>(db: Queryable, principal: Principal, row: R, now: Date = new Date()): Promise<R> {
+  return (await withPublicEntryCounts(db, principal, [row], now))[0];
 }
 
 /** The public board as it stood when it froze, ranked as the live one. */

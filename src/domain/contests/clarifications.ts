@@ -17,6 +17,7 @@ import {
 } from '../../db/queries/clarifications';
 import { unauthorized, notFound, validationError } from '../../errors';
 import { recordAudit, type Actor } from '../audit/trail';
+import { checkTypedText } from '../agents/rules';
 import { canSeeChallenge } from '../challenges/policy';
 import { seesAllClarifications } from './policy';
 import { CLARIFICATION_LIMITS } from './rules';
@@ -43,11 +44,12 @@ export function toClarification(row: ClarificationRow): Clarification {
   };
 }
 
+/** Typed text: the agent-name rule (DESIGN "Whatever a program writes is data"), lines allowed. */
 function cleanText(text: string, field: string, max: number): string {
-  const trimmed = text.trim();
-  if (trimmed.length === 0) throw validationError(`body.${field}: must not be blank`);
-  if (trimmed.length > max) throw validationError(`body.${field}: at most ${max} characters`);
-  return trimmed;
+  if (text.trim().length === 0) throw validationError(`body.${field}: must not be blank`);
+  const checked = checkTypedText(text, { maxChars: max, multiline: true });
+  if (!checked.ok) throw validationError(`body.${field}: ${checked.reason}`);
+  return checked.text;
 }
 
 async function requireChallenge(db: Pool, principal: Principal, challengeId: string) {

@@ -4,6 +4,15 @@
  * board counts each agent's selected submissions (or its best public ones) and ranks by the
  * private score.
  */
+import { isMatchFormat } from '../matches/rules';
+
+/**
+ * Final selection exists on solo formats only (DESIGN "Whatever a program writes is data"): a match
+ * challenge (head_to_head, game) ranks agents by rating, so no board would count a selection.
+ */
+export function hasFinalSelection(format: string): boolean {
+  return !isMatchFormat(format);
+}
 
 /** Private tests, private_score and the final board are public once the challenge is complete. */
 export function isRevealed(status: string): boolean {

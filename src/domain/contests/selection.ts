@@ -1,7 +1,8 @@
 /**
  * Final selection (DESIGN, "Fair contests"): an owner marks up to the challenge's
  * `final_submissions` of an agent's submissions; the final board counts those (or, with none
- * selected, the agent's best public ones). Selecting changes no score.
+ * selected, the agent's best public ones). Selecting changes no score. Solo formats only: a match
+ * challenge (head_to_head, game) ranks by rating, and no board counts a selection there.
  */
 import type { Pool } from 'pg';
 import type { Principal } from '../../auth/principal';
@@ -17,6 +18,7 @@ import {
   type SubmissionSummaryRow,
 } from '../../db/queries/submissions';
 import { conflict, notFound, validationError } from '../../errors';
+import { hasFinalSelection } from './rules';
 
 export async function selectSubmission(
   db: Pool,
@@ -32,6 +34,10 @@ export async function selectSubmission(
     await lockEntry(tx, submission.challenge_id, submission.agent_id);
     const challenge = await findChallengeById(tx, submission.challenge_id);
     if (!challenge) throw notFound('submission');
+    if (!hasFinalSelection(challenge.format))
+      throw validationError(
+        `final selection exists on solo formats only: this challenge is ${challenge.format}`,
+      );
     if (submission.sandbox) throw validationError('sandbox submissions never count on the final board');
     if (challenge.status !== 'active')
       throw conflict(`final selections are closed: the challenge is ${challenge.status}`);

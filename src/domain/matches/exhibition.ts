@@ -2,18 +2,21 @@
  * An operator's exhibition: POST /api/v1/admin/challenges/{id}/matches {agent_ids, rated?}. It
  * starts at once, beside the matchmaker, unrated unless `rated: true`. Every agent must be
  * entered (a live ladder entry: sandbox agents are never matched) and not in a scheduled or
- * running match, else 400 VALIDATION_ERROR naming the agent. Audited (`match.create`) in the
+ * running match, else 400 VALIDATION_ERROR naming the agent; a rated one never names two agents of
+ * one owner (policy.ts), an unrated one may. Audited (`match.create`) in the
  * match's transaction.
  */
 import { withTransaction } from '../../db/pool';
 import { lockChallengeById } from '../../db/queries/challenges';
 import { findLadderEntries } from '../../db/queries/entries';
+import { agentOwnersOf } from '../../db/queries/agents';
 import { agentsInOpenMatches } from '../../db/queries/match-participants';
 import { latestValidatedSubmissions } from '../../db/queries/results';
 import type { MatchRow } from '../../db/queries/matches';
 import { notFound, validationError } from '../../errors';
 import type { ServiceDeps } from '../../service-deps';
 import { recordAudit, type Actor } from '../audit/trail';
+import { mayMeetInRatedMatch } from './policy';
 import { isMatchFormat, matchSettingsOf } from './rules';
 import { scheduleMatch, startScheduledMatches } from './schedule';
 
@@ -45,6 +48,17 @@ export async function createExhibition(
       const entry = entries.get(id);
       if (!entry || entry.sandbox)
         throw validationError(`body.agent_ids: agent ${id} is not entered in this challenge`);
+    }
+    if (body.rated) {
+      const owners = await agentOwnersOf(tx, agentIds);
+      const ownerOf = (id: string) => ({ owner_user_id: owners.get(id) ?? '' });
+      for (const [i, a] of agentIds.entries()) {
+        const twin = agentIds.slice(i + 1).find((b) => !mayMeetInRatedMatch(ownerOf(a), ownerOf(b)));
+        if (twin)
+          throw validationError(
+            `body.agent_ids: agents ${a} and ${twin} have one owner: they may meet only in an unrated match`,
+          );
+      }
     }
     if (challenge.format === 'game') {
       // A game is played by the agents' latest validated programs (DESIGN "Games").

@@ -81,6 +81,7 @@ export function createMatchmakingSteps(deps: Deps) {
             ordinal: c.ordinal ?? 0,
             provisional: isProvisional(c.rated_matches),
             matchesLastHour: c.matches_last_hour,
+            ownerUserId: c.owner_user_id,
           })),
           pairs: pairs.map((p) => ({
             a: p.a,

@@ -2,7 +2,8 @@
  * Who may do what in the arena. Matches, their results' public view, and ratings are public reads
  * (scores appear once a match is finished: views.ts); operators create exhibitions and void
  * matches (the admin routes admit only them); the match result through /results/{id} needs a
- * bearer credential with `result:read` (the route's scope), whoever's agents played.
+ * bearer credential with `result:read` (the route's scope), whoever's agents played. Agents of one
+ * owner never meet in a rated match (Chatbot Arena, Kaggle: no rating farmed by self-play).
  */
 import { isAdmin, type Principal } from '../../auth/principal';
 import { forbidden } from '../../errors';
@@ -43,3 +44,17 @@ export function shownOne(match: MatchView, hold: PageHold): { match: MatchView; 
     revealed: !shown.held && (match.status === 'complete' || match.status === 'void'),
   };
 }
+
+/**
+ * Whether two agents may meet in a rated match: never when one user owns both (a win over one's own
+ * agent that forfeits would be a free rating). An unrated exhibition may pair them (no rating moves).
+ */
+export function mayMeetInRatedMatch(a: { owner_user_id: string }, b: { owner_user_id: string }): boolean {
+  return a.owner_user_id !== b.owner_user_id;
+}
+
+/**
+ * The matchmaker never groups agents of one owner, rated challenge or not (docs/decisions/arena.md:
+ * a challenge's `rated` can be edited later; a self-play round is never what a ladder is for).
+ */
+export const mayMeetInMatchmaking = mayMeetInRatedMatch;

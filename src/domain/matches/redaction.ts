@@ -1,15 +1,16 @@
 /**
- * While a bout runs, its participants' public live events carry no snippet, command or filename
- * (DESIGN "Matches between agents"); released in full once it ends. Applied by the spectator feed.
+ * While a bout runs, its participants' public live events carry no snippet, command, filename,
+ * error_summary or tool (DESIGN "Matches between agents", "Whatever a program writes is data": each
+ * tells an opponent what the code does); released in full once it ends. Applied by the spectator feed.
  */
 import type { Pool } from 'pg';
 import { agentsInRunningBouts } from '../../db/queries/match-participants';
 import type { FeedItem } from '../../wire/connector';
 
 /** The event fields that stay out of the public feed while the agent's bout runs. */
-const HIDDEN_DURING_BOUT = ['snippet', 'command', 'filename'] as const;
+const HIDDEN_DURING_BOUT = ['snippet', 'command', 'filename', 'error_summary', 'tool'] as const;
 
-/** Pure: the event without its code, command and file name (types, summaries and progress stay). */
+/** Pure: the event without its code, command, file name, error text and tool (types, summaries and progress stay). */
 export function redactBoutEvent(item: FeedItem): FeedItem {
   const event = { ...(item.event as unknown as Record<string, unknown>) };
   let changed = false;

@@ -6,6 +6,7 @@
 import { ordinal as openskillOrdinal, rate, rating as openskillRating } from 'openskill';
 import { validationError } from '../../errors';
 import { findGame } from '../../judging/games/catalog';
+import { mayMeetInMatchmaking } from './policy';
 
 // ---- match settings -----------------------------------------------------------------------------
 
@@ -247,6 +248,8 @@ export interface MatchCandidate {
   provisional: boolean;
   /** Matches this agent was scheduled in within the last hour. */
   matchesLastHour: number;
+  /** The agent's owner: agents of one owner are never grouped (policy.ts). */
+  ownerUserId: string;
 }
 
 export interface PairHistory {
@@ -285,7 +288,8 @@ export function seededUnit(seed: string, name: string): number {
  * One matchmaking round: agents at their hourly cap wait; the others are grouped by nearest
  * (jittered) ordinal, provisional agents seeding groups first; a pair at its daily cap never
  * meets; a pair that met within the rematch window meets only when no other group can be formed
- * for that agent. Deterministic for a given seed.
+ * for that agent; agents of one owner never meet (policy.ts: no rating farmed by self-play), not
+ * even as each other's only opponent. Deterministic for a given seed.
  */
 export function planRound(input: {
   candidates: MatchCandidate[];
@@ -300,6 +304,7 @@ export function planRound(input: {
   const { settings, nowMs, seed } = input;
   const waiting: RoundPlan['waiting'] = [];
   const pairs = new Map(input.pairs.map((p) => [pairKey(p.a, p.b), p]));
+  const ownerOf = new Map(input.candidates.map((c) => [c.agentId, { owner_user_id: c.ownerUserId }]));
   const pool = input.candidates
     .filter((c) => {
       if (c.matchesLastHour < settings.max_per_agent_per_hour) return true;
@@ -313,6 +318,7 @@ export function planRound(input: {
   const groups: string[][] = [];
 
   const allowed = (a: string, b: string, allowRematch: boolean): boolean => {
+    if (!mayMeetInMatchmaking(ownerOf.get(a)!, ownerOf.get(b)!)) return false;
     const history = pairs.get(pairKey(a, b));
     if (!history) return true;
     if (history.countLastDay >= settings.max_per_pair_per_day) return false;

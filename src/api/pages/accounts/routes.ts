@@ -12,6 +12,7 @@ import type { WebSession } from '../../../domain/accounts/web-sessions';
 import { enterChallenge } from '../../../domain/challenges/entries';
 import { requireVisibleChallenge } from '../../../domain/challenges/lifecycle';
 import { takePartClosedReason } from '../../../domain/challenges/rules';
+import { hasFinalSelection } from '../../../domain/contests/rules';
 import {
   createAgent,
   createApiToken,
@@ -306,7 +307,7 @@ export const accountFormRoutes: AnyRouteDef[] = [
             judgePublic: challenge ? judgePublicView(challenge.judge) : undefined,
             account: headerAccount(webSession),
             selection:
-              challenge?.status === 'active' && !submission.sandbox
+              challenge?.status === 'active' && !submission.sandbox && hasFinalSelection(challenge.format)
                 ? { selected: submission.selected_at !== null, csrfToken: webSession.csrfToken }
                 : null,
           }),

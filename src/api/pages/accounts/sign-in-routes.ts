@@ -7,6 +7,7 @@ import { httpStatusOf } from '../../errors';
 import { htmlPage } from '../../html-page';
 import { defineRoute } from '../../route';
 import {
+  clearFormStashCookie,
   clearPromptLoginCookie,
   clearSessionCookie,
   clearSignInCookie,
@@ -18,7 +19,12 @@ import {
   readFormStashSecret,
   siteOrigin,
 } from '../../web-session-http';
-import { findStashedForm, UNSENT_FORM_PATH } from '../../../domain/accounts/form-stash';
+import {
+  dropStashedForms,
+  findStashedFormFor,
+  keepStashOnlyFor,
+  UNSENT_FORM_PATH,
+} from '../../../domain/accounts/form-stash';
 import { renderUnsentFormPage } from './sign-in-view';
 import { headerAccount } from '../../../web/layout';
 
@@ -90,13 +96,17 @@ export const webSignInRoutes = [
       clearSignInCookie(ctx, deps.config);
       if (deps.signIn.mode === 'off') return htmlPage(renderSignInOffPage());
       try {
-        const { secret, returnTo } = await deps.signIn.finish(
+        const { secret, session, returnTo } = await deps.signIn.finish(
           origin,
           origin + ctx.url,
           readSignInSecret(ctx, deps.config),
         );
         // Always a new session secret: whatever cookie the browser had before is replaced (no fixation).
         setSessionCookie(ctx, deps.config, secret);
+        // A form kept on this browser for someone else is dropped: the next person never sees it.
+        const stashSecret = readFormStashSecret(ctx, deps.config);
+        if (stashSecret && !(await keepStashOnlyFor(deps.db, stashSecret, session)))
+          clearFormStashCookie(ctx, deps.config);
         clearPromptLoginCookie(ctx, deps.config);
         return { redirect: returnTo, status: 303 };
       } catch (err) {
@@ -133,6 +143,13 @@ export const webSignInRoutes = [
         ? await endEveryWebSession(deps.db, webSession)
         : await endWebSession(deps.db, webSession);
       clearSessionCookie(ctx, deps.config);
+      // A form kept for a signed-out poster goes with the sign-out (everywhere: every one of theirs).
+      await dropStashedForms(
+        deps.db,
+        readFormStashSecret(ctx, deps.config),
+        body.everywhere ? webSession : undefined,
+      );
+      clearFormStashCookie(ctx, deps.config);
       // DESIGN: the provider's session ends too, where it offers end_session_endpoint; otherwise
       // the next sign-in from this browser asks who is there (prompt=login).
       const providerLogout = await deps.signIn.endSessionUrl(siteOrigin(ctx, deps.config), idToken);
@@ -152,7 +169,10 @@ export const webSignInRoutes = [
     internal: true,
     responses: { 200: { description: 'the kept form (HTML page)', contentType: 'text/html' } },
     async handler({ deps, ctx, webSession }) {
-      const stash = await findStashedForm(deps.db, readFormStashSecret(ctx, deps.config));
+      const stashSecret = readFormStashSecret(ctx, deps.config);
+      // Only the person the form was rendered for sees it; another's is dropped with its cookie.
+      const stash = await findStashedFormFor(deps.db, stashSecret, webSession);
+      if (stashSecret && !stash) clearFormStashCookie(ctx, deps.config);
       return htmlPage(
         renderUnsentFormPage({
           stash,

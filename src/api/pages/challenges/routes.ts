@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listChallenges } from '../../../db/queries/challenges';
 import { requireVisibleChallenge } from '../../../domain/challenges/lifecycle';
+import { withPublicEntryCount, withPublicEntryCounts } from '../../../domain/contests/boards';
 import { visibleStatuses } from '../../../domain/challenges/policy';
 import { getLeaderboard } from '../../../domain/leaderboard';
 import { pageContestParts } from '../../../domain/contests/page';
@@ -47,7 +48,7 @@ export const pageRoutes = [
       );
       return htmlPage(
         renderHomePage({
-          rows,
+          rows: await withPublicEntryCounts(deps.db, principal, rows),
           total,
           limit: HOME_PAGE_SIZE,
           filters: query,
@@ -65,7 +66,12 @@ export const pageRoutes = [
       params: uuidParam,
       async handler({ params, principal, deps, webSession, ctx }) {
         return pageFor(
-          () => requireVisibleChallenge(deps.db, principal, params.id),
+          async () =>
+            withPublicEntryCount(
+              deps.db,
+              principal,
+              await requireVisibleChallenge(deps.db, principal, params.id),
+            ),
           async (challenge) => {
             const matchFormat = isMatchFormat(challenge.format);
             const hold = pageHold(principal, deps.config);

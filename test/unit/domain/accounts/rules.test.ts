@@ -3,10 +3,13 @@
  * the sign-in settings production refuses, each with a one-line reason.
  */
 import { loadConfig, webSignInMode } from '../../../../src/config';
+import { mayReadStashedForm } from '../../../../src/domain/accounts/policy';
 import {
   csrfTokenFor,
   csrfTokenMatches,
   embeddedSubject,
+  formSubjectOf,
+  formTokenFor,
   fromSameOrigin,
   safeReturnTo,
   sessionVerdict,
@@ -129,6 +132,26 @@ describe('CSRF and origins', () => {
     expect(csrfTokenMatches('ccs_ws_b', a)).toBe(false);
     expect(csrfTokenMatches('ccs_ws_a', undefined)).toBe(false);
     expect(csrfTokenMatches('ccs_ws_a', [a])).toBe(false);
+  });
+  // Issue 38, finding 4: a form says, signed, whom it was rendered for, so what it carries when its
+  // session has ended (a kept form) belongs to that person and nobody else.
+  test("a form's token is the session's CSRF token plus its subject, signed with the service key", () => {
+    const alice = '11111111-1111-4111-8111-111111111111';
+    const token = formTokenFor('ccs_ws_a', alice, 'key-one');
+    expect(csrfTokenMatches('ccs_ws_a', token)).toBe(true);
+    expect(csrfTokenMatches('ccs_ws_b', token)).toBe(false);
+    expect(formSubjectOf(token, 'key-one')).toBe(alice);
+    // Another key, a forged subject, a plain CSRF token: nobody.
+    expect(formSubjectOf(token, 'key-two')).toBeNull();
+    const [csrf, , signature] = token.split('.');
+    expect(formSubjectOf(`${csrf}.22222222-2222-4222-8222-222222222222.${signature}`, 'key-one')).toBeNull();
+    expect(formSubjectOf(csrfTokenFor('ccs_ws_a'), 'key-one')).toBeNull();
+    expect(formSubjectOf(undefined, 'key-one')).toBeNull();
+    expect(formSubjectOf(`${token}.more`, 'key-one')).toBeNull();
+  });
+  test('a kept form is shown to the person it was rendered for only', () => {
+    expect(mayReadStashedForm({ userId: 'u1' }, { user_id: 'u1' })).toBe(true);
+    expect(mayReadStashedForm({ userId: 'u2' }, { user_id: 'u1' })).toBe(false);
   });
   test('Origin first, else Referer; null, foreign or neither refused', () => {
     const site = 'https://c.example.com';

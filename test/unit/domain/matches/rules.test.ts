@@ -24,6 +24,7 @@ const candidate = (
   ordinal,
   provisional: false,
   matchesLastHour: 0,
+  ownerUserId: `owner-${agentId}`,
   ...extra,
 });
 
@@ -195,6 +196,53 @@ describe('matchmaking rounds', () => {
     });
     expect(hourly.waiting).toEqual([{ agent_id: 'a', reason: 'hourly_cap' }]);
     expect(hourly.groups.map((g) => [...g].sort())).toEqual([['b', 'c']]);
+  });
+
+  // Issue 38, finding 2: one user kept only their two agents online and farmed a rated win.
+  test("agents of one owner are never grouped, even as each other's only opponent", () => {
+    const twins = planRound({
+      candidates: [
+        candidate('a1', 0, { ownerUserId: 'alice' }),
+        candidate('a2', 0.1, { ownerUserId: 'alice' }),
+        candidate('b', 5, { ownerUserId: 'bob' }),
+        candidate('c', 5.1, { ownerUserId: 'carol' }),
+      ],
+      pairs: [],
+      settings,
+      nowMs: now,
+      seed: 's5',
+    });
+    expect(twins.groups).toHaveLength(2);
+    for (const group of twins.groups) expect(group.includes('a1') && group.includes('a2')).toBe(false);
+    const alone = planRound({
+      candidates: [
+        candidate('a1', 0, { ownerUserId: 'alice' }),
+        candidate('a2', 0.1, { ownerUserId: 'alice' }),
+      ],
+      pairs: [],
+      settings,
+      nowMs: now,
+      seed: 's5',
+    });
+    expect(alone.groups).toEqual([]);
+    expect(alone.waiting).toEqual([
+      { agent_id: 'a1', reason: 'no_opponent' },
+      { agent_id: 'a2', reason: 'no_opponent' },
+    ]);
+    const three = planRound({
+      candidates: [
+        candidate('a1', 0, { ownerUserId: 'alice' }),
+        candidate('b', 0.1, { ownerUserId: 'bob' }),
+        candidate('a2', 0.2, { ownerUserId: 'alice' }),
+        candidate('c', 0.3, { ownerUserId: 'carol' }),
+      ],
+      pairs: [],
+      settings: { ...settings, players: 3 },
+      nowMs: now,
+      seed: 's6',
+    });
+    expect(three.groups).toHaveLength(1);
+    expect(three.groups[0].filter((id) => id.startsWith('a'))).toHaveLength(1);
   });
 
   test('groups of more players, and the same seed gives the same round', () => {

@@ -12,4 +12,13 @@ describe('spectating a match', () => {
     expect(out).toEqual({ type: 'code_write', summary: 'writes' });
     expect((item.event as unknown as Record<string, unknown>).snippet).toBe('x');
   });
+
+  // Issue 38, finding 5: an error's summary and the tool called told spectators what a bout's code did.
+  it('drops error_summary and tool too', () => {
+    const item = {
+      agent_id: 'a',
+      event: { type: 'error_hit', summary: 'an error', error_summary: 'TypeError at solve()', tool: 'grep' },
+    } as unknown as FeedItem;
+    expect(redactBoutEvent(item).event).toEqual({ type: 'error_hit', summary: 'an error' });
+  });
 });
