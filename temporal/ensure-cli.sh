@@ -14,6 +14,14 @@ done
 if ! command -v go >/dev/null 2>&1; then
   echo "Temporal CLI not found and Go is not installed: set TEMPORAL_CLI" >&2; exit 1
 fi
+# One build at a time per user (as ensure-server.sh): parallel callers (test runs started together
+# on a fresh machine) each started their own `go install` of the same CLI, six at once on 2 cores.
+mkdir -p "$CACHE_ROOT"
+exec 9>"$CACHE_ROOT/.build.lock"
+flock 9
+for v in "${VERSIONS[@]}"; do
+  if [[ -x "$CACHE_ROOT/$v/temporal" ]]; then echo "$CACHE_ROOT/$v/temporal"; exit 0; fi
+done
 for v in "${VERSIONS[@]}"; do
   echo "building Temporal CLI $v with $(go version) (first run only, takes a few minutes)" >&2
   mkdir -p "$CACHE_ROOT/$v"
