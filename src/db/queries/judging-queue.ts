@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../pool';
 
-export type QueueWorkKind = 'submission' | 'rejudge' | 'dry_run' | 'game';
+export type QueueWorkKind = 'submission' | 'rejudge' | 'dry_run' | 'game' | 'private_pass';
 
 export interface QueueRow {
   seq: number;
