@@ -91,10 +91,10 @@ async function main(): Promise<void> {
       );
       return Object.fromEntries(events.rows.map((row) => [row.what, Number(row.ms)]));
     };
-    const measured = {
-      sleepy: await Promise.all(ids.sleepy.map(instants)),
-      plain: await Promise.all(ids.plain.map(instants)),
-    };
+    // One client: one statement at a time.
+    const measured: Record<'sleepy' | 'plain', Record<string, number>[]> = { sleepy: [], plain: [] };
+    for (const kind of ['sleepy', 'plain'] as const)
+      for (const id of ids[kind]) measured[kind].push(await instants(id));
     const keys = Object.keys(measured.plain[0]).filter((key) =>
       [...measured.plain, ...measured.sleepy].every((m) => key in m),
     );
