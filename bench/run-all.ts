@@ -16,7 +16,7 @@
  * Results: .data/bench/results.json and .data/bench/table.md.
  *
  *   npm run bench                       # everything (about 8 minutes on 2 cores)
- *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, queue, queuegames, arena, sandbox, programs, games, cli, clijourneys, startup)
+ *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, queue, queuegames, privatepass, arena, sandbox, programs, games, cli, clijourneys, startup)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -470,6 +470,41 @@ async function queueGamesPart(env: Record<string, string>): Promise<BenchRow[]> 
 }
 
 /**
+ * Private tests cannot be timed (bench/private-pass.ts; issue 38): a private test that sleeps
+ * 1.5 s moves the median of every competitor-visible timestamp difference of its submission by
+ * less than 100 ms against the same program without the sleep (10 each, alternating, one run).
+ */
+async function privatePassPart(env: Record<string, string>): Promise<BenchRow[]> {
+  const figure = 'Private pass: a private test sleeping 1.5 s, worst move of a competitor-visible median';
+  const target = '< 100 ms';
+  const run = await runBenchFile('bench/private-pass.ts', [], env, 10 * 60_000);
+  const line = run.output.split('\n').find((l) => l.startsWith('PRIVATE_PASS_RESULT '));
+  if (run.code !== 0 || !line)
+    return [
+      failedRow(figure, target, `exit ${run.code}; see .data/bench/logs/private-pass.log`, run.loadAfter),
+    ];
+  const r = JSON.parse(line.slice('PRIVATE_PASS_RESULT '.length)) as {
+    each: number;
+    figures: { key: string; plainMs: number; sleepyMs: number; diffMs: number }[];
+    worstDiffMs: number;
+    ok: boolean;
+    privatePassesAtEnd: { pending: number; done: number };
+  };
+  return [
+    {
+      figure,
+      value: `${fmt(r.worstDiffMs)} ms`,
+      target,
+      baseline: `the same program without the sleep (${r.each} each, alternating)`,
+      ratio: '—',
+      ok: r.ok,
+      load: run.loadAfter,
+      note: r.figures.map((f) => `${f.key} ${fmt(f.plainMs)} → ${fmt(f.sleepyMs)} ms`).join('; '),
+    },
+  ];
+}
+
+/**
  * The arena (bench/arena.ts): played matches scheduled and completed per second beside the same
  * workflow with nothing to do, rating updates per second beside openskill alone, the matchmaker's
  * round at 1,000 eligible agents beside as many empty workflow starts (and the grouping alone);
@@ -700,6 +735,10 @@ async function main(): Promise<void> {
     if (wanted('queuegames')) {
       log('judging queue: game matches and solo submissions (bench/judging-queue-matches.ts)');
       rows.push(...(await queueGamesPart(featureEnv)));
+    }
+    if (wanted('privatepass')) {
+      log('private tests in a pass of their own (bench/private-pass.ts)');
+      rows.push(...(await privatePassPart(featureEnv)));
     }
     if (wanted('arena')) {
       log('the arena: matches, rating updates, the matchmaker (bench/arena.ts)');

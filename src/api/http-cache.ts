@@ -48,6 +48,8 @@ export interface RenderedAnswer {
   /** An envelope's `data` and `pagination` as JSON (the request_id is added per request)... */
   dataJson?: string;
   paginationJson?: string;
+  /** The envelope's top-level `meta` fields, each as `,"key":value`. */
+  metaJson?: string;
   /** ...or a raw body. */
   raw?: string | Buffer;
   contentType: string;

@@ -169,6 +169,7 @@ function writeResult(ctx: Koa.Context, result: HandlerResult): { status: number;
   }
   const body: Record<string, unknown> = { data: result.data, request_id: ctx.state.requestId };
   if (result.pagination) body.pagination = result.pagination;
+  for (const [key, value] of Object.entries(result.meta ?? {})) if (!(key in body)) body[key] = value;
   ctx.status = result.status ?? 200;
   ctx.body = body;
   return { status: ctx.status, body };
@@ -195,13 +196,22 @@ function renderCacheable(result: HandlerResult): RenderedAnswer | null {
   }
   const dataJson = JSON.stringify(result.data);
   const paginationJson = result.pagination === undefined ? undefined : JSON.stringify(result.pagination);
+  const metaJson =
+    result.meta === undefined
+      ? undefined
+      : Object.entries(result.meta)
+          .filter(([key]) => !['data', 'request_id', 'pagination'].includes(key))
+          .map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`)
+          .join('');
+  const shown = paginationJson === undefined ? dataJson : `${dataJson}\n${paginationJson}`;
   return {
-    etag: strongEtag(paginationJson === undefined ? dataJson : `${dataJson}\n${paginationJson}`),
+    etag: strongEtag(metaJson ? `${shown}\n${metaJson}` : shown),
     dataJson,
     paginationJson,
+    metaJson,
     contentType: 'application/json; charset=utf-8',
     headers,
-    bytes: dataJson.length + (paginationJson?.length ?? 0),
+    bytes: dataJson.length + (paginationJson?.length ?? 0) + (metaJson?.length ?? 0),
   };
 }
 
@@ -220,7 +230,7 @@ function sendRendered(ctx: Koa.Context, answer: RenderedAnswer, principal: Princ
   // Byte for byte what JSON.stringify of {data, request_id, pagination?} gives.
   ctx.body =
     answer.raw ??
-    `{"data":${answer.dataJson},"request_id":${JSON.stringify(ctx.state.requestId)}${answer.paginationJson === undefined ? '' : `,"pagination":${answer.paginationJson}`}}`;
+    `{"data":${answer.dataJson},"request_id":${JSON.stringify(ctx.state.requestId)}${answer.paginationJson === undefined ? '' : `,"pagination":${answer.paginationJson}`}${answer.metaJson ?? ''}}`;
 }
 
 /** Rendered answers kept per cacheable route with a version, in each process. */

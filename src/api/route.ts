@@ -33,7 +33,14 @@ export const paginationSchema: z.ZodType<Pagination> = z.object({
 
 export type HandlerResult =
   /** Wrapped in the success envelope `{data, request_id, pagination?}`. */
-  | { status?: number; data: unknown; pagination?: Pagination; headers?: Record<string, string> }
+  | {
+      status?: number;
+      data: unknown;
+      pagination?: Pagination;
+      headers?: Record<string, string>;
+      /** Top-level fields after `pagination` (the final board's `pending`); never data or request_id. */
+      meta?: Record<string, unknown>;
+    }
   /** Sent as is (connector bodies, CSV, HTML). */
   | { status?: number; raw: unknown; contentType?: string; headers?: Record<string, string> }
   /** The handler wrote the response itself (Server-Sent Events). */

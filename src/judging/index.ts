@@ -21,6 +21,8 @@ export type {
   JudgeRunOptions,
 } from './types';
 export { runJudge } from './run-judge';
+export { configForPass, failedPrivatePass, hasPrivatePass, mergePrivatePass } from './private-pass';
+export type { JudgePass } from './private-pass';
 export { judgePublicView, PUBLIC_TEST_DATA_LIMIT, PROGRAM_LANGUAGE_IDS } from './public-view';
 export type { JudgePublic } from './public-view';
 export { breakdownView } from './breakdown';

@@ -2,6 +2,7 @@ import { type JudgeConfig, type JudgeConfigInput, judgeConfigSchema } from './co
 import { InvalidJudgeConfigError } from './errors';
 import { runHttpJudge } from './http-judge';
 import { runGameJudge } from './game-judge';
+import { configForPass } from './private-pass';
 import { runProgramJudge } from './program-judge';
 import { runRubricJudge } from './rubric-judge';
 import { runTestsJudge } from './tests-judge';
@@ -41,7 +42,7 @@ export async function runJudge(
     ),
     language: typeof submission.language === 'string' ? submission.language : null,
   };
-  const judgeConfig = parsed.data;
+  const judgeConfig = options.pass ? configForPass(parsed.data, options.pass) : parsed.data;
   switch (judgeConfig.kind) {
     case 'rubric':
       return runRubricJudge(judgeConfig, normalizedSubmission);

@@ -45,4 +45,9 @@ export interface JudgeRunOptions {
   testConcurrency?: number;
   /** A `game` judge's opponent: the program itself (validation, the default) or the game's baseline bot (an operator's dry run). */
   gameOpponent?: 'self' | 'boss';
+  /**
+   * Judge one pass only (./private-pass.ts): the tests or criteria that are not private, or the
+   * private ones. Absent: all of them at once (runs of workflows started before the passes split).
+   */
+  pass?: 'public' | 'private';
 }

@@ -5,7 +5,7 @@ import {
   leaderboardCsv,
   requireLeaderboardChallenge,
 } from '../../domain/leaderboard';
-import { finalBoardPage, frozenFor, getFinalBoard } from '../../domain/contests/boards';
+import { finalBoardPage, finalBoardVersion, frozenFor, getFinalBoard } from '../../domain/contests/boards';
 import { defineRoute } from '../route';
 import { pagedEnvelope } from '../schemas/common';
 import {
@@ -30,7 +30,13 @@ export const leaderboardRoutes = [
     scope: 'leaderboard:read',
     rateLimit: 'reads',
     httpCache: true,
-    cacheVersion: ({ params, deps }) => deps.leaderboardVersion(params.challengeId),
+    cacheVersion: async ({ params, query, deps }) => {
+      const version = await deps.leaderboardVersion(params.challengeId);
+      // The final board also moves with the private passes (never the public board's version).
+      return query.board === 'final' && version !== null
+        ? `${version}:${await finalBoardVersion(deps.db, params.challengeId)}`
+        : version;
+    },
     params: leaderboardParams,
     query: leaderboardQuery,
     responses: {
@@ -41,8 +47,9 @@ export const leaderboardRoutes = [
     },
     async handler({ params, query, principal, deps }) {
       if (query.board === 'final') {
-        const rows = await getFinalBoard(deps.db, principal, params.challengeId);
-        return finalBoardPage(rows, query);
+        const board = await getFinalBoard(deps.db, principal, params.challengeId);
+        // `pending`: counted results whose private pass is not done; at completion no rows while > 0.
+        return { ...finalBoardPage(board.rows, query), meta: { pending: board.pending } };
       }
       const { entries, pagination } = await getAnyLeaderboard(deps.db, principal, params.challengeId, query);
       return { data: entries, pagination };
@@ -59,7 +66,12 @@ export const leaderboardRoutes = [
     scope: 'leaderboard:read',
     rateLimit: 'reads',
     httpCache: true,
-    cacheVersion: ({ params, deps }) => deps.leaderboardVersion(params.challengeId),
+    cacheVersion: async ({ params, query, deps }) => {
+      const version = await deps.leaderboardVersion(params.challengeId);
+      return query.board === 'final' && version !== null
+        ? `${version}:${await finalBoardVersion(deps.db, params.challengeId)}`
+        : version;
+    },
     params: leaderboardParams,
     query: leaderboardCsvQuery,
     responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
@@ -67,7 +79,7 @@ export const leaderboardRoutes = [
       const challenge = await requireLeaderboardChallenge(deps.db, principal, params.challengeId);
       const raw =
         query.board === 'final'
-          ? finalBoardCsv(await getFinalBoard(deps.db, principal, params.challengeId))
+          ? finalBoardCsv((await getFinalBoard(deps.db, principal, params.challengeId)).rows)
           : await leaderboardCsv(deps.db, params.challengeId, 1000, frozenFor(principal, challenge));
       return {
         raw,

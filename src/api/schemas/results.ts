@@ -24,6 +24,12 @@ export const resultSchema = z.object({
   sandbox: z.boolean(),
   /** Fair contests: operators always, the owner once the challenge is complete; absent otherwise. */
   private_score: z.number().nullable().optional(),
+  /** Beside private_score, to the same readers: none (no private test), pending (its pass runs after the public result), done. */
+  private_state: z.enum(['none', 'pending', 'done']).optional(),
+  /** Why a private pass that could not finish scored 0; null otherwise. */
+  private_reason: z.string().nullable().optional(),
+  /** When the private pass was stored; null while pending or without private tests. */
+  private_judged_at: z.string().nullable().optional(),
 });
 
 /** `showPrivate`: the caller may see private_score (src/domain/contests/policy.ts). */
@@ -43,7 +49,14 @@ export function toResult(row: ResultRow, showPrivate = false): z.infer<typeof re
     current: row.superseded_at === null,
     superseded_at: iso(row.superseded_at),
     sandbox: row.sandbox,
-    ...(showPrivate ? { private_score: row.private_score } : {}),
+    ...(showPrivate
+      ? {
+          private_score: row.private_score,
+          private_state: row.private_state,
+          private_reason: row.private_reason,
+          private_judged_at: iso(row.private_judged_at),
+        }
+      : {}),
   };
 }
 

@@ -156,6 +156,8 @@ const currentResultSchema = z.object({
   judged_at: z.string(),
   /** Operators' listings only (fair contests). */
   private_score: z.number().nullable().optional(),
+  /** Beside private_score: none, pending (the private pass runs after the public result) or done. */
+  private_state: z.enum(['none', 'pending', 'done']).optional(),
 });
 
 export const submissionDetailSchema = submissionSchema.extend({
@@ -239,7 +241,10 @@ export function toSubmissionHistoryItem(
           result_state: row.result_state ?? 'scored',
           judged_at: row.judged_at!.toISOString(),
           ...(showPrivate
-            ? { private_score: row.private_score === null ? null : Number(row.private_score) }
+            ? {
+                private_score: row.private_score === null ? null : Number(row.private_score),
+                private_state: (row.private_state ?? 'none') as 'none' | 'pending' | 'done',
+              }
             : {}),
         }
       : null,

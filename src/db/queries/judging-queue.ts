@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../pool';
 
-export type QueueWorkKind = 'submission' | 'rejudge' | 'dry_run' | 'game';
+export type QueueWorkKind = 'submission' | 'rejudge' | 'dry_run' | 'game' | 'private_pass';
 
 /** One owner's share of an entry of several owners (a seat of a game match). */
 export interface QueueOwnerShare {

@@ -131,7 +131,9 @@ export async function listRejudgeItems(db: Queryable, rejudgeId: string): Promis
        (SELECT p.private_score FROM results p WHERE p.submission_id = i.submission_id AND p.run < i.run
          ORDER BY p.run DESC LIMIT 1) AS old_private_score,
        r.private_score AS new_private_score,
-       (s.judge_run <> i.run OR s.status IN ('complete', 'failed')) AS done
+       -- Done once both passes are: a complete run's private pass may still be pending.
+       (s.judge_run <> i.run OR s.status = 'failed'
+         OR (s.status = 'complete' AND r.private_state IS DISTINCT FROM 'pending')) AS done
      FROM rejudge_items i
      JOIN submissions s ON s.id = i.submission_id
      JOIN agents a ON a.id = s.agent_id
@@ -156,7 +158,9 @@ export function finishRejudgeIfDone(db: Queryable, rejudgeId: string): Promise<R
     `UPDATE rejudges j SET status = 'done', finished_at = now()
      WHERE j.id = $1 AND j.status = 'running' AND NOT EXISTS (
        SELECT 1 FROM rejudge_items i JOIN submissions s ON s.id = i.submission_id
-       WHERE i.rejudge_id = j.id AND s.judge_run = i.run AND s.status NOT IN ('complete', 'failed'))
+       WHERE i.rejudge_id = j.id AND s.judge_run = i.run
+         AND (s.status NOT IN ('complete', 'failed') OR EXISTS (
+           SELECT 1 FROM results r WHERE r.submission_id = i.submission_id AND r.run = i.run AND r.private_state = 'pending')))
      RETURNING ${REJUDGE_COLUMNS}`,
     [rejudgeId],
   );

@@ -2,6 +2,8 @@ import type { JudgeOutcome, ResultState } from '../../judging';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
+export type PrivateState = 'none' | 'pending' | 'done';
+
 export interface ResultRow {
   id: string;
   submission_id: string;
@@ -12,6 +14,12 @@ export interface ResultRow {
   final_score: number;
   /** Over the private tests or criteria (numeric(5,2), parsed); null when there are none. */
   private_score: number | null;
+  /** none: no private test; pending: the private pass has not finished; done: private_score is final. */
+  private_state: PrivateState;
+  /** Why a private pass that could not finish scored 0; null otherwise. */
+  private_reason: string | null;
+  /** When the private pass was stored (null while pending, or without private tests). */
+  private_judged_at: Date | null;
   result_state: ResultState;
   judge: string;
   summary: string;
@@ -72,6 +80,8 @@ export interface NewResult {
   run: number;
   finalScore: number;
   privateScore: number | null;
+  /** 'pending' when a private pass follows (private_score stays null until it is done). */
+  privateState: PrivateState;
   resultState: ResultState;
   judge: string;
   summary: string;
@@ -88,8 +98,10 @@ export async function storeResult(db: Queryable, r: NewResult): Promise<{ id: st
   );
   const row = await queryOne<{ id: string; judged_at: Date }>(
     db,
-    `INSERT INTO results (submission_id, challenge_id, agent_id, run, final_score, result_state, judge, summary, breakdown, sandbox, submitted_at, private_score)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id, judged_at`,
+    `INSERT INTO results (submission_id, challenge_id, agent_id, run, final_score, result_state, judge, summary, breakdown, sandbox, submitted_at,
+                          private_score, private_state, private_judged_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13 = 'done' THEN now() END)
+     RETURNING id, judged_at`,
     [
       r.submissionId,
       r.challengeId,
@@ -103,9 +115,59 @@ export async function storeResult(db: Queryable, r: NewResult): Promise<{ id: st
       r.sandbox,
       r.submittedAt,
       r.privateScore,
+      r.privateState,
     ],
   );
   return row!;
+}
+
+/**
+ * Stores a run's private pass (its score, the breakdown with the private items put back, and the
+ * reason when it could not finish): `pending` → `done`, once. Answers the row's challenge and
+ * agent, or null when the run's pass was already stored (a retry) or it has none.
+ */
+export async function storePrivatePass(
+  db: Queryable,
+  p: {
+    submissionId: string;
+    run: number;
+    privateScore: number | null;
+    reason: string | null;
+    breakdown: JudgeOutcome;
+  },
+): Promise<{ id: string; challenge_id: string; agent_id: string; superseded: boolean } | null> {
+  return queryOne(
+    db,
+    `UPDATE results SET private_score = $3, private_reason = $4, breakdown = $5, private_state = 'done',
+                        private_judged_at = now()
+      WHERE submission_id = $1 AND run = $2 AND private_state = 'pending'
+      RETURNING id, challenge_id, agent_id, (superseded_at IS NOT NULL) AS superseded`,
+    [p.submissionId, p.run, p.privateScore, p.reason, JSON.stringify(p.breakdown)],
+  );
+}
+
+/** Changes whenever a private pass of the challenge is stored or starts pending (the final board's cache key). */
+export async function finalBoardMark(db: Queryable, challengeId: string): Promise<string> {
+  const row = await queryOne<{ mark: string }>(
+    db,
+    `SELECT count(*) FILTER (WHERE private_state = 'pending') || ':' || count(*) FILTER (WHERE private_state = 'done')
+            || ':' || coalesce(extract(epoch FROM max(private_judged_at))::text, '-') AS mark
+       FROM results WHERE challenge_id = $1 AND superseded_at IS NULL`,
+    [challengeId],
+  );
+  return row?.mark ?? '-';
+}
+
+/** How many current, counted results of the challenge still wait for their private pass. */
+export async function countPendingPrivatePasses(db: Queryable, challengeId: string): Promise<number> {
+  const row = await queryOne<{ n: number }>(
+    db,
+    `SELECT count(*)::int AS n FROM results
+      WHERE challenge_id = $1 AND superseded_at IS NULL AND private_state = 'pending'
+        AND result_state = 'scored' AND sandbox = false`,
+    [challengeId],
+  );
+  return row?.n ?? 0;
 }
 
 export interface FinalCandidateRow {
@@ -139,7 +201,7 @@ export async function listFinalCandidates(db: Queryable, challengeId: string): P
 export async function challengeHasPrivateScores(db: Queryable, challengeId: string): Promise<boolean> {
   const row = await queryOne<{ found: boolean }>(
     db,
-    `SELECT EXISTS (SELECT 1 FROM results WHERE challenge_id = $1 AND superseded_at IS NULL AND private_score IS NOT NULL) AS found`,
+    `SELECT EXISTS (SELECT 1 FROM results WHERE challenge_id = $1 AND superseded_at IS NULL AND private_state <> 'none') AS found`,
     [challengeId],
   );
   return row?.found ?? false;

@@ -375,6 +375,8 @@ export type SubmissionHistoryRow = SubmissionSummaryRow & {
   final_score: string | null;
   /** numeric(5,2) as text; null without private tests (operators' listings only). */
   private_score: string | null;
+  /** none | pending | done (operators' listings only); null until judged. */
+  private_state: string | null;
   result_state: string | null;
   judged_at: Date | null;
   /** created_at as UTC text with microseconds, for the cursor. */
@@ -406,7 +408,7 @@ export async function listSubmissionHistory(
     where.push(`(s.created_at, s.id) < (${arg(f.after.createdAt)}::timestamptz, ${arg(f.after.id)}::uuid)`);
   const res = await db.query<SubmissionHistoryRow>(
     `SELECT ${LIGHT_COLUMNS}, a.name AS agent_name, c.title AS challenge_title,
-       r.id AS result_id, r.final_score::text AS final_score, r.private_score::text AS private_score, r.result_state, r.judged_at,
+       r.id AS result_id, r.final_score::text AS final_score, r.private_score::text AS private_score, r.private_state, r.result_state, r.judged_at,
        to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_key
      FROM submissions s
      JOIN agents a ON a.id = s.agent_id

@@ -9,6 +9,8 @@ import { findChallengeStatus } from '../../db/queries/leaderboard';
 import {
   boardAsOf,
   challengeHasPrivateScores,
+  countPendingPrivatePasses,
+  finalBoardMark,
   listFinalCandidates,
   type FrozenBoardRow,
 } from '../../db/queries/results';
@@ -18,7 +20,7 @@ import { notFound, ServiceError, validationError } from '../../errors';
 import type { Pagination } from '../../lib/pagination';
 import { canSeeChallenge } from '../challenges/policy';
 import { mayReadFinalBoard, seesLiveBoard } from './policy';
-import { frozenSince, rankFinalBoard, type FinalRow } from './rules';
+import { finalBoardWaits, frozenSince, rankFinalBoard, type FinalRow } from './rules';
 
 export type { FrozenBoardRow };
 
@@ -72,12 +74,33 @@ export async function getFinalBoard(
   db: Queryable,
   principal: Principal,
   challengeId: string,
-): Promise<FinalRow[]> {
+): Promise<FinalBoard> {
   const status = await findChallengeStatus(db, challengeId);
   if (!status || !canSeeChallenge(principal, status)) throw notFound('challenge');
   if (!mayReadFinalBoard(principal, status.status))
     throw new ServiceError('NOT_FOUND', 'the final board is shown once the challenge is complete');
-  return finalBoardRows(db, challengeId);
+  return finalBoard(db, challengeId, status.status);
+}
+
+/** The final board's rows, and how many counted results still wait for their private pass. */
+export interface FinalBoard {
+  rows: FinalRow[];
+  pending: number;
+}
+
+/** The final board of a challenge in this status: no rows while it waits for private passes. */
+export async function finalBoard(db: Queryable, challengeId: string, status: string): Promise<FinalBoard> {
+  const pending = await countPendingPrivatePasses(db, challengeId);
+  if (finalBoardWaits(status, pending)) return { rows: [], pending };
+  return { rows: await finalBoardRows(db, challengeId), pending };
+}
+
+/**
+ * What the final board's cache is keyed by beside the leaderboard's version: the private passes
+ * move the final board but never the public one (whose version competitors read as an ETag).
+ */
+export function finalBoardVersion(db: Queryable, challengeId: string): Promise<string> {
+  return finalBoardMark(db, challengeId);
 }
 
 /** The final board's rows, for callers that already decided the reader may see them (CSV, pages). */

@@ -5,7 +5,7 @@
 import type { Pool } from 'pg';
 import type { Principal } from '../../auth/principal';
 import { listClarifications } from '../../db/queries/clarifications';
-import { finalBoardRows } from './boards';
+import { finalBoard } from './boards';
 import { toClarification, type Clarification } from './clarifications';
 import { mayReadFinalBoard, seesAllClarifications } from './policy';
 import { isRevealed, type FinalRow } from './rules';
@@ -18,14 +18,15 @@ export async function pageContestParts(
   const viewer: Principal = session
     ? { kind: 'user', userId: session.userId, role: session.role, name: session.name }
     : { kind: 'anonymous' };
-  // The page shows the final board at completion (operators read it early through the API).
+  // The page shows the final board at completion (operators read it early through the API); while
+  // private passes are pending it shows none of its rows.
   const showFinal = isRevealed(challenge.status) && mayReadFinalBoard(viewer, challenge.status);
-  const [finalBoard, rows] = await Promise.all([
-    showFinal ? finalBoardRows(db, challenge.id) : Promise.resolve(null),
+  const [board, rows] = await Promise.all([
+    showFinal ? finalBoard(db, challenge.id, challenge.status) : Promise.resolve(null),
     listClarifications(db, challenge.id, {
       all: seesAllClarifications(viewer),
       askedBy: session?.userId ?? null,
     }),
   ]);
-  return { finalBoard, clarifications: rows.map(toClarification) };
+  return { finalBoard: board?.rows ?? null, clarifications: rows.map(toClarification) };
 }

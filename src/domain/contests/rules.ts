@@ -19,6 +19,15 @@ export function isRevealed(status: string): boolean {
   return status === 'complete' || status === 'archived';
 }
 
+/**
+ * The final board waits for the private passes (DESIGN, "Fifth-round extensions"): once the
+ * challenge is complete, while any counted result's private pass is pending it shows no rows,
+ * only how many are pending (a board ranked on half-judged private scores would be wrong).
+ */
+export function finalBoardWaits(status: string, pendingPrivatePasses: number): boolean {
+  return isRevealed(status) && pendingPrivatePasses > 0;
+}
+
 export interface FreezeWindow {
   status: string;
   ends_at: Date | null;

@@ -49,6 +49,11 @@ export function submissionWorkKey(submissionId: string, run: number): string {
   return `submission:${submissionId}:${run}`;
 }
 
+/** The queue's key of a submission run's private pass (its own work, after the run's public pass). */
+export function privatePassWorkKey(submissionId: string, run: number): string {
+  return `private:${submissionId}:${run}`;
+}
+
 /** JUDGE_QUEUE_SLOTS, or the slots of the live workers together. */
 export async function queueCapacity(db: Pool, config: QueueConfig): Promise<number> {
   return config.JUDGE_QUEUE_SLOTS ?? liveWorkerSlots(db, WORKER_LIVE_SECONDS);

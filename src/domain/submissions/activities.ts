@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../../errors';
-import { admitJudging, waitForJudgingSlots } from './admission';
-import type { RecordedJudgement, RunRef } from './contract';
-import { judgeRun, type JudgingSteps } from './judging';
+import { admitJudging, waitForJudgingSlots, waitForPrivatePassSlots } from './admission';
+import type { JudgeStepInput, RecordedJudgement, RunRef } from './contract';
+import { judgePrivatePass, judgeRun, type JudgingSteps, type PrivatePassRecord } from './judging';
 import { sweepIntervalMs } from './rules';
 import { sweepOnce } from './sweeper';
 import {
@@ -103,15 +103,46 @@ export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSig
      * Runs the challenge's judge over the submission and records the outcome (result, leaderboard,
      * `complete`, events) in one transaction. Idempotent: a run that already has its result returns it.
      */
-    async judgeSubmission(ref: RunRef): Promise<RecordedJudgement> {
+    async judgeSubmission(input: JudgeStepInput): Promise<RecordedJudgement> {
       const ctx = Context.current();
       // Local activities (rubric judging) cannot heartbeat; regular ones do, so a dead worker is noticed.
       const heartbeat = ctx.info.isLocal ? () => undefined : (details: unknown) => ctx.heartbeat(details);
+      const ref: RunRef = { submissionId: input.submissionId, run: input.run };
       try {
-        return await judgeRun(deps, ref, {
+        return await judgeRun(
+          deps,
+          ref,
+          {
+            signal: ctx.cancellationSignal,
+            onProgress: (progress) => heartbeat(progress),
+            onTick: () => heartbeat({ phase: 'judging' }),
+          },
+          input.split === true,
+        );
+      } catch (err) {
+        throw toActivityFailure(err);
+      }
+    },
+
+    /** The run's private pass waits in the judging queue (low priority, no owner) for its slots. */
+    async waitForPrivatePassSlots(ref: RunRef): Promise<{ done: boolean; slots: number }> {
+      const ctx = Context.current();
+      const granted = await waitForPrivatePassSlots(deps.db, deps.config, ref, {
+        signal: ctx.cancellationSignal,
+        onPoll: (details) => ctx.heartbeat(details),
+      });
+      return 'done' in granted ? { done: true, slots: 0 } : { done: false, slots: granted.slots };
+    },
+
+    /** Judges the run's private tests or criteria and stores private_score (idempotent). */
+    async judgePrivatePass(ref: RunRef): Promise<PrivatePassRecord> {
+      const ctx = Context.current();
+      const heartbeat = ctx.info.isLocal ? () => undefined : (details: unknown) => ctx.heartbeat(details);
+      try {
+        return await judgePrivatePass(deps, ref, {
           signal: ctx.cancellationSignal,
           onProgress: (progress) => heartbeat(progress),
-          onTick: () => heartbeat({ phase: 'judging' }),
+          onTick: () => heartbeat({ phase: 'private pass' }),
         });
       } catch (err) {
         throw toActivityFailure(err);

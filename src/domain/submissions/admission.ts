@@ -9,11 +9,13 @@ import type { Pool } from 'pg';
 import type { Config } from '../../config';
 import { findChallengeJudge } from '../../db/queries/challenges';
 import type { NewQueueWork } from '../../db/queries/judging-queue';
+import { findResultForRun } from '../../db/queries/results';
 import { findSubmissionById } from '../../db/queries/submissions';
 import { slotsForJudge } from '../judging-queue/order';
 import {
   type QueueConfig,
   type WaitControls,
+  privatePassWorkKey,
   submissionWorkKey,
   tryAdmit,
   waitForSlots,
@@ -78,4 +80,32 @@ export async function waitForJudgingSlots(
   const found = await runWork(db, config, ref);
   if (!('work' in found)) return found;
   return { slots: await waitForSlots(db, config, found.work, controls) };
+}
+
+/**
+ * Waits in the queue until the run's private pass holds its slots (DESIGN, "Fifth-round
+ * extensions"): low priority and counted against no owner or agent, like a rejudge, so that it
+ * never delays anyone's next submission. `done` when there is no pass left to run (already
+ * stored, or the result is gone).
+ */
+export async function waitForPrivatePassSlots(
+  db: Pool,
+  config: AdmissionConfig,
+  ref: RunRef,
+  controls: WaitControls = {},
+): Promise<{ slots: number } | { done: true }> {
+  const result = await findResultForRun(db, ref.submissionId, ref.run);
+  if (!result || result.private_state !== 'pending') return { done: true };
+  const judge = await findChallengeJudge(db, result.challenge_id);
+  const work: NewQueueWork = {
+    workKey: privatePassWorkKey(ref.submissionId, ref.run),
+    kind: 'private_pass',
+    priority: 1,
+    ownerUserId: null,
+    agentId: null,
+    submissionId: ref.submissionId,
+    run: ref.run,
+    slots: Math.max(1, slotsForJudge(judge, config.JUDGE_PROGRAM_SLOTS)),
+  };
+  return { slots: await waitForSlots(db, config, work, controls) };
 }

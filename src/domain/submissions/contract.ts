@@ -46,6 +46,13 @@ export interface RecordedJudgement {
   resultState: string | null;
   /** True when this run was superseded by a newer one before it could record anything. */
   stale: boolean;
+  /** The result waits for its private pass (recorded with `split`; absent from runs before PRIVATE_PASS_PATCH). */
+  privatePending?: boolean;
+}
+
+/** The judge step's input: the run, and whether it judges the public pass only (a private pass follows). */
+export interface JudgeStepInput extends RunRef {
+  split?: boolean;
 }
 
 export interface SubmissionOutcomeInput {
@@ -87,3 +94,10 @@ export const JUDGING_QUEUE_PATCH = 'judging-queue-fair-slots';
 export const GAME_JUDGING_PATCH = 'game-judging-in-the-queue';
 /** received → queued → judging as one local activity (one transaction) instead of two. */
 export const STATUS_STEPS_PATCH = 'queued-and-judging-in-one-step';
+/**
+ * Marker of the change that judges private tests and criteria in a pass of their own after the
+ * public result (DESIGN, "Fifth-round extensions"): the judge step judges the public ones and
+ * stores the result `complete` with its private pass pending; the private pass then waits in the
+ * judging queue at low priority (sandboxed judges) and stores private_score, or 0 with its reason.
+ */
+export const PRIVATE_PASS_PATCH = 'private-tests-in-a-pass-of-their-own';

@@ -8,9 +8,9 @@ import { notFound } from '../../errors';
 import { withTransaction } from '../../db/pool';
 import { findChallengeJudge } from '../../db/queries/challenges';
 import { advanceSessionEntryStatus, lockEntry } from '../../db/queries/entries';
-import { heldSlots, removeSubmissionWork, touchWork } from '../../db/queries/judging-queue';
+import { heldSlots, removeSubmissionWork, removeWork, touchWork } from '../../db/queries/judging-queue';
 import { refreshLeaderboardEntry } from '../../db/queries/leaderboard';
-import { findResultForRun, storeResult } from '../../db/queries/results';
+import { findResultForRun, storePrivatePass, storeResult, type PrivateState } from '../../db/queries/results';
 import {
   advanceSubmissionStatus,
   findJudgeKindOfSubmission,
@@ -18,9 +18,18 @@ import {
   insertSubmissionEvent,
 } from '../../db/queries/submissions';
 import { emitEvent, emitEvents } from '../../events/outbox';
-import { runJudge, type JudgeConfigInput, type JudgeOutcome } from '../../judging';
+import {
+  failedPrivatePass,
+  hasPrivatePass,
+  judgeConfigSchema,
+  mergePrivatePass,
+  runJudge,
+  type JudgeConfig,
+  type JudgeConfigInput,
+  type JudgeOutcome,
+} from '../../judging';
 import type { ServiceDeps } from '../../service-deps';
-import { RUNNING_TTL_SECONDS, submissionWorkKey } from '../judging-queue/queue';
+import { RUNNING_TTL_SECONDS, privatePassWorkKey, submissionWorkKey } from '../judging-queue/queue';
 import type { RecordedJudgement, RunRef } from './contract';
 
 const STEP_MESSAGES = {
@@ -88,6 +97,8 @@ export async function recordJudgement(
   ref: RunRef,
   outcome: JudgeOutcome,
   judgeKind: string,
+  /** 'pending' when a private pass follows this (public) outcome; by default what the outcome holds. */
+  privateState: PrivateState = outcome.privateScore == null ? 'none' : 'done',
 ): Promise<RecordedJudgement> {
   return withTransaction(db, async (tx) => {
     const submission = await findSubmissionById(tx, ref.submissionId);
@@ -97,12 +108,7 @@ export async function recordJudgement(
     if (!moved) {
       const existing = await findResultForRun(tx, ref.submissionId, ref.run);
       return existing
-        ? {
-            resultId: existing.id,
-            finalScore: existing.final_score,
-            resultState: existing.result_state,
-            stale: false,
-          }
+        ? recordedOf(existing)
         : { resultId: null, finalScore: null, resultState: null, stale: true };
     }
     const stored = await storeResult(tx, {
@@ -111,7 +117,8 @@ export async function recordJudgement(
       agentId: submission.agent_id,
       run: ref.run,
       finalScore: outcome.score,
-      privateScore: outcome.privateScore ?? null,
+      privateScore: privateState === 'pending' ? null : (outcome.privateScore ?? null),
+      privateState,
       resultState: outcome.resultState,
       judge: judgeKind,
       summary: outcome.summary,
@@ -156,8 +163,29 @@ export async function recordJudgement(
         ...common,
       },
     ]);
-    return { resultId: stored.id, finalScore: outcome.score, resultState: outcome.resultState, stale: false };
+    return {
+      resultId: stored.id,
+      finalScore: outcome.score,
+      resultState: outcome.resultState,
+      stale: false,
+      privatePending: privateState === 'pending',
+    };
   });
+}
+
+function recordedOf(result: {
+  id: string;
+  final_score: number;
+  result_state: string;
+  private_state: PrivateState;
+}): RecordedJudgement {
+  return {
+    resultId: result.id,
+    finalScore: result.final_score,
+    resultState: result.result_state,
+    stale: false,
+    privatePending: result.private_state === 'pending',
+  };
 }
 
 /** Judging could not complete (grader refused, retries exhausted, judge crash): `failed`, with the reason. */
@@ -219,15 +247,11 @@ export async function judgeRun(
   deps: Pick<ServiceDeps, 'db' | 'logger'>,
   ref: RunRef,
   controls: JudgingControls,
+  /** The public pass only, a private pass to follow (workflows since PRIVATE_PASS_PATCH); else both at once. */
+  split = false,
 ): Promise<RecordedJudgement> {
   const existing = await findResultForRun(deps.db, ref.submissionId, ref.run);
-  if (existing)
-    return {
-      resultId: existing.id,
-      finalScore: existing.final_score,
-      resultState: existing.result_state,
-      stale: false,
-    };
+  if (existing) return recordedOf(existing);
   const submission = await findSubmissionById(deps.db, ref.submissionId);
   if (!submission) throw notFound('submission');
   if (
@@ -244,6 +268,9 @@ export async function judgeRun(
     typeof (judgeConfig as { kind?: unknown })?.kind === 'string'
       ? (judgeConfig as { kind: string }).kind
       : 'unknown';
+  const parsed = judgeConfigSchema.safeParse(judgeConfig);
+  // An invalid config fails in runJudge below, with its reason.
+  const privateFollows = split && parsed.success && hasPrivatePass(parsed.data);
 
   // A judging granted by the judging queue runs as many tests at once as it holds slots (the
   // caps count slots honestly) and keeps its slots while it runs; judges without sandboxes (and
@@ -266,12 +293,109 @@ export async function judgeRun(
         signal: controls.signal,
         onProgress: controls.onProgress,
         ...(slots !== null ? { testConcurrency: slots } : {}),
+        ...(privateFollows ? { pass: 'public' as const } : {}),
       },
     );
   } finally {
     clearInterval(tick);
   }
-  return recordJudgement(deps.db, ref, outcome, judgeKind);
+  return recordJudgement(deps.db, ref, outcome, judgeKind, privateFollows ? 'pending' : undefined);
+}
+
+/** What became of a run's private pass: stored now, or nothing to do (already stored, or none pending). */
+export interface PrivatePassRecord {
+  stored: boolean;
+}
+
+/**
+ * The private pass of a run whose public result is stored `pending` (DESIGN, "Fifth-round
+ * extensions"; docs/decisions/judging.md, "The private pass"): judges the private tests or
+ * criteria, stores private_score with the private items put back in the breakdown, and `done`.
+ * Nothing a competitor reads changes (the result's public score, summary and events stay); the
+ * leaderboard's version moves so that cached final boards follow. Idempotent: a stored pass is
+ * not judged again. A run superseded meanwhile (a rejudge) is stored as 0 with that reason.
+ */
+export async function judgePrivatePass(
+  deps: Pick<ServiceDeps, 'db' | 'logger'>,
+  ref: RunRef,
+  controls: JudgingControls,
+): Promise<PrivatePassRecord> {
+  const result = await findResultForRun(deps.db, ref.submissionId, ref.run);
+  if (!result || result.private_state !== 'pending') return { stored: false };
+  const submission = await findSubmissionById(deps.db, ref.submissionId);
+  if (!submission) throw notFound('submission');
+  const judgeConfig = await findChallengeJudge(deps.db, submission.challenge_id);
+  if (judgeConfig === null) throw notFound('challenge');
+  if (submission.judge_run !== ref.run)
+    return recordPrivatePassFailure(deps.db, ref, 'superseded by a newer run before its private pass');
+  const workKey = privatePassWorkKey(ref.submissionId, ref.run);
+  const slots = await heldSlots(deps.db, workKey);
+  const tick = setInterval(() => {
+    controls.onTick();
+    if (slots !== null)
+      touchWork(deps.db, workKey, RUNNING_TTL_SECONDS).catch((err) =>
+        deps.logger.warn({ err }, 'could not refresh the private pass slots'),
+      );
+  }, JUDGE_TICK_EVERY_MS);
+  let outcome: JudgeOutcome;
+  try {
+    outcome = await runJudge(
+      judgeConfig as JudgeConfigInput,
+      { content: submission.content, files: submission.files, language: submission.language },
+      {
+        signal: controls.signal,
+        onProgress: controls.onProgress,
+        pass: 'private',
+        ...(slots !== null ? { testConcurrency: slots } : {}),
+      },
+    );
+  } finally {
+    clearInterval(tick);
+  }
+  const parsed = judgeConfigSchema.safeParse(judgeConfig);
+  return storePass(deps.db, ref, parsed.success ? parsed.data : null, result.breakdown, outcome, null);
+}
+
+/**
+ * A private pass that cannot finish (retries exhausted, a judge that refuses): stored as 0 with
+ * its reason, `done`, never left pending (DESIGN). Idempotent.
+ */
+export async function recordPrivatePassFailure(
+  db: Pool,
+  ref: RunRef,
+  reason: string,
+): Promise<PrivatePassRecord> {
+  const trimmed = reason.length > 1000 ? `${reason.slice(0, 999)}…` : reason;
+  const result = await findResultForRun(db, ref.submissionId, ref.run);
+  if (!result || result.private_state !== 'pending') return { stored: false };
+  const stored = await findChallengeJudge(db, result.challenge_id);
+  const parsed = judgeConfigSchema.safeParse(stored);
+  const held = parsed.success
+    ? failedPrivatePass(parsed.data, trimmed)
+    : { criteria: [], privateScore: 0, details: { not_judged: trimmed } };
+  return storePass(db, ref, parsed.success ? parsed.data : null, result.breakdown, held, trimmed);
+}
+
+async function storePass(
+  db: Pool,
+  ref: RunRef,
+  config: JudgeConfig | null,
+  publicOutcome: JudgeOutcome,
+  privateOutcome: Pick<JudgeOutcome, 'criteria' | 'details' | 'privateScore'>,
+  reason: string | null,
+): Promise<PrivatePassRecord> {
+  const merged = mergePrivatePass(config, publicOutcome, privateOutcome);
+  // The public board is left alone: its version (an ETag competitors read) must not move when a
+  // private pass ends. The final board's cache follows the passes themselves (finalBoardMark).
+  const stored = await storePrivatePass(db, {
+    submissionId: ref.submissionId,
+    run: ref.run,
+    privateScore: reason === null ? (merged.privateScore ?? null) : 0,
+    reason,
+    breakdown: merged,
+  });
+  await removeWork(db, privatePassWorkKey(ref.submissionId, ref.run));
+  return { stored: stored !== null };
 }
 
 /**
@@ -288,6 +412,9 @@ export function createJudgingSteps(db: Pool) {
     beginJudging: (ref: RunRef) => beginJudging(db, ref),
     markSubmissionFailed: (input: RunRef & { reason: string }): Promise<boolean> =>
       markSubmissionFailed(db, input, input.reason),
+    /** The private pass could not finish: 0 with the reason, `done`. */
+    markPrivatePassFailed: (input: RunRef & { reason: string }): Promise<PrivatePassRecord> =>
+      recordPrivatePassFailure(db, input, input.reason),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   JUDGING_QUEUE_PATCH,
   JUDGING_SLOTS_PATCH,
   judgingTaskQueue,
+  PRIVATE_PASS_PATCH,
   STATUS_STEPS_PATCH,
   type RunRef,
   type SubmissionWorkflowInput,
@@ -100,6 +101,30 @@ function describeFailure(err: unknown): string {
 }
 
 /**
+ * The private pass (PRIVATE_PASS_PATCH), after the submission is `complete`: sandboxed judges wait
+ * in the judging queue at low priority and run on the judging task queue; the rubric judge runs
+ * locally. A pass that cannot finish is stored as 0 with its reason, never left pending.
+ */
+async function privatePass(ref: RunRef, sandboxed: boolean, local: boolean): Promise<void> {
+  try {
+    if (sandboxed) {
+      const granted = await queue.waitForPrivatePassSlots(ref);
+      if (granted.done) return;
+      await proxyActivities<SubmissionActivities>({
+        startToCloseTimeout: '30 minutes',
+        heartbeatTimeout: '30s',
+        retry: judgeRetry,
+        taskQueue: judgingTaskQueue(workflowInfo().taskQueue),
+      }).judgePrivatePass(ref);
+    } else {
+      await (local ? localJudge : judge).judgePrivatePass(ref);
+    }
+  } catch (err) {
+    await steps.markPrivatePassFailed({ ...ref, reason: `private pass: ${describeFailure(err)}` });
+  }
+}
+
+/**
  * received → queued → judging → complete | failed. Every step is persisted by an idempotent
  * activity (status only moves forward, within the run) that also records the submission event
  * and the outbox event; search attributes follow so operators can filter runs in the Web UI.
@@ -126,8 +151,14 @@ export async function submissionWorkflow(input: SubmissionWorkflowInput): Promis
   // observable there; with the rubric judge (also local) the whole run is one workflow task and
   // only the outcome is. The submission's own history (its events) records every step.
   if (!local) mark('judging');
+  // Private tests and criteria in a pass of their own, after the public result.
+  const split = patched(PRIVATE_PASS_PATCH);
+  const judgeInput = split ? { ...ref, split: true } : ref;
 
-  let failure: string;
+  let failure = '';
+  let complete: SubmissionWorkflowResult | undefined;
+  let privateFollows = false;
+  let sandboxed = false;
   try {
     let recorded;
     const onSlots = () =>
@@ -137,31 +168,37 @@ export async function submissionWorkflow(input: SubmissionWorkflowInput): Promis
         retry: judgeRetry,
         taskQueue: judgingTaskQueue(workflowInfo().taskQueue),
       });
-    const sandboxed =
+    sandboxed =
       judgeKind === 'tests' ||
       judgeKind === 'program' ||
       (judgeKind === 'game' && patched(GAME_JUDGING_PATCH));
     if (sandboxed && patched(JUDGING_QUEUE_PATCH)) {
       const granted = await queue.waitForJudgingSlots(ref);
       if (granted.stale) return { status: 'stale' };
-      recorded = await onSlots().judgeSubmission(ref);
+      recorded = await onSlots().judgeSubmission(judgeInput);
     } else if (judgeKind === 'tests' && patched(JUDGING_SLOTS_PATCH)) {
       const admitted = await admission.admitJudging(ref);
       if (admitted.stale) return { status: 'stale' };
-      recorded = await onSlots().judgeSubmission(ref);
+      recorded = await onSlots().judgeSubmission(judgeInput);
     } else {
-      recorded = await (local ? localJudge : judge).judgeSubmission(ref);
+      recorded = await (local ? localJudge : judge).judgeSubmission(judgeInput);
     }
     if (recorded.stale) return { status: 'stale' };
     mark('complete');
-    return {
+    complete = {
       status: 'complete',
       resultId: recorded.resultId,
       finalScore: recorded.finalScore,
       resultState: recorded.resultState,
     };
+    privateFollows = split && recorded.privatePending === true;
   } catch (err) {
     failure = describeFailure(err);
+  }
+  if (complete) {
+    // The competitor's result, events and next submission are done with; the private pass follows.
+    if (privateFollows) await privatePass(ref, sandboxed, local);
+    return complete;
   }
   await steps.markSubmissionFailed({ ...ref, reason: failure });
   mark('failed');
