@@ -6,6 +6,7 @@
  */
 import {
   ActivityCancellationType,
+  ActivityFailure,
   CancellationScope,
   condition,
   ContinueAsNew,
@@ -61,13 +62,10 @@ const { matchVoidWithReason } = proxyActivities<MatchDeadlineSteps>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
-/** Why a step failed for good, in words for the match's reason. */
+/** Why a step failed for good, in words for the match's reason: the activity's own failure. */
 function failureText(err: unknown): string {
-  let current: unknown = err;
-  // ActivityFailure → its cause (the activity's own failure) carries the message.
-  while (current instanceof Error && (current as { cause?: unknown }).cause instanceof Error)
-    current = (current as { cause?: unknown }).cause;
-  return current instanceof Error ? current.message : String(current);
+  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
 }
 
 function gamePlayActivities() {
