@@ -19,7 +19,12 @@ jest.setTimeout(300_000);
 const address = `127.0.0.1:${TEST_TEMPORAL_PORT}`;
 const taskQueue = `match-deadline-${process.pid}-${Date.now()}`;
 
-type Calls = { voids: { matchId: string; reason: string }[]; plays: number; cancelled: number };
+type Calls = {
+  voids: { matchId: string; reason: string }[];
+  plays: number;
+  cancelled: number;
+  released?: boolean;
+};
 const calls = new Map<string, Calls>();
 const callsOf = (matchId: string) => {
   if (!calls.has(matchId)) calls.set(matchId, { voids: [], plays: 0, cancelled: 0 });
@@ -67,6 +72,9 @@ const steps = {
   async matchVoidWithReason(input: { matchId: string; reason: string }) {
     callsOf(input.matchId).voids.push(input);
     return { status: 'void' };
+  },
+  async releaseGameMatchSlots(input: { matchId: string }) {
+    callsOf(input.matchId).released = true;
   },
   async matchApplyRatings() {
     return { applied: 0 };
@@ -142,6 +150,7 @@ it('a game match past its deadline ends void with that reason; its games are can
   expect(mine.voids).toEqual([{ matchId, reason: expect.stringMatching(/past its deadline/) }]);
   expect(mine.plays).toBe(1);
   expect(mine.cancelled).toBe(1);
+  expect(mine.released).toBe(true);
 });
 
 it('a play step that throws the same RangeError is attempted twice, then the match is void with the failure', async () => {

@@ -104,6 +104,14 @@ export function createGameMatchSteps(deps: Deps) {
     },
 
     /**
+     * Gives the match's slots back (idempotent): a match voided after its grant but before its play
+     * step started holds them otherwise (the play step's own `finally` never ran).
+     */
+    async releaseGameMatchSlots(input: { matchId: string }): Promise<void> {
+      await removeWork(deps.db, gameMatchWorkKey(input.matchId));
+    },
+
+    /**
      * Plays the match's games and completes it (placements, replay, logs, match.completed), or
      * voids it (no validated program for someone, the wall cap). Idempotent: a match that is not
      * running changes nothing. The wall failing is retryable (the activity's retry plays again).

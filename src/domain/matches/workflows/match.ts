@@ -49,6 +49,11 @@ const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings } = 
 // the judging task queue (a worker with the wall); heartbeats notice a dead worker, and the retry
 // plays the match again from the start (nothing is stored before it completes). A void cancels
 // them and waits until they stopped: the players' sandboxes are gone and the queue's row released.
+const { releaseGameMatchSlots } = proxyActivities<GameMatchSteps>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
 const { waitForGameMatchSlots } = proxyActivities<GameMatchSteps>({
   startToCloseTimeout: '7 days',
   heartbeatTimeout: '30s',
@@ -159,6 +164,8 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
         timer.cancel();
         await watch;
         if (isCancellation(err) && (voided || pastDeadline)) {
+          // Voided between the grant and the play step: nothing else gives the slots back.
+          await releaseGameMatchSlots({ matchId });
           show('void');
           return 'void';
         }
