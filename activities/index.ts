@@ -8,6 +8,8 @@ import { createDeliverySteps } from '../src/domain/webhooks/delivery';
 import { createBoutSteps } from '../src/domain/matches/bout';
 import { createMatchmakingSteps } from '../src/domain/matches/matchmaking';
 import { createGameMatchSteps } from '../src/domain/games/match-steps';
+import { attemptedAtMostTwice } from '../src/domain/matches/activities';
+import { createMatchDeadlineSteps } from '../src/domain/matches/deadline';
 
 /**
  * The worker's activity registry: every activity, built straight from its feature's step factory
@@ -23,8 +25,10 @@ export function createActivities(deps: ServiceDeps, stopping: AbortSignal) {
     ...createJudgingSteps(deps.db),
     ...createSubmissionActivities(deps, stopping),
     ...createRelaySteps(deps),
-    ...createBoutSteps(deps),
+    // A match's steps: a deterministic failure is attempted at most twice (the workflow then voids it).
+    ...attemptedAtMostTwice(createBoutSteps(deps)),
     ...createMatchmakingSteps(deps),
-    ...createGameMatchSteps(deps),
+    ...attemptedAtMostTwice(createGameMatchSteps(deps)),
+    ...attemptedAtMostTwice(createMatchDeadlineSteps(deps)),
   };
 }

@@ -313,6 +313,11 @@ const envSchema = z
     ARENA_MINUTE_MS: z.coerce.number().int().min(100).default(60_000),
     /** How often a match's workflow looks at its bout (an early end, judging after the end). */
     ARENA_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
+    /**
+     * How often each worker looks for running matches past their deadline or whose workflow is gone
+     * (and voids them); 0 turns the sweep off.
+     */
+    MATCH_SWEEP_MS: z.coerce.number().int().min(0).default(30_000),
     /** A received submission whose workflow has not started after this long is started by the sweeper. */
     SUBMISSION_SWEEP_AFTER_MS: z.coerce.number().int().positive().default(10_000),
     /**

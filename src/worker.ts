@@ -5,6 +5,7 @@ import { type Config, getConfig } from './config';
 import { createPool } from './db/pool';
 import { NotificationListener } from './db/notification-listener';
 import { startRelaySweeper } from './runtime/relay-sweeper';
+import { startMatchSweeper } from './runtime/match-sweeper';
 import { keepSubmissionSweeperRunning } from './runtime/submission-sweeper';
 import { startOutboxDispatcher } from './runtime/outbox-dispatcher';
 import { SandboxUnavailableError } from './judging/errors';
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
   const dispatcher = startOutboxDispatcher({ ...deps, workerConnection: connection }, notifications); // outbox → webhook deliveries
   const relaySweeper = startRelaySweeper(deps, config.SPECTATOR_RELAY_SWEEP_MS); // relays lost with pending events
   const submissionSweeper = keepSubmissionSweeperRunning(deps); // the sweeper workflow, whatever closed it
+  const matchSweeper = startMatchSweeper(deps, config.MATCH_SWEEP_MS); // matches past their deadline or without a workflow
   // The program judge's languages: probed inside the wall in the background, offered as they pass.
   const languageOffer = config.JUDGE_SANDBOX === 'bwrap' ? startLanguageOffer(deps) : undefined;
   // The judging queue's capacity: this worker's slots count while it lives.
@@ -149,6 +151,7 @@ async function main(): Promise<void> {
   stopToolchainSpare();
   relaySweeper.stop();
   submissionSweeper.stop();
+  matchSweeper.stop();
   await languageOffer?.stop();
   await judgingCapacity.stop();
   await dispatcher.stop();

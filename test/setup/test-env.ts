@@ -36,5 +36,7 @@ export function testEnvironment(): Record<string, string> {
     // The arena's minute (matchmaking rounds, bout lengths) is 1 s in tests; its poll 200 ms.
     ARENA_MINUTE_MS: '1000',
     ARENA_POLL_MS: '200',
+    // The match sweeper (deadlines, workflows gone) looks every second.
+    MATCH_SWEEP_MS: '1000',
   };
 }

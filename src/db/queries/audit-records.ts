@@ -56,6 +56,20 @@ export async function insertAuditRecord(db: Queryable, r: NewAuditRecord): Promi
   return res.rows[0];
 }
 
+/** Appends one record of the service's own action (actor `system`, no user): a match voided at its deadline. */
+export async function insertSystemAuditRecord(
+  db: Queryable,
+  r: Omit<NewAuditRecord, 'actorUserId'>,
+): Promise<AuditRecordRow> {
+  const res = await db.query<AuditRecordRow>(
+    `INSERT INTO audit_records (actor, actor_user_id, action, target_type, target_id, detail)
+     VALUES ('system', NULL, $1, $2, $3, $4::jsonb)
+     RETURNING ${COLUMNS}`,
+    [r.action, r.targetType, r.targetId, JSON.stringify(r.detail)],
+  );
+  return res.rows[0];
+}
+
 export interface AuditFilter {
   targetId?: string;
   actor?: string;

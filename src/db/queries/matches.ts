@@ -19,6 +19,8 @@ export interface MatchRow {
   ends_at: Date | null;
   bout_ended_at: Date | null;
   completed_at: Date | null;
+  /** The absolute deadline (bout: set at start; game: when its judging slots were granted). */
+  deadline_at: Date | null;
   result_id: string | null;
   /** bigint: pg returns it as a string. */
   completed_seq: string | null;
@@ -111,14 +113,65 @@ export async function listMatchIdsOfRound(db: Queryable, roundId: string): Promi
   return res.rows.map((r) => r.id);
 }
 
-/** scheduled → running: started now, ending `boutMs` later (once: null when not scheduled). */
-export function markMatchRunning(tx: Queryable, id: string, boutMs: number): Promise<MatchRow | null> {
+/**
+ * scheduled → running: started now, ending `boutMs` later (once: null when not scheduled); with
+ * `deadlineMs`, the match's absolute deadline that long from now.
+ */
+export function markMatchRunning(
+  tx: Queryable,
+  id: string,
+  boutMs: number,
+  deadlineMs: number | null = null,
+): Promise<MatchRow | null> {
   return queryOne<MatchRow>(
     tx,
-    `UPDATE matches SET status = 'running', started_at = now(), ends_at = now() + make_interval(secs => $2::double precision / 1000)
+    `UPDATE matches SET status = 'running', started_at = now(), ends_at = now() + make_interval(secs => $2::double precision / 1000),
+            deadline_at = now() + make_interval(secs => $3::double precision / 1000)
       WHERE id = $1 AND status = 'scheduled' RETURNING *`,
-    [id, boutMs],
+    [id, boutMs, deadlineMs],
   );
+}
+
+/** A running match's deadline, `ms` from now, set once (a retried grant keeps the first). */
+export function setMatchDeadline(tx: Queryable, id: string, ms: number): Promise<MatchRow | null> {
+  return queryOne<MatchRow>(
+    tx,
+    `UPDATE matches SET deadline_at = COALESCE(deadline_at, now() + make_interval(secs => $2::double precision / 1000))
+      WHERE id = $1 AND status = 'running' RETURNING *`,
+    [id, ms],
+  );
+}
+
+/** Running matches whose deadline passed more than `graceMs` ago, oldest deadline first. */
+export async function listMatchIdsPastDeadline(
+  db: Queryable,
+  graceMs: number,
+  limit: number,
+): Promise<string[]> {
+  const res = await db.query<{ id: string }>(
+    `SELECT id FROM matches
+      WHERE status = 'running' AND deadline_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY deadline_at LIMIT $2`,
+    [graceMs, limit],
+  );
+  return res.rows.map((r) => r.id);
+}
+
+/** Running matches started more than `startedBeforeMs` ago, by id after `afterId` (a sweep's cursor). */
+export async function listRunningMatchIdsAfter(
+  db: Queryable,
+  afterId: string | null,
+  startedBeforeMs: number,
+  limit: number,
+): Promise<string[]> {
+  const res = await db.query<{ id: string }>(
+    `SELECT id FROM matches
+      WHERE status = 'running' AND started_at < now() - make_interval(secs => $2::double precision / 1000)
+        AND ($1::uuid IS NULL OR id > $1::uuid)
+      ORDER BY id LIMIT $3`,
+    [afterId, startedBeforeMs, limit],
+  );
+  return res.rows.map((r) => r.id);
 }
 
 /** Records when the bout ended (once): now, capped by ends_at. */

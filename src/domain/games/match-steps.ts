@@ -16,7 +16,7 @@ import { findChallengeById } from '../../db/queries/challenges';
 import { removeWork, touchWork } from '../../db/queries/judging-queue';
 import { insertMatchLog, insertReplay } from '../../db/queries/match-replays';
 import { listParticipants } from '../../db/queries/match-participants';
-import { findMatchById, lockMatch, type MatchRow } from '../../db/queries/matches';
+import { findMatchById, lockMatch, setMatchDeadline, type MatchRow } from '../../db/queries/matches';
 import { latestValidatedSubmissions } from '../../db/queries/results';
 import { findSubmissionById } from '../../db/queries/submissions';
 import { JudgeInfrastructureError } from '../../judging/errors';
@@ -27,7 +27,7 @@ import { matchQueueWork } from '../judging-queue/order';
 import { RUNNING_TTL_SECONDS, waitForSlots } from '../judging-queue/queue';
 import { finishInTransaction } from '../matches/bout';
 import type { SettleOutcome } from '../matches/contract';
-import { placeGame } from '../matches/rules';
+import { gameDeadlineMs, placeGame } from '../matches/rules';
 import { playGameMatch, type MatchResult } from './matches';
 import { gameMatchCapMs, participantLogs } from './rules';
 
@@ -67,15 +67,19 @@ export function createGameMatchSteps(deps: Deps) {
 
   return {
     /**
-     * Waits (heartbeating) until the judging queue grants the match one slot per player: a
-     * matchmaker's match counted per seat against its owner, an exhibition against no owner.
+     * Waits (heartbeating) until the judging queue grants the match one slot per player (a matchmaker's match counted per seat
+     * against its owner, an exhibition against no owner), then sets
+     * the match's absolute deadline from this moment (its wall cap + the slack: waiting in the
+     * queue does not count); answers it (null when the match is no longer running).
      */
-    async waitForGameMatchSlots(input: { matchId: string }): Promise<{ slots: number }> {
+    async waitForGameMatchSlots(input: {
+      matchId: string;
+    }): Promise<{ slots: number; deadlineAt: string | null }> {
       const ctx = Context.current();
       const participants = await listParticipants(deps.db, [input.matchId]);
-      const match = await findMatchById(deps.db, input.matchId);
+      const queued = await findMatchById(deps.db, input.matchId);
       const counted = matchQueueWork(
-        match?.origin ?? 'exhibition',
+        queued?.origin ?? 'exhibition',
         participants.map((p) => ({ ownerUserId: p.owner_user_id, agentId: p.agent_id })),
       );
       const slots = await waitForSlots(
@@ -94,7 +98,25 @@ export function createGameMatchSteps(deps: Deps) {
         },
         { signal: ctx.cancellationSignal, onPoll: (details) => ctx.heartbeat(details) },
       );
-      return { slots };
+      const match = await findMatchById(deps.db, input.matchId);
+      const challenge = match ? await findChallengeById(deps.db, match.challenge_id) : null;
+      if (!match || !challenge) return { slots, deadlineAt: null };
+      let capMs: number;
+      try {
+        capMs = gameMatchCapMs(challenge.judge, Math.max(1, participants.length));
+      } catch {
+        return { slots, deadlineAt: null }; // not a game judge: the play step voids it
+      }
+      const withDeadline = await setMatchDeadline(deps.db, match.id, gameDeadlineMs(capMs));
+      return { slots, deadlineAt: withDeadline?.deadline_at?.toISOString() ?? null };
+    },
+
+    /**
+     * Gives the match's slots back (idempotent): a match voided after its grant but before its play
+     * step started holds them otherwise (the play step's own `finally` never ran).
+     */
+    async releaseGameMatchSlots(input: { matchId: string }): Promise<void> {
+      await removeWork(deps.db, gameMatchWorkKey(input.matchId));
     },
 
     /**

@@ -29,7 +29,7 @@ import { closeBoutSessions } from '../../db/queries/sessions';
 import { emitEventPerOwner } from '../../events/outbox';
 import type { ServiceDeps } from '../../service-deps';
 import type { MatchSnapshot, SettleOutcome } from './contract';
-import { boutMinutes, JUDGING_GRACE_MS, placeBout, type Placement } from './rules';
+import { boutDeadlineMs, boutMinutes, JUDGING_GRACE_MS, placeBout, type Placement } from './rules';
 import { applyPendingRatings } from './ratings';
 import { gameMatchCapMs } from '../games/rules';
 
@@ -40,6 +40,7 @@ function snapshotOf(deps: Deps, match: MatchRow | null, boutOver: boolean): Matc
     status: match ? match.status : 'missing',
     kind: match?.kind ?? 'bout',
     endsAt: match?.ends_at ? match.ends_at.toISOString() : null,
+    deadlineAt: match?.deadline_at ? match.deadline_at.toISOString() : null,
     boutOver,
     pollMs: deps.config.ARENA_POLL_MS,
     weightClassId: match?.weight_class_id ?? null,
@@ -124,7 +125,9 @@ export function createBoutSteps(deps: Deps) {
           match.kind === 'game'
             ? gameMatchCapMs(challenge.judge, participants.length)
             : boutMinutes(challenge) * deps.config.ARENA_MINUTE_MS;
-        const running = (await markMatchRunning(tx, match.id, runningMs))!;
+        // A bout's deadline runs from its start; a game match's from its slots' grant (match-steps.ts).
+        const deadlineMs = match.kind === 'bout' ? boutDeadlineMs(runningMs) : null;
+        const running = (await markMatchRunning(tx, match.id, runningMs, deadlineMs))!;
         // Game matches are played by the service (no bout entries, sessions or submissions).
         if (match.kind === 'bout')
           await insertBoutEntries(tx, {

@@ -17,6 +17,12 @@ export const MATCH_NUDGE_SIGNAL = 'matchNudge';
  */
 export const GAME_VOID_CANCELS_PATCH = 'game-void-cancels-play';
 
+/**
+ * Every match has an absolute deadline past which the service voids it, and a step that failed for
+ * good voids it with the failure (issue 37); histories recorded before waited as long as it took.
+ */
+export const MATCH_DEADLINE_PATCH = 'match-deadline';
+
 export function matchWorkflowId(matchId: string): string {
   return `match-${matchId}`;
 }
@@ -37,6 +43,8 @@ export interface MatchSnapshot {
   kind?: 'bout' | 'game';
   /** ISO 8601: the bout's end (null until it starts). */
   endsAt: string | null;
+  /** ISO 8601: the match's absolute deadline (absent in older histories; a game's is set at its slots' grant). */
+  deadlineAt?: string | null;
   /** The bout is over (ends_at passed, everyone opened and closed a session, or voided). */
   boutOver: boolean;
   /** How long to wait before looking again (configuration: shortened in tests only). */

@@ -52,6 +52,22 @@ export const DEFAULT_BOUT_MINUTES = 10;
 /** Submissions judged this long after the bout's end still count (DESIGN: 10 minutes). */
 export const JUDGING_GRACE_MS = 10 * 60_000;
 
+/**
+ * A match's absolute deadline (DESIGN, "Whatever a program writes is data"): this much after a
+ * bout's judging grace ends, or after a game match's wall cap counted from its slots' grant.
+ */
+export const MATCH_DEADLINE_SLACK_MS = 2 * 60_000;
+
+/** How long after its start a bout of `boutMs` must be over: its length + the judging grace + the slack. */
+export function boutDeadlineMs(boutMs: number): number {
+  return boutMs + JUDGING_GRACE_MS + MATCH_DEADLINE_SLACK_MS;
+}
+
+/** How long after its slots' grant a game match of this wall cap must be over. */
+export function gameDeadlineMs(wallCapMs: number): number {
+  return wallCapMs + MATCH_DEADLINE_SLACK_MS;
+}
+
 /** Ratings are provisional until this many rated matches. */
 export const PROVISIONAL_MATCHES = 5;
 

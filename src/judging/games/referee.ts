@@ -95,12 +95,19 @@ export async function refereeGame(options: RefereeOptions): Promise<RefereedGame
           }
           const parsed = parseAnswer(result.text);
           if (!parsed.ok) return fault('invalid', `invalid answer: ${parsed.reason}`);
-          if (!engine.isLegal(run.state(), seat, parsed.action)) {
+          let legal: boolean;
+          try {
+            legal = engine.isLegal(run.state(), seat, parsed.action);
+          } catch {
+            // Nothing a player sends may stop the referee: an action the reducer cannot even judge is invalid.
+            return fault('invalid', 'invalid answer: the game could not read the action');
+          }
+          if (!legal) {
             faults.push({
               seat,
               turn,
               fault: 'invalid',
-              reason: `illegal action ${JSON.stringify(parsed.action).slice(0, 80)}`,
+              reason: `illegal action ${Array.from(JSON.stringify(parsed.action)).slice(0, 80).join('')}`,
             });
           }
           answers.set(seat, { kind: 'action', action: parsed.action });

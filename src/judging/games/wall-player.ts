@@ -6,7 +6,7 @@
  */
 import { type LanguageSpec, BUILD_DIR } from '../program/languages';
 import { languageBinds } from '../program/build';
-import { type InteractiveRun, startInteractiveNative } from '../sandbox/interactive-run';
+import { type InteractiveEnd, type InteractiveRun, startInteractiveNative } from '../sandbox/interactive-run';
 import { AnswerReader, BoundedLog } from './line-reader';
 import { EXIT_GRACE_MS, type PlayerChannel, type TurnBudget, type TurnResult } from './player';
 import { FIRST_TURN_BONUS_MS, PLAYER_LOG_BYTES } from './protocol';
@@ -33,6 +33,35 @@ const SIGNALS: Readonly<Record<number, string>> = {
   8: 'SIGFPE',
   24: 'SIGXCPU',
 };
+const SIGXCPU = 24;
+
+/**
+ * How a run that ended before answering its turn is judged. The supervisor's whole-game backstops
+ * (CPU, and a wall clock that counts the time the player sat frozen between turns) and the kernel's
+ * CPU limit stop a player that never answers: that is its time running out (`timeout`), though the
+ * kill itself is a SIGKILL or SIGXCPU. Anything else is the program's crash (`error`).
+ */
+export function endedBeforeAnswering(end: InteractiveEnd, memoryMb: number): TurnResult {
+  const crash = (reason: string): TurnResult => ({ kind: 'crash', reason });
+  if (end.tampered) return crash('the program broke its sandbox’s output channel');
+  if (end.oomKilled) return crash(`ran out of memory (${memoryMb} MB)`);
+  const report = end.report;
+  if (report === undefined) return crash('the program was killed');
+  if (report.limit === 'output') return crash('wrote more output than a game allows');
+  if (report.limit === 'wall')
+    return {
+      kind: 'timeout',
+      cpuMs: report.cpuMs,
+      reason: 'no answer: the game’s whole time allowance ran out',
+    };
+  if (report.limit === 'cpu' || (report.exit.kind === 'signaled' && report.exit.signal === SIGXCPU))
+    return { kind: 'timeout', cpuMs: report.cpuMs, reason: 'no answer: used all the CPU a game allows' };
+  if (report.exit.kind === 'exited')
+    return crash(`the program exited with code ${report.exit.code} before answering`);
+  return crash(
+    `the program was killed by ${SIGNALS[report.exit.signal] ?? `signal ${report.exit.signal}`} before answering`,
+  );
+}
 
 export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
   const reader = new AnswerReader();
@@ -63,17 +92,8 @@ export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
     );
   };
 
-  const howItEnded = async (current: InteractiveRun): Promise<string> => {
-    const end = await current.ended;
-    if (end.tampered) return 'the program broke its sandbox’s output channel';
-    if (end.oomKilled) return `ran out of memory (${spec.memoryMb} MB)`;
-    const report = end.report;
-    if (report === undefined) return 'the program was killed';
-    if (report.limit === 'output') return 'wrote more output than a game allows';
-    if (report.exit.kind === 'exited')
-      return `the program exited with code ${report.exit.code} before answering`;
-    return `the program was killed by ${SIGNALS[report.exit.signal] ?? `signal ${report.exit.signal}`} before answering`;
-  };
+  const howItEnded = async (current: InteractiveRun): Promise<TurnResult> =>
+    endedBeforeAnswering(await current.ended, spec.memoryMb);
 
   return {
     async turn(line: string, budget: TurnBudget): Promise<TurnResult> {
@@ -82,7 +102,7 @@ export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
         // A sandbox that cannot be started is the wall's failure, not the program's: it rejects.
         run = await start();
       } else if (run.isEnded()) {
-        return { kind: 'crash', reason: await howItEnded(run) };
+        return howItEnded(run);
       } else {
         await run.freeze(false);
       }
@@ -132,9 +152,7 @@ export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
             })
             .finally(() => (reading = false));
         }, CPU_POLL_MS);
-        void current.ended.then(() =>
-          finish(async () => ({ kind: 'crash', reason: await howItEnded(current) }), true),
-        );
+        void current.ended.then(() => finish(() => howItEnded(current), true));
         void answer.then((got) =>
           finish(
             async () =>

@@ -6,8 +6,10 @@
  */
 import {
   ActivityCancellationType,
+  ActivityFailure,
   CancellationScope,
   condition,
+  ContinueAsNew,
   continueAsNew,
   defineSignal,
   isCancellation,
@@ -19,14 +21,17 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BoutSteps } from '../bout';
+import type { MatchDeadlineSteps } from '../deadline';
 import type { GameMatchSteps } from '../../games/match-steps';
 import { judgingTaskQueue } from '../../submissions/contract';
 import {
   GAME_VOID_CANCELS_PATCH,
+  MATCH_DEADLINE_PATCH,
   MATCH_MAX_POLLS_PER_RUN,
   MATCH_NUDGE_SIGNAL,
   MATCH_VOID_SIGNAL,
   type MatchPhase,
+  type MatchSnapshot,
   type MatchWorkflowInput,
   type MatchWorkflowOutcome,
 } from '../contract';
@@ -44,6 +49,11 @@ const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings } = 
 // the judging task queue (a worker with the wall); heartbeats notice a dead worker, and the retry
 // plays the match again from the start (nothing is stored before it completes). A void cancels
 // them and waits until they stopped: the players' sandboxes are gone and the queue's row released.
+const { releaseGameMatchSlots } = proxyActivities<GameMatchSteps>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
 const { waitForGameMatchSlots } = proxyActivities<GameMatchSteps>({
   startToCloseTimeout: '7 days',
   heartbeatTimeout: '30s',
@@ -51,14 +61,30 @@ const { waitForGameMatchSlots } = proxyActivities<GameMatchSteps>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
-async function playGame(matchId: string) {
-  const { playGameMatchGames } = proxyActivities<GameMatchSteps>({
+// The service's void (audit `match.void` by `system`): at the deadline, or after a step failed for good.
+const { matchVoidWithReason } = proxyActivities<MatchDeadlineSteps>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/** Why a step failed for good, in words for the match's reason: the activity's own failure. */
+function failureText(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+function gamePlayActivities() {
+  return proxyActivities<GameMatchSteps>({
     startToCloseTimeout: '12 hours',
     heartbeatTimeout: '30s',
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     taskQueue: judgingTaskQueue(workflowInfo().taskQueue),
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
   });
+}
+
+async function playGame(matchId: string) {
+  const { playGameMatchGames } = gamePlayActivities();
   await waitForGameMatchSlots({ matchId });
   return playGameMatchGames({ matchId });
 }
@@ -90,12 +116,62 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
   if (snapshot.status === 'missing') return 'missing';
   show(snapshot.status);
 
+  // Histories recorded before the deadline waited as long as their steps took (and failed the run
+  // when a step failed for good, leaving the match running).
+  const bounded = patched(MATCH_DEADLINE_PATCH);
+  const voidBecause = async (reason: string): Promise<MatchWorkflowOutcome> => {
+    const after = await matchVoidWithReason({ matchId, reason });
+    show(after.status);
+    return after.status === 'complete' ? 'complete' : after.status === 'void' ? 'void' : 'missing';
+  };
+
   if (snapshot.kind === 'game' && snapshot.status === 'running') {
     // The database already says void when the signal comes (voidMatch commits, then signals).
     const scope = new CancellationScope();
     if (patched(GAME_VOID_CANCELS_PATCH)) {
       onVoid = () => scope.cancel();
       if (voided) scope.cancel();
+    }
+    if (bounded) {
+      // The deadline runs from the slots' grant; at it the match is void in the database first
+      // (its players are free at once, its play step sees it within a second), then the play is cancelled.
+      let pastDeadline = false;
+      const timer = new CancellationScope();
+      let watch: Promise<void> = Promise.resolve();
+      try {
+        const granted = await scope.run(() => waitForGameMatchSlots({ matchId }));
+        if (granted.deadlineAt) {
+          const deadline = Date.parse(granted.deadlineAt);
+          watch = timer
+            .run(() => sleep(Math.max(1, deadline - Date.now())))
+            .then(
+              async () => {
+                pastDeadline = true;
+                await voidBecause(`the match went past its deadline (${granted.deadlineAt})`);
+                scope.cancel();
+              },
+              () => undefined,
+            );
+        }
+        const played = await scope.run(() => gamePlayActivities().playGameMatchGames({ matchId }));
+        timer.cancel();
+        await watch;
+        show(played.status);
+        if (played.status === 'complete' && played.rated && played.weightClassId)
+          await matchApplyRatings({ weightClassId: played.weightClassId });
+        return played.status === 'complete' ? 'complete' : played.status === 'void' ? 'void' : 'missing';
+      } catch (err) {
+        timer.cancel();
+        await watch;
+        if (isCancellation(err) && (voided || pastDeadline)) {
+          // Voided between the grant and the play step: nothing else gives the slots back.
+          await releaseGameMatchSlots({ matchId });
+          show('void');
+          return 'void';
+        }
+        if (isCancellation(err)) throw err;
+        return voidBecause(`the match could not be played: ${failureText(err)}`);
+      }
     }
     let played;
     try {
@@ -110,6 +186,20 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
       await matchApplyRatings({ weightClassId: played.weightClassId });
     return played.status === 'complete' ? 'complete' : played.status === 'void' ? 'void' : 'missing';
   }
+
+  if (bounded && snapshot.status === 'running')
+    return boundedBout(
+      input,
+      snapshot,
+      voidBecause,
+      () => {
+        const was = woken;
+        woken = false;
+        return was;
+      },
+      () => woken,
+      show,
+    );
 
   let polls = 0;
   while (snapshot.status === 'running' && !snapshot.boutOver) {
@@ -131,4 +221,69 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
   if (settled.status === 'complete' && settled.rated && settled.weightClassId)
     await matchApplyRatings({ weightClassId: settled.weightClassId });
   return settled.status === 'complete' ? 'complete' : settled.status === 'void' ? 'void' : 'missing';
+}
+
+/**
+ * A bout under its deadline (MATCH_DEADLINE_PATCH): the same looks, end and settlement, raced against
+ * a timer to `deadlineAt`; at it, or when a step failed for good, the service voids the match.
+ */
+async function boundedBout(
+  input: MatchWorkflowInput,
+  first: MatchSnapshot,
+  voidBecause: (reason: string) => Promise<MatchWorkflowOutcome>,
+  takeWoken: () => boolean,
+  isWoken: () => boolean,
+  show: (status: MatchPhase) => void,
+): Promise<MatchWorkflowOutcome> {
+  const { matchId } = input;
+  const deadline = first.deadlineAt ? Date.parse(first.deadlineAt) : undefined;
+  const scope = new CancellationScope();
+  let pastDeadline = false;
+  const timer = new CancellationScope();
+  const watch =
+    deadline === undefined
+      ? Promise.resolve()
+      : timer
+          .run(() => sleep(Math.max(1, deadline - Date.now())))
+          .then(
+            () => {
+              pastDeadline = true;
+              scope.cancel();
+            },
+            () => undefined,
+          );
+  try {
+    const settled = await scope.run(async () => {
+      let snapshot = first;
+      let polls = 0;
+      while (snapshot.status === 'running' && !snapshot.boutOver) {
+        if (++polls > MATCH_MAX_POLLS_PER_RUN) await continueAsNew<typeof matchWorkflow>(input);
+        const untilEnd = snapshot.endsAt ? Date.parse(snapshot.endsAt) - Date.now() : snapshot.pollMs;
+        takeWoken();
+        await condition(isWoken, Math.max(1, Math.min(snapshot.pollMs, untilEnd)));
+        snapshot = await matchLook({ matchId });
+      }
+      await matchEndBout({ matchId });
+      let outcome = await matchSettle({ matchId });
+      while (!outcome.settled) {
+        if (++polls > MATCH_MAX_POLLS_PER_RUN) await continueAsNew<typeof matchWorkflow>(input);
+        await sleep(outcome.pollMs);
+        outcome = await matchSettle({ matchId });
+      }
+      return outcome;
+    });
+    timer.cancel();
+    await watch;
+    show(settled.status);
+    if (settled.status === 'complete' && settled.rated && settled.weightClassId)
+      await matchApplyRatings({ weightClassId: settled.weightClassId });
+    return settled.status === 'complete' ? 'complete' : settled.status === 'void' ? 'void' : 'missing';
+  } catch (err) {
+    timer.cancel();
+    await watch;
+    if (isCancellation(err) && pastDeadline)
+      return voidBecause(`the match went past its deadline (${first.deadlineAt ?? ''})`);
+    if (isCancellation(err) || err instanceof ContinueAsNew) throw err;
+    return voidBecause(`the match could not be played: ${failureText(err)}`);
+  }
 }
