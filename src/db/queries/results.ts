@@ -1,4 +1,5 @@
 import type { JudgeOutcome, ResultState } from '../../judging';
+import type { StorableJson, StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
@@ -74,8 +75,10 @@ export interface NewResult {
   privateScore: number | null;
   resultState: ResultState;
   judge: string;
-  summary: string;
-  breakdown: JudgeOutcome;
+  /** Outside text (a grader's words, a program's output): through src/lib/storable-text.ts. */
+  summary: StorableText;
+  /** The JudgeOutcome as storable JSON (excerpts, compiler messages, a grader's answer). */
+  breakdown: StorableJson;
   sandbox: boolean;
   submittedAt: Date;
 }
@@ -99,7 +102,7 @@ export async function storeResult(db: Queryable, r: NewResult): Promise<{ id: st
       r.resultState,
       r.judge,
       r.summary,
-      JSON.stringify(r.breakdown),
+      r.breakdown,
       r.sandbox,
       r.submittedAt,
       r.privateScore,
