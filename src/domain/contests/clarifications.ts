@@ -16,6 +16,7 @@ import {
   type ClarificationRow,
 } from '../../db/queries/clarifications';
 import { unauthorized, notFound, validationError } from '../../errors';
+import { storableText, type StorableText } from '../../lib/storable-text';
 import { recordAudit, type Actor } from '../audit/trail';
 import { canSeeChallenge } from '../challenges/policy';
 import { seesAllClarifications } from './policy';
@@ -43,11 +44,12 @@ export function toClarification(row: ClarificationRow): Clarification {
   };
 }
 
-function cleanText(text: string, field: string, max: number): string {
+function cleanText(text: string, field: string, max: number): StorableText {
   const trimmed = text.trim();
   if (trimmed.length === 0) throw validationError(`body.${field}: must not be blank`);
   if (trimmed.length > max) throw validationError(`body.${field}: at most ${max} characters`);
-  return trimmed;
+  // What a person typed is outside text (the pipeline refused NUL and lone surrogates already).
+  return storableText(trimmed);
 }
 
 async function requireChallenge(db: Pool, principal: Principal, challengeId: string) {
