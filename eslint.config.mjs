@@ -218,6 +218,23 @@ const sqlOutsideDb = [
   },
 ];
 
+/**
+ * Only src/lib/storable-text.ts mints storable text (DESIGN, "Whatever a program writes is data"):
+ * a cast anywhere else would hand the query layer text that skipped the sanitizer.
+ */
+const storableCast = [
+  {
+    selector: 'TSAsExpression[typeAnnotation.typeName.name=/^Storable(Text|Json)$/]',
+    message:
+      'storable text comes from src/lib/storable-text.ts (storableText, storableJson, …), never from a cast.',
+  },
+  {
+    selector: 'TSTypeAssertion[typeAnnotation.typeName.name=/^Storable(Text|Json)$/]',
+    message:
+      'storable text comes from src/lib/storable-text.ts (storableText, storableJson, …), never from a cast.',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -404,7 +421,15 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/db/**'],
+    ignores: ['src/db/**', 'src/lib/storable-text.ts'],
+    rules: { 'no-restricted-syntax': [...sqlOutsideDb, ...storableCast] },
+  },
+  {
+    files: ['src/db/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...storableCast] },
+  },
+  {
+    files: ['src/lib/storable-text.ts'],
     rules: { 'no-restricted-syntax': sqlOutsideDb },
   },
   {

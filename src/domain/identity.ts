@@ -46,6 +46,7 @@ import {
 } from '../db/queries/api-tokens';
 import { recordAudit } from './audit/trail';
 import { withTransaction } from '../db/pool';
+import { storableText, storableTextOrNull } from '../lib/storable-text';
 import { lockUser } from '../db/queries/users';
 
 export const MAX_ACTIVE_TOKENS_PER_USER = 25;
@@ -117,7 +118,12 @@ export async function createApiToken(
       if (agents.length > 1) throw validationError('agent_id is required when you own several agents');
       agentId =
         agents[0]?.id ??
-        (await insertAgent(tx, user.userId, user.name ? `${user.name}'s agent` : 'default agent', null))!.id;
+        (await insertAgent(
+          tx,
+          user.userId,
+          storableText(user.name ? `${user.name}'s agent` : 'default agent'),
+          null,
+        ))!.id;
     }
     const token = generateSecret(input.sandbox ? SANDBOX_TOKEN_PREFIX : LIVE_TOKEN_PREFIX);
     const row = await insertApiToken(tx, {
@@ -166,7 +172,7 @@ export async function createAgent(
   modelName: string | null,
 ): Promise<AgentRow> {
   assertMayCreateAgent(principal);
-  const row = await insertAgent(db, principal.userId, name, modelName);
+  const row = await insertAgent(db, principal.userId, storableText(name), storableTextOrNull(modelName));
   return row!;
 }
 

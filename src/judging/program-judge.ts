@@ -5,6 +5,7 @@ import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from './pr
 import { detectProgram } from './program/detect';
 import { LANGUAGES, LANGUAGE_IDS, type LanguageId } from './program/languages';
 import { VERDICT_WORDS, type Verdict, exitDescription, limitVerdict, outputMatches } from './program/rules';
+import { storableExcerpt } from '../lib/storable-text';
 import { splitScores } from './scoring';
 import { runPool } from './tests-judge';
 import type { CriterionResult, JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './types';
@@ -40,10 +41,9 @@ interface TestRun {
   detail: ProgramTestDetail;
 }
 
-function excerpt(text: string): string {
-  return text.length <= PROGRAM_JUDGE_LIMITS.excerptChars
-    ? text
-    : `${text.slice(0, PROGRAM_JUDGE_LIMITS.excerptChars)}… (${text.length} characters)`;
+/** What the breakdown keeps of an output: storable text, saying when bytes were replaced. */
+function excerpt(bytes: Uint8Array): string {
+  return storableExcerpt(bytes, PROGRAM_JUDGE_LIMITS.excerptChars).value;
 }
 
 export function allowedLanguages(config: Pick<ProgramJudgeConfig, 'languages'>): readonly LanguageId[] {
@@ -150,7 +150,7 @@ export async function runProgramJudge(
         });
         const verdict: Verdict =
           stopped ??
-          (outputMatches(run.stdout, test.expected_stdout, config.compare, config.float_tolerance)
+          (outputMatches(run.stdoutBytes, test.expected_stdout, config.compare, config.float_tolerance)
             ? 'accepted'
             : 'wrong_answer');
         completed += 1;
@@ -162,8 +162,8 @@ export async function runProgramJudge(
           verdict,
           time_ms: run.cpuMs,
           memory_kb: run.memoryKb,
-          stdout_excerpt: excerpt(run.stdout),
-          stderr_excerpt: excerpt(run.stderr),
+          stdout_excerpt: excerpt(run.stdoutBytes),
+          stderr_excerpt: excerpt(run.stderrBytes),
         };
         const feedback =
           verdict === 'runtime_error'

@@ -1,3 +1,4 @@
+import type { StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
@@ -19,8 +20,9 @@ export interface AgentRow {
 export function insertAgent(
   db: Queryable,
   ownerUserId: string,
-  name: string,
-  modelName: string | null,
+  /** What a person typed (or a provider's profile name): storable text. */
+  name: StorableText,
+  modelName: StorableText | null,
 ): Promise<AgentRow | null> {
   return queryOne<AgentRow>(
     db,

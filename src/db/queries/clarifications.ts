@@ -1,3 +1,4 @@
+import type { StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
@@ -16,7 +17,7 @@ export interface ClarificationRow {
 
 export function insertQuestion(
   db: Queryable,
-  q: { challengeId: string; question: string; askedBy: string },
+  q: { challengeId: string; question: StorableText; askedBy: string },
 ): Promise<ClarificationRow | null> {
   return queryOne<ClarificationRow>(
     db,
@@ -27,7 +28,7 @@ export function insertQuestion(
 
 export function insertAnnouncement(
   db: Queryable,
-  a: { challengeId: string; text: string; by: string },
+  a: { challengeId: string; text: StorableText; by: string },
 ): Promise<ClarificationRow | null> {
   return queryOne<ClarificationRow>(
     db,
@@ -51,7 +52,7 @@ export function findClarification(
 
 export function answerClarification(
   db: Queryable,
-  a: { id: string; answer: string; public: boolean; by: string },
+  a: { id: string; answer: StorableText; public: boolean; by: string },
 ): Promise<ClarificationRow | null> {
   return queryOne<ClarificationRow>(
     db,

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { StorableJson } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne, withTransaction } from '../pool';
 
@@ -36,7 +37,8 @@ export async function ingestLiveEvent(
     agentId: string;
     type: string;
     occurredAt: string;
-    event: unknown;
+    /** The connector's event (outside text): storable JSON only. */
+    event: StorableJson;
     plans: IngestPlans;
     idempotencyKey?: string | null;
   },
@@ -56,7 +58,7 @@ export async function ingestLiveEvent(
       input.agentId,
       input.type,
       input.occurredAt,
-      JSON.stringify(input.event),
+      input.event,
       JSON.stringify(input.plans),
       input.idempotencyKey ?? null,
     ]);

@@ -2,6 +2,7 @@
  * Game matches' replays and per-participant stderr logs (migration 5400): written once when the
  * match completes, read by the replay and logs endpoints.
  */
+import type { StorableJson } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
@@ -15,11 +16,12 @@ export interface MatchLogGame {
 
 export async function insertReplay(
   tx: Queryable,
-  r: { matchId: string; game: string; replay: unknown },
+  /** The replay holds the players' actions: storable JSON only (src/lib/storable-text.ts). */
+  r: { matchId: string; game: string; replay: StorableJson },
 ): Promise<void> {
   await tx.query(
     `INSERT INTO match_replays (match_id, game, replay) VALUES ($1, $2, $3) ON CONFLICT (match_id) DO NOTHING`,
-    [r.matchId, r.game, JSON.stringify(r.replay)],
+    [r.matchId, r.game, r.replay],
   );
 }
 
@@ -34,12 +36,13 @@ export async function findReplay(db: Queryable, matchId: string): Promise<unknow
 
 export async function insertMatchLog(
   tx: Queryable,
-  l: { matchId: string; agentId: string; games: MatchLogGame[] },
+  /** MatchLogGame[] as storable JSON: the players' stderr is outside text. */
+  l: { matchId: string; agentId: string; games: StorableJson },
 ): Promise<void> {
   await tx.query(
     `INSERT INTO match_logs (match_id, agent_id, games) VALUES ($1, $2, $3)
      ON CONFLICT (match_id, agent_id) DO NOTHING`,
-    [l.matchId, l.agentId, JSON.stringify(l.games)],
+    [l.matchId, l.agentId, l.games],
   );
 }
 

@@ -1,4 +1,5 @@
 import type { JudgeOutcome, ResultState } from '../../judging';
+import type { StorableJson, StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
@@ -84,8 +85,10 @@ export interface NewResult {
   privateState: PrivateState;
   resultState: ResultState;
   judge: string;
-  summary: string;
-  breakdown: JudgeOutcome;
+  /** Outside text (a grader's words, a program's output): through src/lib/storable-text.ts. */
+  summary: StorableText;
+  /** The JudgeOutcome as storable JSON (excerpts, compiler messages, a grader's answer). */
+  breakdown: StorableJson;
   sandbox: boolean;
   submittedAt: Date;
 }
@@ -111,7 +114,7 @@ export async function storeResult(db: Queryable, r: NewResult): Promise<{ id: st
       r.resultState,
       r.judge,
       r.summary,
-      JSON.stringify(r.breakdown),
+      r.breakdown,
       r.sandbox,
       r.submittedAt,
       r.privateScore,
@@ -132,8 +135,10 @@ export async function storePrivatePass(
     submissionId: string;
     run: number;
     privateScore: number | null;
-    reason: string | null;
-    breakdown: JudgeOutcome;
+    /** Why the pass could not finish (may quote an error's words): storable text. */
+    reason: StorableText | null;
+    /** The breakdown with the private items put back (program output, a grader's words). */
+    breakdown: StorableJson;
   },
 ): Promise<{ id: string; challenge_id: string; agent_id: string; superseded: boolean } | null> {
   return queryOne(
@@ -142,7 +147,7 @@ export async function storePrivatePass(
                         private_judged_at = now()
       WHERE submission_id = $1 AND run = $2 AND private_state = 'pending'
       RETURNING id, challenge_id, agent_id, (superseded_at IS NOT NULL) AS superseded`,
-    [p.submissionId, p.run, p.privateScore, p.reason, JSON.stringify(p.breakdown)],
+    [p.submissionId, p.run, p.privateScore, p.reason, p.breakdown],
   );
 }
 

@@ -1,3 +1,4 @@
+import type { StorableJson, StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
@@ -131,8 +132,10 @@ export interface NewSubmission {
   sessionId: string;
   challengeId: string;
   agentId: string;
-  content: string;
-  files: SubmissionFile[];
+  /** What the competitor sent: through src/lib/storable-text.ts. */
+  content: StorableText;
+  /** SubmissionFile[] as storable JSON. */
+  files: StorableJson;
   language?: string | null;
   artifactHash: string;
   idempotencyKey: string | null;
@@ -152,7 +155,7 @@ export async function insertSubmission(
       s.challengeId,
       s.agentId,
       s.content,
-      JSON.stringify(s.files),
+      s.files,
       s.artifactHash,
       s.idempotencyKey,
       s.sandbox,
@@ -179,15 +182,16 @@ export async function insertSubmissionEvent(
     submissionId: string;
     run: number;
     status: SubmissionStatus;
-    message: string;
-    data?: Record<string, unknown> | null;
+    /** May quote a judge's or a database's words: storable text. */
+    message: StorableText;
+    data?: StorableJson | null;
   },
 ): Promise<void> {
   await db.query({
     name: 'submission_event_insert',
     text: `INSERT INTO submission_events (submission_id, run, status, message, data) VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (submission_id, run, status) DO NOTHING`,
-    values: [e.submissionId, e.run, e.status, e.message, e.data ? JSON.stringify(e.data) : null],
+    values: [e.submissionId, e.run, e.status, e.message, e.data ?? null],
   });
 }
 
@@ -246,7 +250,7 @@ export function advanceSubmissionStatus(
   id: string,
   run: number,
   to: Exclude<SubmissionStatus, 'received'>,
-  failureReason: string | null = null,
+  failureReason: StorableText | null = null,
 ): Promise<Pick<
   SubmissionRow,
   | 'id'

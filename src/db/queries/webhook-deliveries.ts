@@ -1,3 +1,4 @@
+import type { StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
 
@@ -347,8 +348,10 @@ export interface RecordedAttempt {
   statusCode: number | null;
   latencyMs: number;
   success: boolean;
-  error: string | null;
-  responseExcerpt: string | null;
+  /** May quote the receiver (a TLS or socket error's words): storable text. */
+  error: StorableText | null;
+  /** What the receiver answered: storable text. */
+  responseExcerpt: StorableText | null;
   attemptedAt: Date;
   /** Delivery status after this attempt. */
   nextStatus: DeliveryStatus;

@@ -3,6 +3,7 @@ import { ServiceError, forbidden } from '../../errors';
 import type { LiveEventType, StreamRequest } from '../../wire/connector';
 import { ENTRY_STATUSES, type EntryStatus } from '../../db/queries/entries';
 import { ingestLiveEvent, type IngestPlans } from '../../db/queries/live-events';
+import { storableJson } from '../../lib/storable-text';
 import { planEntryTransition } from './rules';
 import { nudgeRelay } from './relay-client';
 import { assertKeyActsFor } from './policy';
@@ -48,7 +49,8 @@ export async function acceptLiveEvent(
     agentId,
     type: body.event.type,
     occurredAt: body.event.timestamp,
-    event: body.event,
+    // The pipeline refused NUL and lone surrogates already; the sanitizer is what the query accepts.
+    event: storableJson(body.event),
     plans: transitionPlans(body.event.type),
     idempotencyKey,
   });

@@ -16,6 +16,7 @@ import {
   type ClarificationRow,
 } from '../../db/queries/clarifications';
 import { unauthorized, notFound, validationError } from '../../errors';
+import { storableText, type StorableText } from '../../lib/storable-text';
 import { recordAudit, type Actor } from '../audit/trail';
 import { checkTypedText } from '../agents/rules';
 import { canSeeChallenge } from '../challenges/policy';
@@ -45,11 +46,12 @@ export function toClarification(row: ClarificationRow): Clarification {
 }
 
 /** Typed text: the agent-name rule (DESIGN "Whatever a program writes is data"), lines allowed. */
-function cleanText(text: string, field: string, max: number): string {
+function cleanText(text: string, field: string, max: number): StorableText {
   if (text.trim().length === 0) throw validationError(`body.${field}: must not be blank`);
   const checked = checkTypedText(text, { maxChars: max, multiline: true });
   if (!checked.ok) throw validationError(`body.${field}: ${checked.reason}`);
-  return checked.text;
+  // What a person typed is outside text (the pipeline refused NUL and lone surrogates already).
+  return storableText(checked.text);
 }
 
 async function requireChallenge(db: Pool, principal: Principal, challengeId: string) {

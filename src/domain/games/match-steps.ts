@@ -22,6 +22,8 @@ import { findSubmissionById } from '../../db/queries/submissions';
 import { JudgeInfrastructureError } from '../../judging/errors';
 import { wallSeats } from '../../judging/games/programs';
 import type { SubmissionForJudging } from '../../judging/types';
+import { isDeterministicError } from '../../lib/deterministic-error';
+import { storableJson } from '../../lib/storable-text';
 import type { ServiceDeps } from '../../service-deps';
 import { matchQueueWork } from '../judging-queue/order';
 import { RUNNING_TTL_SECONDS, waitForSlots } from '../judging-queue/queue';
@@ -215,25 +217,43 @@ export function createGameMatchSteps(deps: Deps) {
           ctx.cancellationSignal.removeEventListener('abort', onCancel);
         }
 
-        const finished = await withTransaction(deps.db, async (tx) => {
-          const locked = await lockMatch(tx, match.id);
-          if (!locked || locked.status !== 'running') return locked;
-          await insertReplay(tx, { matchId: match.id, game: result.replay.game, replay: result.replay });
-          for (const [index, p] of result.participants.entries()) {
-            await insertMatchLog(tx, {
-              matchId: match.id,
-              agentId: p.id,
-              games: participantLogs(p, index, participants.length),
-            });
-          }
-          const placements = placeGame(
-            programs.map((program, index) => ({
-              agentId: program.agentId,
-              total: result.participants[index].total,
-              submissionId: program.submissionId,
-            })),
+        // withRecords false: the replay and logs could not be stored (a value the database
+        // refuses, which a retry would meet again); the match completes with what can be stored.
+        const finish = (withRecords: boolean) =>
+          withTransaction(deps.db, async (tx) => {
+            const locked = await lockMatch(tx, match.id);
+            if (!locked || locked.status !== 'running') return locked;
+            if (withRecords) {
+              // Players' actions and stderr are outside text: storable JSON only.
+              await insertReplay(tx, {
+                matchId: match.id,
+                game: result.replay.game,
+                replay: storableJson(result.replay),
+              });
+              for (const [index, p] of result.participants.entries()) {
+                await insertMatchLog(tx, {
+                  matchId: match.id,
+                  agentId: p.id,
+                  games: storableJson(participantLogs(p, index, participants.length)),
+                });
+              }
+            }
+            const placements = placeGame(
+              programs.map((program, index) => ({
+                agentId: program.agentId,
+                total: result.participants[index].total,
+                submissionId: program.submissionId,
+              })),
+            );
+            return (await finishInTransaction(tx, locked, 'complete', null, placements)) ?? locked;
+          });
+        const finished = await finish(true).catch((err: unknown) => {
+          if (!isDeterministicError(err)) throw err;
+          deps.logger.warn(
+            { err, matchId: match.id },
+            'game match records not storable; completing without them',
           );
-          return (await finishInTransaction(tx, locked, 'complete', null, placements)) ?? locked;
+          return finish(false);
         });
         deps.logger.info({ matchId: match.id, status: finished?.status }, 'game match finished');
         return outcome(finished);

@@ -4,6 +4,7 @@
  */
 import { type GameJudgeConfig, gameJudgeConfigSchema, gameMaxTurns } from '../../judging/config';
 import { seatingOf } from '../../judging/games/match';
+import { REPLACED_NOTE, sanitizeText } from '../../lib/storable-text';
 
 /** Room for building every participant's program before the first game. */
 const BUILD_ALLOWANCE_MS = 120_000;
@@ -35,6 +36,7 @@ export function gameMatchCapMs(judge: unknown, players: number): number {
 export interface ParticipantLogGame {
   game: number;
   seat: number;
+  /** Storable: NUL and lone surrogates shown as U+FFFD, and the log says so. */
   stderr: string;
   fault: { kind: string; turn: number; reason: string } | null;
 }
@@ -43,6 +45,12 @@ export interface ParticipantLogGame {
  * The logs of participant `index` (entry order) from its results in a match's games (seats rotate
  * from game to game: match.ts's seatingOf).
  */
+/** A player's stderr as its owner reads it: storable, saying when bytes were replaced. */
+function logText(stderr: string): string {
+  const { value, replaced } = sanitizeText(stderr);
+  return replaced ? `${value}\n${REPLACED_NOTE}` : value;
+}
+
 export function participantLogs(
   result: {
     logs: string[];
@@ -57,7 +65,7 @@ export function participantLogs(
     return {
       game: game + 1,
       seat,
-      stderr,
+      stderr: logText(stderr),
       fault: fault ? { kind: fault.fault, turn: fault.turn, reason: fault.reason } : null,
     };
   });

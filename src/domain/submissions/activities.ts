@@ -12,6 +12,7 @@ import {
   InvalidJudgeConfigError,
   JudgeInfrastructureError,
 } from '../../judging';
+import { DETERMINISTIC_ERROR_MAX_ATTEMPTS, isDeterministicError } from '../../lib/deterministic-error';
 import type { ServiceDeps } from '../../service-deps';
 
 /** Longest wait a grader's Retry-After may impose between attempts. */
@@ -19,8 +20,21 @@ const MAX_GRADER_RETRY_AFTER_MS = 30_000;
 /** Sweeper passes between two checks for runs whose workflow ended without finishing them. */
 const STALL_CHECK_EVERY = 10;
 
-/** runJudge's infrastructure errors → Temporal failures: retryable or not, as each error says. */
-export function toActivityFailure(err: unknown): unknown {
+/**
+ * runJudge's infrastructure errors → Temporal failures: retryable or not, as each error says.
+ * `attempt`: this activity attempt (from 1); an error that repeats on a retry (a value the
+ * database refuses, a RangeError) is retried once, then not again (DESIGN, "Whatever a program
+ * writes is data": attempted at most twice, not JUDGE_MAX_ATTEMPTS times).
+ */
+export function toActivityFailure(err: unknown, attempt = 1): unknown {
+  if (isDeterministicError(err)) {
+    return ApplicationFailure.create({
+      message: err instanceof Error ? err.message : String(err),
+      type: 'DeterministicError',
+      nonRetryable: attempt >= DETERMINISTIC_ERROR_MAX_ATTEMPTS,
+      cause: err instanceof Error ? err : undefined,
+    });
+  }
   // The submission or its challenge is gone: retrying cannot help (types the workflow's retry policy names).
   if (err instanceof ServiceError && err.code === 'NOT_FOUND') {
     return ApplicationFailure.create({
@@ -145,7 +159,7 @@ export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSig
           onTick: () => heartbeat({ phase: 'private pass' }),
         });
       } catch (err) {
-        throw toActivityFailure(err);
+        throw toActivityFailure(err, ctx.info.attempt);
       }
     },
 

@@ -19,6 +19,7 @@ import {
   type SubmissionRow,
 } from '../../db/queries/submissions';
 import { emitEvent } from '../../events/outbox';
+import { storableJson, storableText } from '../../lib/storable-text';
 import { nowOf, type ServiceDeps } from '../../service-deps';
 import { lapseReason } from '../sessions';
 import { isOwner, isOwnerOrOperator } from './policy';
@@ -117,8 +118,9 @@ export async function createSubmission(
         sessionId,
         challengeId: session.challenge_id,
         agentId: session.agent_id,
-        content: input.content,
-        files,
+        // The API refused NUL and lone surrogates already; the sanitizer is what the query accepts.
+        content: storableText(input.content),
+        files: storableJson(files),
         language,
         artifactHash: hash,
         idempotencyKey,
@@ -128,7 +130,7 @@ export async function createSubmission(
         submissionId: row.id,
         run: 0,
         status: 'received',
-        message: 'submission received',
+        message: storableText('submission received'),
       });
       await emitEvent(tx, {
         type: 'submission.received',

@@ -28,9 +28,12 @@ import {
   type JudgeConfigInput,
   type JudgeOutcome,
 } from '../../judging';
+import { sanitizeJson, sanitizeText, storableJson, storableText } from '../../lib/storable-text';
 import type { ServiceDeps } from '../../service-deps';
 import { RUNNING_TTL_SECONDS, privatePassWorkKey, submissionWorkKey } from '../judging-queue/queue';
+import { isDeterministicError } from '../../lib/deterministic-error';
 import type { RecordedJudgement, RunRef } from './contract';
+import { verdictsOnly } from './rules';
 
 const STEP_MESSAGES = {
   queued: 'queued for judging',
@@ -68,7 +71,7 @@ async function recordStep(tx: PoolClient, ref: RunRef, to: 'queued' | 'judging')
     submissionId: row.id,
     run: ref.run,
     status: to,
-    message: STEP_MESSAGES[to],
+    message: storableText(STEP_MESSAGES[to]),
   });
   if (to === 'queued') {
     await emitEvent(tx, {
@@ -121,8 +124,9 @@ export async function recordJudgement(
       privateState,
       resultState: outcome.resultState,
       judge: judgeKind,
-      summary: outcome.summary,
-      breakdown: outcome,
+      // What a judge reports quotes the program, the grader or the compiler: stored as storable text.
+      summary: sanitizeText(outcome.summary).value,
+      breakdown: sanitizeJson(outcome).value,
       sandbox: submission.sandbox,
       submittedAt: submission.submitted_at,
     });
@@ -130,8 +134,12 @@ export async function recordJudgement(
       submissionId: submission.id,
       run: ref.run,
       status: 'complete',
-      message: `judged: ${outcome.resultState}, score ${outcome.score}`,
-      data: { result_id: stored.id, final_score: outcome.score, result_state: outcome.resultState },
+      message: storableText(`judged: ${outcome.resultState}, score ${outcome.score}`),
+      data: storableJson({
+        result_id: stored.id,
+        final_score: outcome.score,
+        result_state: outcome.resultState,
+      }),
     });
     await refreshLeaderboardEntry(tx, submission.challenge_id, submission.agent_id);
     await advanceSessionEntryStatus(tx, submission.session_id, 'judged');
@@ -190,7 +198,8 @@ function recordedOf(result: {
 
 /** Judging could not complete (grader refused, retries exhausted, judge crash): `failed`, with the reason. */
 export async function markSubmissionFailed(db: Pool, ref: RunRef, reason: string): Promise<boolean> {
-  const trimmed = reason.length > 1000 ? `${reason.slice(0, 999)}…` : reason;
+  // The reason may quote an error's words (a grader's, the database's): storable text.
+  const trimmed = storableText(reason.length > 1000 ? `${reason.slice(0, 999)}…` : reason);
   return withTransaction(db, async (tx) => {
     const row = await advanceSubmissionStatus(tx, ref.submissionId, ref.run, 'failed', trimmed);
     await removeSubmissionWork(tx, ref.submissionId, ref.run);
@@ -299,7 +308,19 @@ export async function judgeRun(
   } finally {
     clearInterval(tick);
   }
-  return recordJudgement(deps.db, ref, outcome, judgeKind, privateFollows ? 'pending' : undefined);
+  const pending = privateFollows ? ('pending' as const) : undefined;
+  try {
+    return await recordJudgement(deps.db, ref, outcome, judgeKind, pending);
+  } catch (err) {
+    // A value the database refuses would be refused on every retry: the run is judged with what
+    // can be stored (its verdicts), never `failed` for what the program wrote.
+    if (!isDeterministicError(err)) throw err;
+    deps.logger.warn(
+      { err, submissionId: ref.submissionId },
+      'judged outcome not storable; storing its verdicts',
+    );
+    return recordJudgement(deps.db, ref, verdictsOnly(outcome, errorWords(err)), judgeKind, pending);
+  }
 }
 
 /** What became of a run's private pass: stored now, or nothing to do (already stored, or none pending). */
@@ -391,11 +412,18 @@ async function storePass(
     submissionId: ref.submissionId,
     run: ref.run,
     privateScore: reason === null ? (merged.privateScore ?? null) : 0,
-    reason,
-    breakdown: merged,
+    reason: reason === null ? null : storableText(reason),
+    breakdown: sanitizeJson(merged).value,
   });
   await removeWork(db, privatePassWorkKey(ref.submissionId, ref.run));
   return { stored: stored !== null };
+}
+
+/** An error's class and message, for a reason a person reads. */
+function errorWords(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  return typeof code === 'string' ? `${message} [${code}]` : message;
 }
 
 /**

@@ -3,6 +3,7 @@ import { ServiceError, notFound } from '../../errors';
 import { withTransaction } from '../../db/pool';
 import { beginRejudge, findSubmissionById, insertSubmissionEvent } from '../../db/queries/submissions';
 import { emitEvent } from '../../events/outbox';
+import { storableText } from '../../lib/storable-text';
 import type { ServiceDeps } from '../../service-deps';
 import { submissionWorkflowId } from './contract';
 import { startSubmissionWorkflowSoon } from './workflow-start';
@@ -48,7 +49,7 @@ export async function rejudgeSubmission(
       submissionId,
       run: row.judge_run,
       status: 'queued',
-      message: `rejudge #${row.judge_run} requested by an operator`,
+      message: storableText(`rejudge #${row.judge_run} requested by an operator`),
     });
     await emitEvent(tx, {
       type: 'submission.queued',

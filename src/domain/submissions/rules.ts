@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../../config';
 import type { SubmissionFile } from '../../db/queries/submissions';
 import { canonicalJson } from '../../lib/canonical-json';
+import type { JudgeOutcome } from '../../judging/types';
 import { detectProgram } from '../../judging/program/detect';
 import { LANGUAGE_IDS, type LanguageId, languageByName } from '../../judging/program/languages';
 
@@ -171,4 +172,43 @@ export function submissionRefusal(
   if (!hasCode && submission.content.trim() === '')
     return `no JavaScript or TypeScript file (${allowedText})`;
   return null;
+}
+
+/**
+ * What of a judged outcome can be stored when the outcome itself could not be (a value the
+ * database refused, DESIGN "Whatever a program writes is data"): the score, the state and each
+ * test's verdict and figures, without any text the program, grader or compiler wrote; the
+ * reason says what was left out. The run is judged (`complete`), never `failed` for its output.
+ */
+export function verdictsOnly(outcome: JudgeOutcome, reason: string): JudgeOutcome {
+  const tests = Array.isArray(outcome.details?.tests) ? (outcome.details.tests as unknown[]) : null;
+  const keep = ['name', 'hidden', 'private', 'verdict', 'time_ms', 'memory_kb'];
+  const note = `the judge's report could not be stored (${reason}); only the verdicts were kept`;
+  return {
+    score: outcome.score,
+    privateScore: outcome.privateScore ?? null,
+    resultState: outcome.resultState,
+    summary: `score ${outcome.score}: ${note}`,
+    criteria: outcome.criteria.map((criterion) => ({
+      name: criterion.name,
+      weight: criterion.weight,
+      score: criterion.score,
+      passed: criterion.passed,
+      feedback: criterion.passed ? 'passed' : 'not passed',
+      hidden: criterion.hidden,
+      ...(criterion.private !== undefined ? { private: criterion.private } : {}),
+    })),
+    details: {
+      reason: note,
+      ...(tests
+        ? {
+            tests: tests.map((test) =>
+              Object.fromEntries(
+                Object.entries((test ?? {}) as Record<string, unknown>).filter(([key]) => keep.includes(key)),
+              ),
+            ),
+          }
+        : {}),
+    },
+  };
 }

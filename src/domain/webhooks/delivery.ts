@@ -25,6 +25,7 @@ import {
 } from './contract';
 import { totalAttempts } from './contract';
 import { webhookAttemptLatency, webhookAttemptsTotal } from '../../lib/metrics';
+import { storableTextOrNull } from '../../lib/storable-text';
 import { attemptOutcomeKey, attemptVerdict, mayChangeHealth } from './rules';
 import { buildDeliveryHeaders } from '../../webhook-transport/signatures';
 import { decryptSecret, deriveSecretBoxKey } from '../../webhook-transport/secret-box';
@@ -172,8 +173,9 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
       statusCode: outcome.statusCode,
       latencyMs: outcome.latencyMs,
       success: outcome.ok,
-      error: outcome.error,
-      responseExcerpt: outcome.responseBodyExcerpt ? outcome.responseBodyExcerpt.slice(0, 1000) : null,
+      error: storableTextOrNull(outcome.error),
+      // The receiver's answer is outside text (a cut pair's half becomes U+FFFD too).
+      responseExcerpt: storableTextOrNull(outcome.responseBodyExcerpt?.slice(0, 1000) || null),
       attemptedAt,
       nextStatus: next.deliveryStatus as DeliveryStatus,
       nextAttemptAt:

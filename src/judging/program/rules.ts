@@ -40,12 +40,30 @@ function floatTokenMatches(got: string, want: string, tolerance: number): boolea
   return Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(b));
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Whether the program's output is the expected one under the mode's whitespace rules. Given
+ * bytes, they are compared before any lossy decoding (DESIGN, "Whatever a program writes is
+ * data"): the expected output is text, so bytes that are not UTF-8 never equal it (decoding them
+ * would turn 0xff into the U+FFFD an answer might hold). Valid UTF-8 decodes one to one, so
+ * comparing its text is comparing its bytes.
+ */
 export function outputMatches(
-  actual: string,
+  actual: string | Uint8Array,
   expected: string,
   mode: CompareMode,
   tolerance: number,
 ): boolean {
+  if (typeof actual !== 'string') {
+    let text: string;
+    try {
+      text = strictUtf8.decode(actual);
+    } catch {
+      return false;
+    }
+    return outputMatches(text, expected, mode, tolerance);
+  }
   switch (mode) {
     case 'exact':
       return actual === expected;

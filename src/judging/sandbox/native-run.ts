@@ -87,8 +87,12 @@ export interface NativeRunResult {
   memoryKb: number;
   /** The kernel's OOM killer fired in the run's cgroup. */
   oomKilled: boolean;
+  /** Decoded for messages (invalid UTF-8 shown as U+FFFD); verdicts and stored excerpts use the bytes. */
   stdout: string;
   stderr: string;
+  /** The bytes the program wrote: compared before any decoding (DESIGN, "Whatever a program writes is data"). */
+  stdoutBytes: Buffer;
+  stderrBytes: Buffer;
 }
 
 export const NATIVE_RUN_DEFAULTS = {
@@ -234,6 +238,9 @@ export interface ObservedRun {
   cpuBaselineMs: number | undefined;
   stdout: string;
   stderr: string;
+  /** The bytes behind stdout and stderr (absent: their UTF-8). */
+  stdoutBytes?: Buffer;
+  stderrBytes?: Buffer;
   /** The sandbox could not be started at all. */
   launchError?: Error;
   /** What bwrap and the launch chain printed (for an infrastructure failure's message). */
@@ -286,6 +293,8 @@ export function decideRun(
     oomKilled: kernel.oomKilled,
     stdout: observed.stdout,
     stderr: observed.stderr,
+    stdoutBytes: observed.stdoutBytes ?? Buffer.from(observed.stdout, 'utf8'),
+    stderrBytes: observed.stderrBytes ?? Buffer.from(observed.stderr, 'utf8'),
   };
 }
 
@@ -399,9 +408,10 @@ async function observeRun(launched: LaunchedProcess, request: NativeRunRequest):
   request.signal?.removeEventListener('abort', onAbort);
   observed.wallMs = goAt === undefined ? 0 : Math.round(performance.now() - goAt);
   if (ended.error !== undefined) observed.launchError = ended.error;
-  const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
-  observed.stdout = text(stdout);
-  observed.stderr = text(stderr);
+  observed.stdoutBytes = Buffer.concat(stdout);
+  observed.stderrBytes = Buffer.concat(stderr);
+  observed.stdout = observed.stdoutBytes.toString('utf8');
+  observed.stderr = observed.stderrBytes.toString('utf8');
   return observed;
 }
 

@@ -31,6 +31,18 @@ describe('compare modes', () => {
     expect(outputMatches('100.6', '100', 'float', 0.005)).toBe(false);
     expect(outputMatches('0.004', '0', 'float', 0.005)).toBe(true);
   });
+
+  test('bytes are compared before any decoding: 0xff is not the U+FFFD it would decode to', () => {
+    for (const mode of ['lines', 'exact', 'tokens', 'float'] as const) {
+      expect(outputMatches(Buffer.from([0xff, 0x0a]), '\uFFFD\n', mode, 1e-6)).toBe(false);
+      expect(outputMatches(Buffer.from([0x33, 0x20, 0xc0, 0x80]), '3', mode, 1e-6)).toBe(false);
+      // The real U+FFFD, and valid UTF-8 under the mode's whitespace rules, still match.
+      expect(outputMatches(Buffer.from('\uFFFD\n', 'utf8'), '\uFFFD\n', mode, 1e-6)).toBe(true);
+      expect(outputMatches(Buffer.from('é 3\n', 'utf8'), 'é 3\n', mode, 1e-6)).toBe(true);
+    }
+    expect(outputMatches(Buffer.from('3  \r\n\n', 'utf8'), '3\n', 'lines', 0)).toBe(true);
+    expect(outputMatches(Buffer.from('a\u0000b', 'utf8'), 'ab', 'tokens', 0)).toBe(false);
+  });
 });
 
 describe('language detection', () => {
@@ -202,6 +214,8 @@ describe('verdict mapping', () => {
     oomKilled: false,
     stdout: '',
     stderr: '',
+    stdoutBytes: Buffer.alloc(0),
+    stderrBytes: Buffer.alloc(0),
     ...overrides,
   });
   const verdict = (overrides: Partial<NativeRunResult>) =>

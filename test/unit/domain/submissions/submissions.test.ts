@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { sweepIntervalMs } from '../../../../src/domain/submissions/rules';
+import { sweepIntervalMs, verdictsOnly } from '../../../../src/domain/submissions/rules';
 import { toActivityFailure } from '../../../../src/domain/submissions/activities';
 import { createSubmissionBody } from '../../../../src/api/schemas/submissions';
 import { csvField, csvLine, decodeCursor, encodeCursor } from '../../../../src/domain/leaderboard';
@@ -169,5 +169,68 @@ describe('judge errors → Temporal failures', () => {
     ).toBe(false);
     const other = new Error('boom');
     expect(toActivityFailure(other)).toBe(other);
+  });
+
+  test('an error that repeats on a retry (a value PostgreSQL refuses, a RangeError) is attempted at most twice', () => {
+    const refused = Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' });
+    const nul = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      code: '22021',
+    });
+    const deep = new RangeError('Maximum call stack size exceeded');
+    for (const err of [refused, nul, deep]) {
+      const first = toActivityFailure(err, 1) as ApplicationFailure;
+      expect(first).toBeInstanceOf(ApplicationFailure);
+      expect({ type: first.type, nonRetryable: first.nonRetryable }).toEqual({
+        type: 'DeterministicError',
+        nonRetryable: false,
+      });
+      expect((toActivityFailure(err, 2) as ApplicationFailure).nonRetryable).toBe(true);
+    }
+    // Other database and network errors keep their retries.
+    const lost = Object.assign(new Error('connection reset'), { code: 'ECONNRESET' });
+    expect(toActivityFailure(lost, 2)).toBe(lost);
+    const serialization = Object.assign(new Error('could not serialize'), { code: '40001' });
+    expect(toActivityFailure(serialization, 2)).toBe(serialization);
+  });
+});
+
+describe('an outcome that cannot be stored', () => {
+  test('keeps the score, state and verdicts, drops what the program wrote, and says why', () => {
+    const outcome = {
+      score: 100,
+      privateScore: null,
+      resultState: 'scored' as const,
+      summary: 'C: 1 of 1 tests accepted\u0000',
+      criteria: [
+        { name: 't1', weight: 1, score: 100, passed: true, feedback: 'accepted \u0000', hidden: false },
+      ],
+      details: {
+        language: 'c',
+        compile_output: 'warning \u0000',
+        tests: [
+          {
+            name: 't1',
+            hidden: false,
+            private: false,
+            verdict: 'accepted',
+            time_ms: 3,
+            memory_kb: 100,
+            stdout_excerpt: '3\u0000',
+            stderr_excerpt: '\uD800',
+          },
+        ],
+      },
+    };
+    const kept = verdictsOnly(outcome, 'unsupported Unicode escape sequence [22P05]');
+    expect(kept).toMatchObject({ score: 100, privateScore: null, resultState: 'scored' });
+    expect(kept.summary).toContain('22P05');
+    expect(kept.details).toEqual({
+      reason: expect.stringContaining('only the verdicts were kept'),
+      tests: [{ name: 't1', hidden: false, private: false, verdict: 'accepted', time_ms: 3, memory_kb: 100 }],
+    });
+    expect(kept.criteria).toEqual([
+      { name: 't1', weight: 1, score: 100, passed: true, feedback: 'passed', hidden: false },
+    ]);
+    expect(JSON.stringify(kept)).not.toMatch(/\\u0000|\\ud800/i);
   });
 });
