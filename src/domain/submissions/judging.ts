@@ -16,12 +16,14 @@ import {
   findJudgeKindOfSubmission,
   findSubmissionById,
   insertSubmissionEvent,
+  setSubmissionCharged,
 } from '../../db/queries/submissions';
 import { emitEvent, emitEvents } from '../../events/outbox';
 import { runJudge, type JudgeConfigInput, type JudgeOutcome } from '../../judging';
 import type { ServiceDeps } from '../../service-deps';
 import { RUNNING_TTL_SECONDS, submissionWorkKey } from '../judging-queue/queue';
 import type { RecordedJudgement, RunRef } from './contract';
+import { countsAgainstLimits } from './rules';
 
 const STEP_MESSAGES = {
   queued: 'queued for judging',
@@ -119,6 +121,9 @@ export async function recordJudgement(
       sandbox: submission.sandbox,
       submittedAt: submission.submitted_at,
     });
+    // Charged while judging; a compile error the compiler reported is given back (and a rejudge
+    // that compiles charges it again).
+    await setSubmissionCharged(tx, submission.id, countsAgainstLimits(outcome));
     await insertSubmissionEvent(tx, {
       submissionId: submission.id,
       run: ref.run,

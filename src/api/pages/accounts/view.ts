@@ -225,7 +225,7 @@ ${block('Input', r.input)}${block('Expected', r.expected)}${block(r.passed ? 'Ou
 </details>`,
         ],
   );
-  return html`${v.compileMessage !== null ? html`<h3 id="compile-title">Compiler message</h3><pre id="compile-output" class="excerpt" tabindex="0" aria-labelledby="compile-title">${v.compileMessage}</pre>` : ''}
+  return html`${v.compileError ? html`<p class="notice" id="compile-error">Compile error: no test ran${v.givenBack ? ' (it counts against no submission limit)' : ''}.</p>` : ''}${v.compileMessage !== null ? html`<h3 id="compile-title">Compiler message</h3><pre id="compile-output" class="excerpt" tabindex="0" aria-labelledby="compile-title">${v.compileMessage}</pre>` : ''}
 ${v.reason && v.compileMessage === null ? html`<p class="notice" id="judge-reason">${v.reason}</p>` : ''}
 ${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Verdict by test"><table id="verdict-table"><caption class="sr-only">Verdict by test</caption><thead><tr><th scope="col">Test</th><th scope="col">Verdict</th><th scope="col" class="num">Time</th><th scope="col" class="num">Memory</th><th scope="col">Notes</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}
 ${v.hiddenCounted ? html`<p class="small" id="hidden-count">Hidden tests: ${v.hiddenCounted.passed} of ${v.hiddenCounted.total} passed.</p>` : ''}
