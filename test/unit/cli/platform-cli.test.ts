@@ -381,7 +381,10 @@ describe('files are read from where the person ran the command', () => {
           },
         },
       );
-      expect(run.err).toBe('');
+      // What is sent is listed (issue 40), under the path it is sent with.
+      expect(run.err).toBe(
+        'sending 1 file, all compiled as one program (entry: src/solution.ts):\n  src/solution.ts  (entry)\n',
+      );
       expect(run.code).toBe(0);
       const submitted = run.calls.find((c) => c.url.endsWith('/sessions/s-1/submissions'));
       expect(submitted?.body).toMatchObject({
