@@ -47,7 +47,10 @@ async function benchGame(engine: GameEngine): Promise<Record<string, unknown>> {
   if (built.kind !== 'built') throw new Error(`${engine.id}'s baseline bot did not build: ${built.reason}`);
   try {
     const limits = { turnMs: 1_000, bankMs: 10_000, maxTurns: engine.defaultMaxTurns };
-    const command = built.language.runCommand({ memoryMb: MEMORY_MB });
+    const command = built.language.runCommand({
+      memoryMb: MEMORY_MB,
+      entry: built.folder.entry ?? built.language.entryFile,
+    });
     const argv = command.argv.map((part) => part.split(BUILD_DIR).join(built.folder.dir));
     const seats = ['a', 'b'];
     const wall: Side = { ms: 0, turns: 0, firstTurnMs: [] };

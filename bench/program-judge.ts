@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     const folder = await newBuildFolder();
     await buildProgram(spec, PROBE_PROGRAMS[id], folder);
     const limits = { timeLimitMs: 5_000, memoryMb: 256, outputBytes: 4096, stderrBytes: 4096 };
-    const command = spec.runCommand({ memoryMb: 256 });
+    const command = spec.runCommand({ memoryMb: 256, entry: spec.entryFile });
     const direct = command.argv.map((part) => part.split(BUILD_DIR).join(folder.dir));
     const { launcher } = await sandboxRuntime();
     const warm: number[] = [];

@@ -90,6 +90,9 @@ function competitorDetails(
   for (const key of ['game', 'verdict', 'stderr_excerpt'] as const) {
     if (typeof details[key] === 'string') visible[key] = details[key];
   }
+  // Whether a compile error was given back to the submission limits (issue 40): the owner's own.
+  if (typeof details.counts_against_limits === 'boolean')
+    visible.counts_against_limits = details.counts_against_limits;
   if (typeof details.turns === 'number') visible.turns = details.turns;
   if (isRecord(details.fault)) visible.fault = details.fault;
   if (Array.isArray(details.statuses)) visible.statuses = details.statuses;

@@ -12,7 +12,13 @@ import { playGameInWall } from './games/programs';
 import type { SeatFaultDetail } from './games/referee';
 import { InvalidJudgeConfigError } from './errors';
 import { LANGUAGE_IDS } from './program/languages';
-import type { CriterionResult, JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './types';
+import {
+  COUNTS_AGAINST_LIMITS,
+  type CriterionResult,
+  type JudgeOutcome,
+  type JudgeRunOptions,
+  type SubmissionForJudging,
+} from './types';
 
 const CRITERION = 'self-play game';
 const EXCERPT_CHARS = 2_000;
@@ -73,6 +79,8 @@ export async function runGameJudge(
       verdict: 'compile_error',
       reason: summary,
       compile_output: built.compileOutput,
+      // Only the compiler's verdict within its limits is given back (DESIGN).
+      [COUNTS_AGAINST_LIMITS]: built.byCompiler !== true,
     });
   }
   // An operator's dry run plays the program in seat 1 against the game's baseline bot in the others.

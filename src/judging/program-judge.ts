@@ -8,7 +8,13 @@ import { VERDICT_WORDS, type Verdict, exitDescription, limitVerdict, outputMatch
 import { storableExcerpt } from '../lib/storable-text';
 import { splitScores } from './scoring';
 import { runPool } from './tests-judge';
-import type { CriterionResult, JudgeOutcome, JudgeRunOptions, SubmissionForJudging } from './types';
+import {
+  COUNTS_AGAINST_LIMITS,
+  type CriterionResult,
+  type JudgeOutcome,
+  type JudgeRunOptions,
+  type SubmissionForJudging,
+} from './types';
 
 export const PROGRAM_JUDGE_LIMITS = {
   /** stdout of one test beyond this: output_limit_exceeded (DOMjudge's default output limit). */
@@ -118,12 +124,15 @@ export async function runProgramJudge(
   }
   const folder: BuildFolder = await newBuildFolder();
   try {
-    const built = await buildProgram(spec, detection.source, folder, options.signal);
+    const built = await buildProgram(spec, detection.program, folder, options.signal);
     if (built.kind === 'compile_error') {
       return zeroOutcome(config, 'compile_error', built.reason ?? 'compilation failed', {
         language: spec.id,
         entry: detection.entry,
         compile_output: built.compileOutput,
+        // The compiler's own verdict within its limits is given back to the submission limits;
+        // a toolchain that crashed or was stopped at its limits (`reason`) stays charged (DESIGN).
+        [COUNTS_AGAINST_LIMITS]: built.reason !== undefined,
       });
     }
     const limits = {

@@ -20,6 +20,13 @@ export interface CriterionResult {
   private?: boolean;
 }
 
+/**
+ * `details[COUNTS_AGAINST_LIMITS] === false`: the outcome is a compile error the compiler
+ * reported within its own limits, which counts against no submission limit (DESIGN
+ * "Multi-file programs and the competitor's second pass"); absent: the submission counts.
+ */
+export const COUNTS_AGAINST_LIMITS = 'counts_against_limits';
+
 export interface JudgeOutcome {
   /** 0..100, rounded to 2 decimals, over the criteria that are not private. */
   score: number;

@@ -36,6 +36,13 @@ export interface VerdictView {
   compileMessage: string | null;
   /** Why a submission was judged 0 without running (program judge), when so. */
   reason: string | null;
+  /**
+   * The program did not compile: shown once (the compiler's message), with no row per test
+   * (DESIGN "Multi-file programs and the competitor's second pass"; the API keeps its rows).
+   */
+  compileError: boolean;
+  /** The compile error counts against no submission limit (the compiler's verdict within its limits). */
+  givenBack: boolean;
   /** Hidden tests shown only as a count (tests judge, rubric). */
   hiddenCounted: { passed: number; total: number } | null;
   language: string | null;
@@ -145,7 +152,13 @@ export function verdictView(breakdown: unknown, judgePublic?: unknown): VerdictV
   const hiddenTotal = num(hiddenSummary.hidden_total) ?? 0;
   const hiddenInRows = rows.filter((r) => r.hidden).length;
   const compile = str(details.compile_error) ?? str(details.compile_output);
+  const compileError =
+    details.verdict === 'compile_error' ||
+    (tests.length > 0 && tests.every((test) => test.verdict === 'compile_error'));
+  if (compileError) rows.length = 0;
   return {
+    compileError,
+    givenBack: compileError && details.counts_against_limits === false,
     rows,
     firstFailing: rows.findIndex((r) => !r.hidden && !r.private && !r.passed),
     compileMessage: compile && compile.trim() !== '' ? compile : null,

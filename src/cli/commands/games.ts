@@ -2,7 +2,8 @@
  * `play --game <id> <file> <file> …`: the server's games on this machine. The very same reducer
  * and referee (src/judging/games) and the same limits as a `game` challenge's defaults; each
  * player runs in the wall when this machine has one (bwrap with cgroups, as the worker), else as
- * a plain process, and the command says which. `boss` as a file plays the game's baseline bot.
+ * a plain process, and the command says which. `boss` as a file plays the game's baseline bot;
+ * a folder is a program of many files (every file compiled, as on the server).
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,11 +26,15 @@ import {
   defaultJudgeSlots,
   sandboxRuntime,
 } from '../../judging/sandbox/sandbox-runtime';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import type { SubmissionForJudging } from '../../judging/types';
 import { CliError, usageError, type CliCommand } from '../framework';
+import { collectProjectFiles } from '../project-files';
 
-const USAGE = `play --game <id> <file|boss> <file|boss> [more players] [--games N] [--seed N]
-     [--turn-ms N] [--bank-ms N] [--memory-mb N] [--max-turns N] [--replay out.json] [--logs] [--no-wall]`;
+const USAGE = `play --game <id> <file|folder|boss> <file|folder|boss> [more players] [--games N] [--seed N]
+     [--turn-ms N] [--bank-ms N] [--memory-mb N] [--max-turns N] [--replay out.json] [--logs] [--no-wall]
+  A folder is a program of many files, as \`submit --dir\` sends it: every file is compiled, the
+  entry is main.<ext> or Main.java (the shallowest).`;
 
 function intFlag(value: unknown, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
@@ -128,8 +133,32 @@ export const commands: CliCommand[] = [
       const labels = files.map((file, index) =>
         files.indexOf(file) === index ? file : `${file}#${index + 1}`,
       );
+      // What each player submits: the game's bot, a folder's files (as `submit --dir`), or one file.
+      const playerSources = new Map<string, SubmissionForJudging>();
       for (const file of files) {
-        if (file !== 'boss' && languageByExtension(file) === undefined) {
+        if (file === 'boss' || playerSources.has(file)) continue;
+        const isFolder = await stat(at(file)).then(
+          (info) => info.isDirectory(),
+          () => false,
+        );
+        if (!isFolder) continue;
+        try {
+          playerSources.set(file, { content: '', files: (await collectProjectFiles(at(file))).files });
+        } catch (e) {
+          throw new CliError(
+            `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          );
+        }
+      }
+      const sourceOf = async (file: string): Promise<SubmissionForJudging> =>
+        file === 'boss'
+          ? { content: '', files: [{ path: engine.boss.file, content: engine.boss.source }] }
+          : (playerSources.get(file) ?? {
+              content: '',
+              files: [{ path: path.basename(file), content: await readFile(at(file), 'utf8') }],
+            });
+      for (const file of files) {
+        if (file !== 'boss' && !playerSources.has(file) && languageByExtension(file) === undefined) {
           throw usageError(
             `cannot tell the language of ${file} (extensions: ${Object.values(LANGUAGES)
               .flatMap((l) => l.extensions)
@@ -148,9 +177,7 @@ export const commands: CliCommand[] = [
         const programs: BuiltProgram[] = [];
         try {
           for (const file of files) {
-            const source = file === 'boss' ? engine.boss.source : await readFile(at(file), 'utf8');
-            const name = file === 'boss' ? engine.boss.file : file;
-            const built = await buildGameProgram({ content: '', files: [{ path: name, content: source }] });
+            const built = await buildGameProgram(await sourceOf(file));
             if (built.kind === 'compile_error')
               ctx.err(`${file}: compile error: ${built.reason}\n${built.compileOutput}`);
             programs.push(built);
@@ -175,7 +202,11 @@ export const commands: CliCommand[] = [
         const programs: LocalProgram[] = [];
         try {
           for (const file of files) {
-            const program = await prepareLocalProgram(at(file), file === 'boss' ? engine.boss : undefined);
+            const program = await prepareLocalProgram(
+              file,
+              file === 'boss' ? undefined : await sourceOf(file),
+              file === 'boss' ? engine.boss : undefined,
+            );
             if (program.kind === 'compile_error') ctx.err(`${file}: compile error: ${program.reason}`);
             programs.push(program);
           }

@@ -5,7 +5,7 @@
  *   agents list
  *   agents create --name <name> [--model <model>]      (needs a session JWT: the API's rule)
  *   sessions open <challengeId>
- *   submit <challengeId> --file <path> [--file …] [--message <text>] [--language <id>] [--wait] [--timeout <s>]
+ *   submit <challengeId> (--dir <folder> | --file <path> [--file …]) [--message <text>] [--language <id>] [--wait] [--timeout <s>]
  *   results get <submissionId>
  *
  * `submissions list` (own; --all for operators) lives in ./submissions.ts. Only node built-ins
@@ -25,6 +25,7 @@ import {
   type CliCommand,
   type CliContext,
 } from '../framework';
+import { collectProjectFiles, type ProjectFiles } from '../project-files';
 
 /** The only positional argument, an id. */
 export function uuidArg(args: CliArgs, what: string): string {
@@ -120,6 +121,8 @@ export function resultLines(b: Breakdown, judgePublic: unknown, submission?: Sub
   const lines = [
     `score ${formatScore(b.final_score)} (${b.result_state})${b.summary ? `: ${b.summary}` : ''}`,
   ];
+  if (v.compileError)
+    lines.push(`compile error${v.givenBack ? ' (it counts against no submission limit)' : ''}: no test ran`);
   if (v.compileMessage !== null) lines.push('compiler message:', ...indent(v.compileMessage));
   else if (v.reason) lines.push(`reason: ${v.reason}`);
   if (v.rows.length) {
@@ -155,6 +158,39 @@ export function resultLines(b: Breakdown, judgePublic: unknown, submission?: Sub
     for (const f of submission.files ?? []) lines.push(`--- ${f.path}`, ...indent(f.content, '  '));
   }
   return lines;
+}
+
+/** The project folder's files (collectProjectFiles), as a CLI error when it cannot be read. */
+async function projectOf(root: string): Promise<ProjectFiles> {
+  try {
+    const project = await collectProjectFiles(root);
+    if (project.files.length === 0) throw new Error(`no file to send under ${root}`);
+    return project;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CliError(code ? `cannot read ${root}: ${code}` : (e as Error).message);
+  }
+}
+
+/** The server's rule for the entry (detect.ts): main.<ext> or Main.java, the shallowest first. */
+function likelyEntry(paths: readonly string[]): string | undefined {
+  return paths
+    .filter((p) => /^(main\.[a-z+]+|Main\.java)$/.test(p.slice(p.lastIndexOf('/') + 1)))
+    .sort((a, b) => a.split('/').length - b.split('/').length)[0];
+}
+
+/** What is sent, one path a line, and which file is the entry. */
+export function sendingList(
+  files: readonly { path: string; content: string }[],
+  dir: string | undefined,
+  skipped: readonly string[],
+): string {
+  const entry = likelyEntry(files.map((f) => f.path)) ?? (files.length === 1 ? files[0].path : undefined);
+  return [
+    `sending ${files.length} file${files.length === 1 ? '' : 's'}${dir === undefined ? '' : ` from ${dir}`}, all compiled as one program${entry ? ` (entry: ${entry})` : ' (no main.<ext> or Main.java: name the entry so, or choose --language)'}:`,
+    ...files.map((f) => `  ${f.path}${f.path === entry ? '  (entry)' : ''}`),
+    ...(skipped.length ? [`left out: ${skipped.join(', ')}`] : []),
+  ].join('\n');
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -268,11 +304,15 @@ export const commands: CliCommand[] = [
   },
   {
     name: 'submit',
-    summary: 'Submit files to a challenge (opens your session); --wait prints the result and the breakdown',
+    summary:
+      'Submit a program to a challenge (opens your session): every file sent is compiled into one program, run from its entry (main.<ext> or Main.java, the shallowest); --wait prints the result',
     usage:
-      'submit <challengeId> --file <path> [--file <path> …] [--message <text>] [--language <id>] [--wait] [--timeout <seconds>] [--json]',
+      'submit <challengeId> (--dir <folder> | --file <path> [--file <path> …]) [--message <text>] [--language <id>] [--wait] [--timeout <seconds>] [--json]\n' +
+      '  --dir sends every file under the folder at its path inside it (not hidden files, .git, node_modules or build outputs), at most 64;\n' +
+      '  --file may repeat (paths relative to where you run the CLI). Every file is part of the program.',
     options: {
       file: { type: 'string', multiple: true, short: 'f' },
+      dir: { type: 'string', short: 'd' },
       message: { type: 'string', short: 'm' },
       language: { type: 'string' },
       wait: { type: 'boolean' },
@@ -282,9 +322,11 @@ export const commands: CliCommand[] = [
     async run(args, ctx) {
       const challengeId = uuidArg(args, 'challenge id');
       const filePaths = listValue(args.values.file);
+      const dir = typeof args.values.dir === 'string' ? args.values.dir : undefined;
       const message = typeof args.values.message === 'string' ? args.values.message : undefined;
-      if (filePaths.length === 0 && message === undefined)
-        throw usageError('--file (or --message) is required');
+      if (dir !== undefined && filePaths.length > 0) throw usageError('--dir or --file, not both');
+      if (filePaths.length === 0 && dir === undefined && message === undefined)
+        throw usageError('--dir, --file (or --message) is required');
       const timeout = timeoutFlag(args);
       const language = typeof args.values.language === 'string' ? args.values.language : undefined;
       const files = await Promise.all(
@@ -298,6 +340,7 @@ export const commands: CliCommand[] = [
           }
         }),
       );
+      const project = dir === undefined ? undefined : await projectOf(path.resolve(ctx.cwd(), dir));
       // A text judge (rubric, http: no languages) reads `content`; a code judge reads the files.
       const { data: challenge } = await asParticipant<{ data: ChallengeInfo }>(
         ctx,
@@ -307,11 +350,16 @@ export const commands: CliCommand[] = [
       const judgesText = (challenge.judge_public?.languages ?? null) === null;
       let body: { content: string; files?: { path: string; content: string }[]; language?: string };
       if (judgesText) {
+        if (project !== undefined)
+          throw usageError('this challenge judges text: submit one --file, or --message');
         if (files.length > 1) throw usageError('this challenge judges text: submit one --file, or --message');
         body = { content: message ?? files[0].content };
       } else {
-        // Code keeps its paths relative to where the CLI runs (src/solution.ts), as in a repository.
-        const sent = files.map((f) => ({ path: projectPath(f.file, ctx.cwd()), content: f.content }));
+        // Code keeps its paths relative to the project's folder (--dir) or to where the CLI runs
+        // (src/solution.ts), as in a repository.
+        const sent =
+          project?.files ?? files.map((f) => ({ path: projectPath(f.file, ctx.cwd()), content: f.content }));
+        if (sent.length > 0) ctx.err(sendingList(sent, dir, project?.skipped ?? []));
         const entry = challenge.judge_public?.entry ?? null;
         if (entry !== null && sent.length > 0 && !sent.some((f) => f.path === entry))
           ctx.err(

@@ -94,7 +94,7 @@ export async function listSessionSubmissions(
 /** Submissions that count against the per-session limit (failed judgings do not). */
 export async function countCountingSessionSubmissions(db: Queryable, sessionId: string): Promise<number> {
   const res = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM submissions WHERE session_id = $1 AND status <> 'failed'`,
+    `SELECT count(*)::int AS n FROM submissions WHERE session_id = $1 AND status <> 'failed' AND charged`,
     [sessionId],
   );
   return res.rows[0].n;
@@ -108,7 +108,7 @@ export async function countCountingDaySubmissions(
 ): Promise<number> {
   const res = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM submissions
-     WHERE agent_id = $1 AND challenge_id = $2 AND created_at > now() - interval '24 hours' AND status <> 'failed'`,
+     WHERE agent_id = $1 AND challenge_id = $2 AND created_at > now() - interval '24 hours' AND status <> 'failed' AND charged`,
     [agentId, challengeId],
   );
   return res.rows[0].n;
@@ -122,10 +122,15 @@ export async function oldestCountingDaySubmissionAt(
 ): Promise<Date | null> {
   const res = await db.query<{ at: Date | null }>(
     `SELECT min(created_at) AS at FROM submissions
-     WHERE agent_id = $1 AND challenge_id = $2 AND created_at > now() - interval '24 hours' AND status <> 'failed'`,
+     WHERE agent_id = $1 AND challenge_id = $2 AND created_at > now() - interval '24 hours' AND status <> 'failed' AND charged`,
     [agentId, challengeId],
   );
   return res.rows[0]?.at ?? null;
+}
+
+/** Whether the submission counts against the submission limits (a compile error's is given back). */
+export async function setSubmissionCharged(db: Queryable, id: string, charged: boolean): Promise<void> {
+  await db.query('UPDATE submissions SET charged = $2 WHERE id = $1 AND charged <> $2', [id, charged]);
 }
 
 export interface NewSubmission {

@@ -16,6 +16,7 @@ import {
   findJudgeKindOfSubmission,
   findSubmissionById,
   insertSubmissionEvent,
+  setSubmissionCharged,
 } from '../../db/queries/submissions';
 import { emitEvent, emitEvents } from '../../events/outbox';
 import {
@@ -33,7 +34,7 @@ import type { ServiceDeps } from '../../service-deps';
 import { RUNNING_TTL_SECONDS, privatePassWorkKey, submissionWorkKey } from '../judging-queue/queue';
 import { isDeterministicError } from '../../lib/deterministic-error';
 import type { RecordedJudgement, RunRef } from './contract';
-import { verdictsOnly } from './rules';
+import { countsAgainstLimits, verdictsOnly } from './rules';
 
 const STEP_MESSAGES = {
   queued: 'queued for judging',
@@ -130,6 +131,9 @@ export async function recordJudgement(
       sandbox: submission.sandbox,
       submittedAt: submission.submitted_at,
     });
+    // Charged while judging; a compile error the compiler reported is given back (and a rejudge
+    // that compiles charges it again).
+    await setSubmissionCharged(tx, submission.id, countsAgainstLimits(outcome));
     await insertSubmissionEvent(tx, {
       submissionId: submission.id,
       run: ref.run,

@@ -3,19 +3,28 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../../config';
 import type { SubmissionFile } from '../../db/queries/submissions';
 import { canonicalJson } from '../../lib/canonical-json';
-import type { JudgeOutcome } from '../../judging/types';
 import { detectProgram } from '../../judging/program/detect';
+import { COUNTS_AGAINST_LIMITS, type JudgeOutcome } from '../../judging/types';
 import { LANGUAGE_IDS, type LanguageId, languageByName } from '../../judging/program/languages';
 
 /** Bounds of a submission body (content's 100,000 characters is the spec's; the rest are ours). */
 export const SUBMISSION_LIMITS = {
   maxContentChars: 100_000,
-  maxFiles: 20,
+  maxFiles: 64,
   maxPathChars: 255,
   maxLanguageChars: 50,
   /** UTF-8 bytes of content + every file path and content. */
   maxTotalBytes: 1024 * 1024,
 } as const;
+
+/**
+ * Whether a judged run counts against the submission limits: every run does but a compile error
+ * the compiler reported within its own limits (DESIGN "Multi-file programs and the competitor's
+ * second pass", as DOMjudge and Codeforces; the judge marks it), which is given back.
+ */
+export function countsAgainstLimits(outcome: Pick<JudgeOutcome, 'details'>): boolean {
+  return outcome.details?.[COUNTS_AGAINST_LIMITS] !== false;
+}
 
 /** Used when a challenge row has no per-session limit (the column defaults to 10 as well). */
 export const DEFAULT_MAX_SUBMISSIONS_PER_SESSION = 10;

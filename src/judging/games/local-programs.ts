@@ -5,12 +5,14 @@
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants as fsConstants, existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { buildProgram } from '../program/build';
-import { BUILD_DIR, LANGUAGES, type LanguageSpec, languageByExtension } from '../program/languages';
+import { buildProgram, writeProgramSources } from '../program/build';
+import { detectProgram } from '../program/detect';
+import { BUILD_DIR, LANGUAGES, type LanguageSpec } from '../program/languages';
+import type { SubmissionForJudging } from '../types';
 import type { BaselineBot } from './engine';
 import type { ProcessPlayerCommand } from './process-player';
 
@@ -43,33 +45,48 @@ function localArgv(argv: readonly string[], dir: string): string[] {
 
 function localEnv(env: Readonly<Record<string, string>> | undefined, dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env ?? {})) out[key] = value.replace(/^\/work/, dir);
+  for (const [key, value] of Object.entries(env ?? {}))
+    out[key] = value
+      .replace(/^\/work/, dir)
+      .split(BUILD_DIR)
+      .join(dir);
   if (env?.GOCACHE !== undefined) out.GOCACHE = path.join(dir, 'gocache');
   return out;
 }
 
-/** A file (its language from its extension) or a game's baseline bot, built in a fresh temporary folder. */
+/**
+ * A program (the files of a player, as a submission sends them; DESIGN "Multi-file programs") or a
+ * game's baseline bot, detected and built as on the server in a fresh temporary folder.
+ */
 export async function prepareLocalProgram(
-  file: string,
+  label: string,
+  submission: SubmissionForJudging | undefined,
   boss: BaselineBot | undefined,
 ): Promise<LocalProgram> {
-  const label = boss === undefined ? file : 'boss';
-  const id = boss === undefined ? languageByExtension(file) : boss.language;
-  if (id === undefined)
-    return { kind: 'compile_error', label, reason: `cannot tell the language of ${file}` };
-  const language = LANGUAGES[id];
-  const source = boss === undefined ? await readFile(file, 'utf8') : boss.source;
+  const detection = detectProgram(
+    boss === undefined
+      ? (submission ?? { content: '', files: [] })
+      : { content: '', files: [{ path: boss.file, content: boss.source }] },
+  );
+  if (detection.kind === 'undetectable') return { kind: 'compile_error', label, reason: detection.reason };
+  const language = LANGUAGES[detection.language];
+  const { program } = detection;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ccs-play-'));
-  if (language.id === 'typescript') {
-    // esbuild's transform in a child process (no wall involved), as on the server.
-    const built = await buildProgram(language, source, { dir, remove: async () => {} });
+  const folder = { dir, remove: async () => {} };
+  if (language.id === 'typescript' || language.id === 'javascript') {
+    // esbuild's bundle in a child process (no wall involved), as on the server.
+    const built = await buildProgram(language, program, folder);
     if (built.kind === 'compile_error') return { kind: 'compile_error', label, reason: built.compileOutput };
   } else {
-    await writeFile(path.join(dir, language.sourceFile), source);
-    const compile = language.compileCommand?.();
+    await writeProgramSources(language, program, folder);
+    const compile = language.compileCommand?.({
+      entry: program.entry,
+      files: program.files.map((file) => file.path),
+    });
     if (compile !== undefined) {
+      const argv = localArgv(compile.argv, dir);
       try {
-        await execFileAsync(localArgv(compile.argv, dir)[0], localArgv(compile.argv, dir).slice(1), {
+        await execFileAsync(argv[0], argv.slice(1), {
           cwd: dir,
           env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...localEnv(compile.env, dir) },
           timeout: 120_000,
@@ -84,7 +101,7 @@ export async function prepareLocalProgram(
       }
     }
   }
-  const run = language.runCommand({ memoryMb: 256 });
+  const run = language.runCommand({ memoryMb: 256, entry: program.entry });
   return {
     kind: 'ready',
     label,

@@ -16,8 +16,22 @@ import { type GameLimits, type RefereedGame, refereeGame } from './referee';
 import { wallPlayer } from './wall-player';
 
 export type BuiltProgram =
-  | { kind: 'built'; language: LanguageSpec; entry: string; folder: BuildFolder; compileOutput: string }
-  | { kind: 'compile_error'; language: LanguageId | null; reason: string; compileOutput: string };
+  | {
+      kind: 'built';
+      language: LanguageSpec;
+      /** The entry as submitted (`content` for a program in the body). */
+      entry: string;
+      folder: BuildFolder;
+      compileOutput: string;
+    }
+  | {
+      kind: 'compile_error';
+      language: LanguageId | null;
+      reason: string;
+      compileOutput: string;
+      /** The compiler's own verdict within its limits (not a toolchain crash, nor a refused language). */
+      byCompiler?: true;
+    };
 
 /** Detects and builds one program; anything the submission does is a `compile_error` with its reason. */
 export async function buildGameProgram(
@@ -43,7 +57,7 @@ export async function buildGameProgram(
   }
   const folder = await newBuildFolder();
   try {
-    const built = await buildProgram(language, detection.source, folder, signal);
+    const built = await buildProgram(language, detection.program, folder, signal);
     if (built.kind === 'compile_error') {
       await folder.remove();
       return {
@@ -51,6 +65,7 @@ export async function buildGameProgram(
         language: language.id,
         reason: built.reason ?? 'compilation failed',
         compileOutput: built.compileOutput,
+        ...(built.reason === undefined ? { byCompiler: true as const } : {}),
       };
     }
     return { kind: 'built', language, entry: detection.entry, folder, compileOutput: built.compileOutput };
@@ -111,6 +126,7 @@ export async function playGameInWall(options: WallGameOptions): Promise<Refereed
       wallPlayer({
         language: program.language,
         folder: program.folder.dir,
+        entry: program.folder.entry ?? program.language.entryFile,
         memoryMb: options.memoryMb,
         limits: options.limits,
         slot: slots[index].index,
@@ -164,6 +180,7 @@ export async function playMatchInWall(options: WallMatchOptions): Promise<MatchR
         return wallPlayer({
           language: program.language,
           folder: program.folder.dir,
+          entry: program.folder.entry ?? program.language.entryFile,
           memoryMb: options.memoryMb,
           limits: options.limits,
           slot: held[seat].index,

@@ -20,6 +20,8 @@ export interface WallPlayerSpec {
   language: LanguageSpec;
   /** The host build folder holding the built program (bound read-only at BUILD_DIR). */
   folder: string;
+  /** The entry's path in the program (the run command of Python needs it). */
+  entry: string;
   memoryMb: number;
   limits: GameLimits;
   /** The judging slot this player holds for the whole game. */
@@ -75,7 +77,7 @@ export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
   const gameWallMs = 2 * gameCpuMs + 1_000 * limits.maxTurns + 60_000;
 
   const start = async (): Promise<InteractiveRun> => {
-    const command = spec.language.runCommand({ memoryMb: spec.memoryMb });
+    const command = spec.language.runCommand({ memoryMb: spec.memoryMb, entry: spec.entry });
     return startInteractiveNative(
       {
         argv: command.argv,

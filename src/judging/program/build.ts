@@ -1,7 +1,8 @@
 /**
- * Turning a detected program into something the wall can run: a build folder holding the entry
- * (and, once compiled, the binary, classes or JavaScript), compiled inside the wall with the
- * compile limits. Shared by the judge and the worker's language probe.
+ * Turning a detected program into something the wall can run: a build folder holding every
+ * submitted file under `src/` at its own path (and, once compiled, the binary, classes or
+ * bundle), compiled inside the wall with the compile limits. Every file is part of the program
+ * (DESIGN "Multi-file programs"). Shared by the judges, `cli play` and the worker's language probe.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,8 +11,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type NativeBind, type NativeRunResult, runNativeInSandbox } from '../sandbox/native-run';
-import { formatToolchainMessage, transformInChild } from '../toolchain/run-esbuild';
-import { BUILD_DIR, GO_PREBUILT_CACHE_DIR, type LanguageSpec, debianGoRoot, goEnv } from './languages';
+import { bundleInChild, formatToolchainMessage } from '../toolchain/run-esbuild';
+import {
+  BUILD_DIR,
+  GO_PREBUILT_CACHE_DIR,
+  type LanguageSpec,
+  type ProgramLayout,
+  debianGoRoot,
+  goEnv,
+  goModFile,
+} from './languages';
 
 export const COMPILE_LIMITS = {
   cpuMs: 30_000,
@@ -30,7 +39,69 @@ const BUILDS_ROOT = path.join(os.tmpdir(), 'challenge-judge-builds');
 
 export interface BuildFolder {
   dir: string;
+  /** The entry's path under `src/`, set by buildProgram (the run command of Python needs it). */
+  entry?: string;
   remove(): Promise<void>;
+}
+
+/** A program as submitted: its files (normalized relative paths, detect.ts) and which one is the entry. */
+export interface ProgramSource {
+  entry: string;
+  files: readonly { path: string; content: string }[];
+}
+
+/** One source text as the language's usual entry (`main.py`, `Main.java`): the probe, tests. */
+export function singleFileProgram(spec: LanguageSpec, source: string): ProgramSource {
+  return { entry: spec.entryFile, files: [{ path: spec.entryFile, content: source }] };
+}
+
+/** `package a.b;` of a Java file (comments skipped), or undefined for the default package. */
+export function javaPackage(source: string): string | undefined {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/[^\n]*/g, '');
+  return /^\s*package\s+([\w.]+)\s*;/.exec(code)?.[1];
+}
+
+/** Java's main class: the entry's package plus its file name (`app/Main.java` with `package app;` → app.Main). */
+export function javaMainClass(program: ProgramSource): string {
+  const entry = program.files.find((file) => file.path === program.entry);
+  const name = path.posix.basename(program.entry).replace(/\.java$/i, '');
+  const pkg = entry === undefined ? undefined : javaPackage(entry.content);
+  return pkg === undefined ? name : `${pkg}.${name}`;
+}
+
+/**
+ * Writes every file under `src/` (folders the sandbox may write while compiling: Python's
+ * __pycache__, Go's and javac's outputs), and what the language's build needs beside them.
+ */
+export async function writeProgramSources(
+  spec: LanguageSpec,
+  program: ProgramSource,
+  folder: BuildFolder,
+): Promise<void> {
+  const root = path.join(folder.dir, 'src');
+  const made = new Set<string>();
+  const folderFor = async (dir: string) => {
+    if (made.has(dir)) return;
+    await mkdir(dir, { recursive: true, mode: 0o777 });
+    // mkdir's mode passes through the umask; every level gets its 0777.
+    for (let at = dir; at.startsWith(root) && !made.has(at); at = path.dirname(at)) {
+      await chmod(at, 0o777);
+      made.add(at);
+    }
+  };
+  await folderFor(root);
+  for (const file of program.files) {
+    const target = path.join(root, file.path);
+    if (!target.startsWith(`${root}/`)) throw new Error(`a path outside the submission: ${file.path}`);
+    await folderFor(path.dirname(target));
+    await writeFile(target, file.content, { mode: 0o644 });
+  }
+  if (spec.id === 'go') await writeFile(path.join(root, 'go.mod'), goModFile(), { mode: 0o644 });
+  if (spec.id === 'java') {
+    await writeFile(path.join(folder.dir, 'main-class'), `${javaMainClass(program)}\n`, { mode: 0o644 });
+    await mkdir(path.join(folder.dir, 'classes'), { mode: 0o777 });
+    await chmod(path.join(folder.dir, 'classes'), 0o777);
+  }
 }
 
 /** A fresh host folder the sandbox's uid may write while compiling (and only read afterwards). */
@@ -93,7 +164,7 @@ export function preparedGoCache(): Promise<string | undefined> {
     await chmod(dir, 0o777);
     const run = await runNativeInSandbox({
       argv: [`${root}/bin/go`, 'build', ...GO_PREBUILT_PACKAGES],
-      env: goEnv(GO_PREBUILT_CACHE_DIR),
+      env: goEnv(GO_PREBUILT_CACHE_DIR, false),
       binds: [{ host: dir, path: GO_PREBUILT_CACHE_DIR, writable: true }],
       cpuMs: 600_000,
       wallMs: 900_000,
@@ -125,28 +196,22 @@ export async function languageBinds(spec: LanguageSpec): Promise<NativeBind[]> {
 }
 
 /**
- * Writes the entry and compiles it: inside the wall, or for TypeScript by esbuild's transform in
- * a toolchain process of its own (toolchain/run-esbuild.ts: never the worker's, retried once
- * when it dies, a second death being this input's compile error).
+ * Writes the program's files and compiles them: inside the wall, or for JavaScript and
+ * TypeScript by esbuild's bundle from the entry in a toolchain process of its own
+ * (toolchain/run-esbuild.ts: never the worker's, retried once when it dies, a second death being
+ * this input's compile error). `source` alone is a program of one file, the language's entry.
  */
 export async function buildProgram(
   spec: LanguageSpec,
-  source: string,
+  source: ProgramSource | string,
   folder: BuildFolder,
   signal?: AbortSignal,
   limits: CompileLimits = COMPILE_LIMITS,
 ): Promise<BuildResult> {
-  if (spec.id === 'typescript') {
-    const outcome = await transformInChild(
-      [
-        {
-          path: 'main.ts',
-          source,
-          options: { loader: 'ts', format: 'cjs', target: 'node18', sourcefile: 'main.ts' },
-        },
-      ],
-      { signal },
-    );
+  const program = typeof source === 'string' ? singleFileProgram(spec, source) : source;
+  folder.entry = program.entry;
+  if (spec.id === 'typescript' || spec.id === 'javascript') {
+    const outcome = await bundleInChild(program, { signal });
     if (outcome.kind === 'crashed') {
       return {
         kind: 'compile_error',
@@ -154,26 +219,27 @@ export async function buildProgram(
         reason: outcome.reason,
       };
     }
-    const [result] = outcome.files;
+    const { result } = outcome;
     if (!result.ok) {
-      const text = result.errors.map((message) => formatToolchainMessage(message, 'main.ts')).join('\n');
+      const text = result.errors.map((message) => formatToolchainMessage(message)).join('\n');
       return { kind: 'compile_error', compileOutput: truncate(text, COMPILE_LIMITS.shownOutputBytes) };
     }
-    await writeFile(path.join(folder.dir, spec.sourceFile), result.code, { mode: 0o644 });
+    await writeFile(path.join(folder.dir, 'main.js'), result.code, { mode: 0o644 });
     return {
       kind: 'built',
       compileOutput: truncate(
-        result.warnings.map((message) => formatToolchainMessage(message, 'main.ts')).join('\n'),
+        result.warnings.map((message) => formatToolchainMessage(message)).join('\n'),
         COMPILE_LIMITS.shownOutputBytes,
       ),
     };
   }
-  await writeFile(path.join(folder.dir, spec.sourceFile), source, { mode: 0o644 });
+  await writeProgramSources(spec, program, folder);
   if (spec.compileCommand === undefined) return { kind: 'built', compileOutput: '' };
+  const layout = { entry: program.entry, files: program.files.map((file) => file.path) };
   // A compiler the host stopped at its own limits, or that died of a signal, is a toolchain
   // crash: retried once in a fresh sandbox (a busy moment is not the input's fault); the same
   // input crashing it again is that input's compile error (DESIGN, "Verdicts come from the host").
-  const { run, crash } = await retriedOnceOnCrash(() => compileInWall(spec, folder, limits, signal));
+  const { run, crash } = await retriedOnceOnCrash(() => compileInWall(spec, layout, folder, limits, signal));
   const output = truncate(`${run.stdout}${run.stderr}`.trim(), limits.shownOutputBytes);
   if (crash !== undefined) {
     const reason = `the ${spec.name} compiler ${crash} twice, each time in a fresh sandbox`;
@@ -195,11 +261,12 @@ export async function retriedOnceOnCrash<T extends { crash?: string }>(
 /** One compile inside the wall, and how it crashed if it did (words for the competitor). */
 async function compileInWall(
   spec: LanguageSpec,
+  layout: ProgramLayout,
   folder: BuildFolder,
   limits: CompileLimits,
   signal: AbortSignal | undefined,
 ): Promise<{ run: NativeRunResult; crash?: string }> {
-  const command = spec.compileCommand!();
+  const command = spec.compileCommand!(layout);
   const run = await runNativeInSandbox({
     argv: command.argv,
     env: command.env,
@@ -229,7 +296,7 @@ export async function runProgram(
   stdin: string,
   options: { followed: boolean; signal?: AbortSignal },
 ): Promise<NativeRunResult> {
-  const command = spec.runCommand({ memoryMb: limits.memoryMb });
+  const command = spec.runCommand({ memoryMb: limits.memoryMb, entry: folder.entry ?? spec.entryFile });
   return runNativeInSandbox({
     argv: command.argv,
     env: command.env,

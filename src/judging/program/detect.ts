@@ -4,12 +4,55 @@
  * only file. Its language: the file's `language`, else its extension. A submission without files:
  * the first fenced block of `content` and its info string (```python).
  */
+import path from 'node:path';
+import { normalizeSubmissionPath } from '../submission-paths';
 import type { SubmissionForJudging } from '../types';
-import { type LanguageId, languageByExtension, languageByName } from './languages';
+import { LANGUAGES, type LanguageId, languageByExtension, languageByName } from './languages';
 
+/** Files of one program at most (DESIGN "Multi-file programs"). */
+export const MAX_PROGRAM_FILES = 64;
+
+/**
+ * `program`: every submitted file at its normalized path, the entry among them (given the
+ * language's extension when it had another, so that its compiler takes it). `entry`: the entry
+ * as submitted (`content` for a program in the body).
+ */
 export type Detection =
-  | { kind: 'detected'; language: LanguageId; entry: string; source: string }
+  | {
+      kind: 'detected';
+      language: LanguageId;
+      entry: string;
+      source: string;
+      program: { entry: string; files: { path: string; content: string }[] };
+    }
   | { kind: 'undetectable'; reason: string };
+
+/** The program's files at normalized paths, or why they cannot be one program. */
+function programFiles(
+  files: readonly { path: string; content: string }[],
+): { kind: 'ok'; files: { path: string; content: string }[] } | { kind: 'bad'; reason: string } {
+  if (files.length > MAX_PROGRAM_FILES)
+    return { kind: 'bad', reason: `a program has at most ${MAX_PROGRAM_FILES} files (${files.length} sent)` };
+  const out: { path: string; content: string }[] = [];
+  const seen = new Set<string>();
+  for (const file of files) {
+    const normalized = normalizeSubmissionPath(file.path);
+    if (normalized === null)
+      return {
+        kind: 'bad',
+        reason: `the file path "${file.path.slice(0, 80)}" leaves the submission's root`,
+      };
+    if (seen.has(normalized)) return { kind: 'bad', reason: `the file path "${normalized}" appears twice` };
+    seen.add(normalized);
+    out.push({ path: normalized, content: file.content });
+  }
+  for (const file of out) {
+    const holder = out.find((other) => file.path.startsWith(`${other.path}/`));
+    if (holder !== undefined)
+      return { kind: 'bad', reason: `"${file.path}" is inside "${holder.path}", which is a file` };
+  }
+  return { kind: 'ok', files: out };
+}
 
 const ENTRY_NAME = /^(main\.[a-z+]+|Main\.java)$/;
 
@@ -95,14 +138,40 @@ export function detectProgram(submission: SubmissionForJudging): Detection {
         reason: `cannot tell the language of ${entry.path}${entry.language ? ` ("${entry.language}")` : ''}: choose its language or name it by its extension`,
       };
     }
-    return { kind: 'detected', language, entry: entry.path, source: entry.content };
+    const program = programFiles(files);
+    if (program.kind === 'bad') return { kind: 'undetectable', reason: program.reason };
+    const entryPath = normalizeSubmissionPath(entry.path)!;
+    const spec = LANGUAGES[language];
+    // An entry named otherwise (`solve` chosen as Python) gets the language's extension.
+    const named = spec.extensions.includes(path.posix.extname(entryPath).toLowerCase())
+      ? entryPath
+      : language === 'java'
+        ? path.posix.join(path.posix.dirname(entryPath), 'Main.java')
+        : `${entryPath}${spec.extensions[0]}`;
+    if (named !== entryPath && program.files.some((file) => file.path === named))
+      return {
+        kind: 'undetectable',
+        reason: `the entry ${entryPath} would be ${named}, which is another file`,
+      };
+    const programFilesNamed = program.files.map((file) =>
+      file.path === entryPath ? { path: named, content: file.content } : file,
+    );
+    return {
+      kind: 'detected',
+      language,
+      entry: entry.path,
+      source: entry.content,
+      program: { entry: named, files: programFilesNamed },
+    };
   }
   if (bodyLanguage !== undefined) {
+    const source = unwrapSingleFence(submission.content);
     return {
       kind: 'detected',
       language: bodyLanguage,
       entry: 'content',
-      source: unwrapSingleFence(submission.content),
+      source,
+      program: contentProgram(bodyLanguage, source),
     };
   }
   const block = firstFencedBlock(submission.content);
@@ -122,5 +191,17 @@ export function detectProgram(submission: SubmissionForJudging): Detection {
           : `unknown language "${block.info.slice(0, 40)}" in the fenced code block`,
     };
   }
-  return { kind: 'detected', language, entry: 'content', source: block.body };
+  return {
+    kind: 'detected',
+    language,
+    entry: 'content',
+    source: block.body,
+    program: contentProgram(language, block.body),
+  };
+}
+
+/** A program in the body: one file, the language's usual entry. */
+function contentProgram(language: LanguageId, source: string) {
+  const entry = LANGUAGES[language].entryFile;
+  return { entry, files: [{ path: entry, content: source }] };
 }

@@ -8,6 +8,9 @@ import {
 } from '../toolchain/run-esbuild';
 import type { SubmissionForJudging } from '../types';
 import { firstFencedCode } from './fenced-code';
+import { normalizeSubmissionPath } from '../submission-paths';
+
+export { normalizeSubmissionPath };
 import type { SandboxModule } from './run-in-sandbox';
 
 const LOADERS: Readonly<Record<string, Loader>> = {
@@ -36,21 +39,6 @@ export type PreparedSubmission =
   /** Nothing can be run: no code, entry missing, too large. */
   | { kind: 'unrunnable'; reason: string }
   | { kind: 'compile_error'; entry: string; message: string };
-
-/** `./src//a.ts`, `/src/a.ts`, `src\a.ts` → `src/a.ts`; null when the path is empty or leaves the root. */
-export function normalizeSubmissionPath(rawPath: string): string | null {
-  const segments: string[] = [];
-  for (const segment of rawPath.replace(/\\/g, '/').split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (segments.length === 0) return null;
-      segments.pop();
-    } else {
-      segments.push(segment);
-    }
-  }
-  return segments.length === 0 ? null : segments.join('/');
-}
 
 /** Code carried in `content`: the first fenced js/ts block when there is one, else the whole text. */
 function codeFromContent(content: string): string {

@@ -157,6 +157,11 @@ interface ChildAnswer {
   crash?: string;
 }
 
+/** What esbuild-child.cjs is asked, once: transform each file, or bundle a program from its entry. */
+type ChildRequest =
+  | { files: { path: string; source: string; options: TransformOptions }[] }
+  | { bundle: { entry: string; files: { path: string; source: string }[] } };
+
 type Attempt = { kind: 'answered'; results: ToolchainFileResult[] } | { kind: 'crashed'; reason: string };
 
 /** Why esbuild died, from its stderr: Go's `fatal error: …` and the line before it. */
@@ -174,7 +179,7 @@ function crashWords(stderr: string): string {
 }
 
 function attemptOnce(
-  files: readonly ToolchainFile[],
+  request: ChildRequest,
   wallMs: number,
   signal: AbortSignal | undefined,
   onStart: (child: ChildProcess) => void,
@@ -244,12 +249,9 @@ function attemptOnce(
       return;
     }
     if (!child.connected) return; // could not start: 'error' settles
-    child.send(
-      { files: files.map((file) => ({ path: file.path, source: file.source, options: file.options })) },
-      (error) => {
-        if (error !== null) killGroup(child);
-      },
-    );
+    child.send(request, (error) => {
+      if (error !== null) killGroup(child);
+    });
   });
 }
 
@@ -279,7 +281,7 @@ export async function transformInChild(
   for (let attempt = 1; attempt <= TOOLCHAIN_LIMITS.attempts; attempt++) {
     options.signal?.throwIfAborted();
     const outcome = await attemptOnce(
-      toParse,
+      { files: toParse.map((file) => ({ path: file.path, source: file.source, options: file.options })) },
       options.wallMs ?? TOOLCHAIN_LIMITS.wallMs,
       options.signal,
       (child) => options.onAttempt?.(attempt, child),
@@ -295,8 +297,18 @@ export async function transformInChild(
     }
     reasons.push(outcome.reason);
   }
+  await canaryOrUnavailable(options);
+  return {
+    kind: 'crashed',
+    reason: `the JavaScript/TypeScript toolchain (esbuild) crashed twice on this input, each time in a fresh process: ${reasons[reasons.length - 1]}`,
+    attempts: TOOLCHAIN_LIMITS.attempts,
+  };
+}
+
+/** After two crashes: a trivial file must still transform, else the toolchain itself is broken. */
+async function canaryOrUnavailable(options: ToolchainRunOptions): Promise<void> {
   const canary = await attemptOnce(
-    [CANARY],
+    { files: [CANARY] },
     TOOLCHAIN_LIMITS.wallMs,
     options.signal,
     () => undefined,
@@ -307,6 +319,50 @@ export async function transformInChild(
       `the JavaScript/TypeScript toolchain (esbuild) does not work on this worker: ${canary.kind === 'crashed' ? canary.reason : 'a trivial file did not transform'}`,
     );
   }
+}
+
+export type BundleOutcome =
+  | { kind: 'bundled'; result: ToolchainFileResult; attempts: number }
+  | { kind: 'crashed'; reason: string; attempts: number };
+
+/**
+ * Bundles a JavaScript/TypeScript program from its entry into one CommonJS file for Node, in a
+ * fresh process per attempt as transformInChild does (same retry, canary and abort rules).
+ * Imports resolve among the submitted files only (esbuild-child.cjs): Node's built-in modules
+ * stay imports; a package (node_modules), an absolute path or a path leaving the submission is
+ * the program's compile error, as is a file past the source bounds.
+ */
+export async function bundleInChild(
+  program: { entry: string; files: readonly { path: string; content: string }[] },
+  options: ToolchainRunOptions = {},
+): Promise<BundleOutcome> {
+  const errors: ToolchainMessage[] = [];
+  for (const file of program.files) {
+    const problem = sourceBoundsProblem(file.content, SOURCE_BOUNDS);
+    if (problem !== null) errors.push({ ...problem, file: file.path });
+  }
+  if (errors.length > 0) return { kind: 'bundled', result: { ok: false, errors }, attempts: 0 };
+  const request: ChildRequest = {
+    bundle: {
+      entry: program.entry,
+      files: program.files.map((file) => ({ path: file.path, source: file.content })),
+    },
+  };
+  const reasons: string[] = [];
+  for (let attempt = 1; attempt <= TOOLCHAIN_LIMITS.attempts; attempt++) {
+    options.signal?.throwIfAborted();
+    const outcome = await attemptOnce(
+      request,
+      options.wallMs ?? TOOLCHAIN_LIMITS.wallMs,
+      options.signal,
+      (child) => options.onAttempt?.(attempt, child),
+      options.childScript,
+    );
+    if (outcome.kind === 'answered' && outcome.results.length === 1)
+      return { kind: 'bundled', result: outcome.results[0], attempts: attempt };
+    reasons.push(outcome.kind === 'crashed' ? outcome.reason : 'no bundle in the answer');
+  }
+  await canaryOrUnavailable(options);
   return {
     kind: 'crashed',
     reason: `the JavaScript/TypeScript toolchain (esbuild) crashed twice on this input, each time in a fresh process: ${reasons[reasons.length - 1]}`,

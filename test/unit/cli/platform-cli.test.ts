@@ -381,11 +381,55 @@ describe('files are read from where the person ran the command', () => {
           },
         },
       );
-      expect(run.err).toBe('');
+      // What is sent is listed (issue 40), under the path it is sent with.
+      expect(run.err).toBe(
+        'sending 1 file, all compiled as one program (entry: src/solution.ts):\n  src/solution.ts  (entry)\n',
+      );
       expect(run.code).toBe(0);
       const submitted = run.calls.find((c) => c.url.endsWith('/sessions/s-1/submissions'));
       expect(submitted?.body).toMatchObject({
         files: [{ path: 'src/solution.ts', content: 'export const reverse = (s: string) => s;\n' }],
+      });
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+
+  test('submit --dir . from the project root sends every file at its path in the project and lists them', async () => {
+    const project = await mkdtemp(path.join(os.tmpdir(), 'ccs-cli-project-'));
+    await mkdir(path.join(project, 'lib'));
+    await mkdir(path.join(project, '.git'));
+    await mkdir(path.join(project, 'node_modules'));
+    await writeFile(path.join(project, 'main.py'), 'from lib.adder import add\n');
+    await writeFile(path.join(project, 'lib', 'adder.py'), 'def add(a, b): return a + b\n');
+    await writeFile(path.join(project, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(project, 'node_modules', 'x.js'), '');
+    try {
+      const run = await cli(
+        ['submit', '00000000-0000-4000-8000-00000000c006', '--dir', '.', '--token', 'svc_sk_x'],
+        {
+          env: { ...ENV, INIT_CWD: project, npm_lifecycle_event: 'cli' },
+          respond: (url, init) => {
+            const body = url.endsWith('/sessions')
+              ? { data: { session_id: 's-1' } }
+              : init.method === 'POST'
+                ? { data: { id: 'sub-1', submission_status: 'pending' } }
+                : { data: { judge_public: { kind: 'program', languages: ['python'] } } };
+            return new Response(JSON.stringify(body), { status: init.method === 'POST' ? 201 : 200 });
+          },
+        },
+      );
+      expect(run.code).toBe(0);
+      expect(run.err).toBe(
+        'sending 2 files from ., all compiled as one program (entry: main.py):\n  lib/adder.py\n  main.py  (entry)\n',
+      );
+      const submitted = run.calls.find((c) => c.url.endsWith('/sessions/s-1/submissions'));
+      expect(submitted?.body).toEqual({
+        content: '',
+        files: [
+          { path: 'lib/adder.py', content: 'def add(a, b): return a + b\n' },
+          { path: 'main.py', content: 'from lib.adder import add\n' },
+        ],
       });
     } finally {
       await rm(project, { recursive: true, force: true });

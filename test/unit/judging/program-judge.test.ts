@@ -73,7 +73,21 @@ describe('language detection', () => {
           { path: 'main.go', content: 'package main' },
         ],
       }),
-    ).toEqual({ kind: 'detected', language: 'go', entry: 'main.go', source: 'package main' });
+    ).toEqual({
+      kind: 'detected',
+      language: 'go',
+      entry: 'main.go',
+      source: 'package main',
+      // Every file is part of the program (issue 40): the compiler picks its own.
+      program: {
+        entry: 'main.go',
+        files: [
+          { path: 'util.py', content: 'x' },
+          { path: 'src/main.txt', content: 'y' },
+          { path: 'main.go', content: 'package main' },
+        ],
+      },
+    });
     expect(
       detectProgram({ content: '', files: [{ path: 'main.py', content: 'z', language: 'golang' }] }),
     ).toMatchObject({ language: 'go' });
@@ -118,6 +132,7 @@ describe('language detection', () => {
       language: 'cpp',
       entry: 'content',
       source: 'int main(){}\n',
+      program: { entry: 'main.cpp', files: [{ path: 'main.cpp', content: 'int main(){}\n' }] },
     });
     expect(detectProgram({ content: '```\nprint(1)\n```', files: [] })).toMatchObject({
       kind: 'undetectable',
@@ -158,6 +173,7 @@ describe('language detection', () => {
       language: 'python',
       entry: 'content',
       source: 'print(input()[::-1])',
+      program: { entry: 'main.py', files: [{ path: 'main.py', content: 'print(input()[::-1])' }] },
     });
     expect(
       detectProgram({ content: '\n```python\nprint(1)\n```\n', files: [], language: 'py' }),

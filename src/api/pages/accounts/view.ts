@@ -152,7 +152,7 @@ export function renderTakePartPage(input: {
   const entryNote = judge.entry
     ? html`<p class="small">The judge loads <code id="judge-entry">${judge.entry}</code>: submit a file under that path (upload it with its folder path, or paste it below).</p>`
     : code
-      ? html`<p class="small muted">Entry: <code>main</code> with the language's extension (<code>main.py</code>, <code>main.cpp</code>, … or <code>Main.java</code>) at any depth, else your only code file.</p>`
+      ? html`<p class="small muted" id="program-files-note">Every file you send is part of one program: all are compiled together (C and C++ with your folders as include paths, Java by package, Go as the module <code>solution</code>, Rust from the entry's <code>mod</code>s, Python with your project's root on <code>sys.path</code>, JavaScript and TypeScript bundled from the entry among your files only). Entry: <code>main</code> with the language's extension (<code>main.py</code>, <code>main.cpp</code>, … or <code>Main.java</code>), the shallowest, else your only code file. A compile error counts against no submission limit.</p>`
       : '';
   const body = html`<p class="muted small"><a href="/challenges/${c.id}">← ${c.title}</a></p>
 <h1 class="wrap">Take part: ${c.title}</h1>
@@ -178,7 +178,7 @@ ${entryNote}
 ${languageMenu}
 <label for="submit-content">${code ? 'Paste your code' : 'Your answer (paste it here)'}<textarea id="submit-content" name="content" rows="12" maxlength="100000" spellcheck="false"></textarea></label>
 ${code ? html`<label for="submit-paste-path">Save the pasted code as (path; optional)<input id="submit-paste-path" name="paste_path" maxlength="255" value="${judge.entry ?? ''}" autocomplete="off" spellcheck="false"></label>` : ''}
-<fieldset><legend>${code ? 'Or upload files, each with its path in your project' : 'Files (optional)'}</legend>
+<fieldset><legend>${code ? 'Or upload files, each with its path in your project (every file is compiled; the entry runs)' : 'Files (optional)'}</legend>
 ${slots}
 </fieldset>
 <button type="submit">Submit</button></form>`
@@ -225,7 +225,7 @@ ${block('Input', r.input)}${block('Expected', r.expected)}${block(r.passed ? 'Ou
 </details>`,
         ],
   );
-  return html`${v.compileMessage !== null ? html`<h3 id="compile-title">Compiler message</h3><pre id="compile-output" class="excerpt" tabindex="0" aria-labelledby="compile-title">${v.compileMessage}</pre>` : ''}
+  return html`${v.compileError ? html`<p class="notice" id="compile-error">Compile error: no test ran${v.givenBack ? ' (it counts against no submission limit)' : ''}.</p>` : ''}${v.compileMessage !== null ? html`<h3 id="compile-title">Compiler message</h3><pre id="compile-output" class="excerpt" tabindex="0" aria-labelledby="compile-title">${v.compileMessage}</pre>` : ''}
 ${v.reason && v.compileMessage === null ? html`<p class="notice" id="judge-reason">${v.reason}</p>` : ''}
 ${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Verdict by test"><table id="verdict-table"><caption class="sr-only">Verdict by test</caption><thead><tr><th scope="col">Test</th><th scope="col">Verdict</th><th scope="col" class="num">Time</th><th scope="col" class="num">Memory</th><th scope="col">Notes</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}
 ${v.hiddenCounted ? html`<p class="small" id="hidden-count">Hidden tests: ${v.hiddenCounted.passed} of ${v.hiddenCounted.total} passed.</p>` : ''}

@@ -39,7 +39,14 @@ const limits = { turnMs: 200, bankMs: 300, maxTurns: 42 };
 const budget = { cpuMs: 5_500, wallMs: 60_000 };
 
 const player = () =>
-  wallPlayer({ language: LANGUAGES.python, folder: '/nonexistent', memoryMb: 64, limits, slot: 0 });
+  wallPlayer({
+    language: LANGUAGES.python,
+    folder: '/nonexistent',
+    entry: 'main.py',
+    memoryMb: 64,
+    limits,
+    slot: 0,
+  });
 
 const killedAt = (limit: 'wall' | 'cpu' | 'none', signal = 9): InteractiveEnd => ({
   report: { exit: { kind: 'signaled', signal }, limit, cpuMs: 12, maxrssKb: 1 },
