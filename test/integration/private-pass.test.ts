@@ -184,3 +184,30 @@ test("a rejudge runs both passes; its item's new_private_score is set once the p
     new_private_score: 100,
   });
 });
+
+test('a private pass its workflow left pending is stored as 0 with its reason by the sweeper, never left pending', async () => {
+  const challenge = await createActive(server, { judge: judgeWith(1), ends_at: inSeconds(3600) }, admin);
+  const agent = await newAgent(server);
+  const id = await submitProgram(agent, await sessionFor(server, agent, challenge.id));
+  await waitForSubmission(server, agent.token, id, ['complete'], WAIT);
+  await eventually(async () => (await operatorResult(id)).private_state === 'done', WAIT);
+  // The state a terminated or lost workflow leaves behind: its run's public result stored, the
+  // private pass pending, and no workflow that will ever finish it (this run's has completed).
+  // Made old at once, as the sweeper only looks at passes idle past its stall delay.
+  await server.deps.db.query(
+    `UPDATE results SET private_state = 'pending', private_score = NULL, private_judged_at = NULL,
+                        judged_at = now() - interval '1 hour'
+      WHERE submission_id = $1 AND superseded_at IS NULL`,
+    [id],
+  );
+  const closed = await eventually(async () => {
+    const result = await operatorResult(id);
+    return result.private_state === 'done' ? result : undefined;
+  }, WAIT);
+  expect(closed).toMatchObject({
+    private_score: 0,
+    private_reason: 'private pass did not finish: the workflow is completed',
+  });
+  // The competitor's public result is untouched.
+  expect(closed.final_score).toBe(100);
+});

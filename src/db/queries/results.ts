@@ -151,6 +151,25 @@ export async function storePrivatePass(
   );
 }
 
+/**
+ * Runs whose private pass has waited longer than `olderThanMs` since the public result (the
+ * sweeper asks Temporal whether their workflow still runs; a lost one leaves them to be stored as 0).
+ */
+export async function listStalledPrivatePasses(
+  db: Queryable,
+  olderThanMs: number,
+  limit: number,
+): Promise<{ submission_id: string; run: number }[]> {
+  const res = await db.query<{ submission_id: string; run: number }>(
+    `SELECT submission_id, run FROM results
+      WHERE private_state = 'pending'
+        AND judged_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY judged_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return res.rows;
+}
+
 /** Changes whenever a private pass of the challenge is stored or starts pending (the final board's cache key). */
 export async function finalBoardMark(db: Queryable, challengeId: string): Promise<string> {
   const row = await queryOne<{ mark: string }>(

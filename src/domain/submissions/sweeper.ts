@@ -5,6 +5,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { closeExpiredSessions, closeSessionsOfInactiveChallenges } from '../../db/queries/sessions';
+import { listStalledPrivatePasses } from '../../db/queries/results';
 import { listStalledSubmissions, listUnstartedSubmissions } from '../../db/queries/submissions';
 import { deleteWebSessionsExpiredBefore } from '../../db/queries/web-sessions';
 import type { ServiceDeps } from '../../service-deps';
@@ -17,7 +18,7 @@ import {
   sweeperWorkflowId,
   type SubmissionSweeperInput,
 } from './contract';
-import { markSubmissionFailed } from './judging';
+import { markSubmissionFailed, recordPrivatePassFailure } from './judging';
 import { stallAfterMs } from './rules';
 import { startSubmissionWorkflow } from './workflow-start';
 
@@ -26,6 +27,8 @@ export interface SweepReport {
   sessionsClosed: number;
   /** Runs whose workflow had ended (terminated, failed, lost) without finishing them: now `failed`. */
   stalledFailed: number;
+  /** Private passes left pending by a workflow that ended (DESIGN: never left pending): stored as 0. */
+  privatePassesClosed: number;
   /** Web sign-in sessions a day past their absolute expiry, deleted. */
   webSessionsDeleted: number;
 }
@@ -47,19 +50,8 @@ export async function failStalledSubmissions(
   const client = await deps.temporal();
   let failed = 0;
   for (const ref of stalled) {
-    let reason: string | null = null;
-    try {
-      const description = await client.workflow
-        .getHandle(submissionWorkflowId(ref.id, ref.judge_run))
-        .describe();
-      if (description.status.name !== 'RUNNING')
-        reason = `judging did not finish: the workflow is ${description.status.name.toLowerCase()}`;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError)
-        reason = 'judging did not finish: the workflow no longer exists';
-      else
-        deps.logger.warn({ err, submission_id: ref.id }, 'sweeper could not describe a submission workflow');
-    }
+    const gone = await workflowGoneReason(client, deps, { submissionId: ref.id, run: ref.judge_run });
+    const reason = gone === null ? null : `judging did not finish: ${gone}`;
     if (
       reason &&
       (await markSubmissionFailed(deps.db, { submissionId: ref.id, run: ref.judge_run }, reason))
@@ -78,6 +70,59 @@ export async function failStalledSubmissions(
     }
   }
   return failed;
+}
+
+/** Why a run's workflow will not finish it: null while it runs (or when Temporal cannot say now). */
+async function workflowGoneReason(
+  client: Client,
+  deps: Pick<ServiceDeps, 'logger'>,
+  ref: { submissionId: string; run: number },
+): Promise<string | null> {
+  try {
+    const description = await client.workflow
+      .getHandle(submissionWorkflowId(ref.submissionId, ref.run))
+      .describe();
+    return description.status.name === 'RUNNING'
+      ? null
+      : `the workflow is ${description.status.name.toLowerCase()}`;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return 'the workflow no longer exists';
+    deps.logger.warn(
+      { err, submission_id: ref.submissionId },
+      'sweeper could not describe a submission workflow',
+    );
+    return null;
+  }
+}
+
+/**
+ * A private pass runs in its submission's workflow after the public result is stored. When that
+ * workflow is terminated or lost in between, nothing else would finish the pass: DESIGN says a
+ * pass that cannot finish is stored as 0 with its reason (`done`), never left pending, so the
+ * sweeper does it. A pass whose workflow still runs (a long private test) is left alone.
+ */
+export async function closeStalledPrivatePasses(
+  deps: Pick<ServiceDeps, 'db' | 'config' | 'temporal' | 'logger'>,
+  batch = 20,
+): Promise<number> {
+  const stalled = await listStalledPrivatePasses(deps.db, stallAfterMs(deps.config), batch);
+  if (stalled.length === 0) return 0;
+  const client = await deps.temporal();
+  let closed = 0;
+  for (const row of stalled) {
+    const ref = { submissionId: row.submission_id, run: row.run };
+    const gone = await workflowGoneReason(client, deps, ref);
+    if (gone === null) continue;
+    const stored = await recordPrivatePassFailure(deps.db, ref, `private pass did not finish: ${gone}`);
+    if (stored.stored) {
+      closed += 1;
+      deps.logger.warn(
+        { submission_id: ref.submissionId, run: ref.run, reason: gone },
+        'stalled private pass stored as 0',
+      );
+    }
+  }
+  return closed;
 }
 
 /**
@@ -140,8 +185,9 @@ export async function sweepOnce(
   const sessionsClosed =
     (await closeExpiredSessions(deps.db)) + (await closeSessionsOfInactiveChallenges(deps.db));
   const stalledFailed = options.checkStalled ? await failStalledSubmissions(deps) : 0;
+  const privatePassesClosed = options.checkStalled ? await closeStalledPrivatePasses(deps) : 0;
   const webSessionsDeleted = await deleteWebSessionsExpiredBefore(deps.db, WEB_SESSION_KEEP_DAYS, batch);
-  return { workflowsStarted, sessionsClosed, stalledFailed, webSessionsDeleted };
+  return { workflowsStarted, sessionsClosed, stalledFailed, privatePassesClosed, webSessionsDeleted };
 }
 
 /** How long one sweeper activity loops before the workflow continues as new. */
