@@ -82,6 +82,11 @@ export async function startTestServer(
   const { deps, close } = buildDeps(config, logger);
   const server: Server = createApp(deps, options.routes).listen(options.port ?? 0, '127.0.0.1');
   answerClientErrorsInEnvelope(server);
+  // Node closes an idle keep-alive socket after 5 s and fetch (undici) reuses one for 4 s: on a
+  // loaded machine the client's timer runs late and a request goes out on a socket the server has
+  // just closed (ECONNRESET, seen in CI on the scope matrix). Tests' servers keep idle sockets
+  // longer than any client keeps them.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ipCounter += 1;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { artifactHash } from '../../src/domain/submissions/rules';
+import { artifactHash, SUBMISSION_LIMITS } from '../../src/domain/submissions/rules';
 import { markSubmissionStep } from '../../src/domain/submissions/judging';
 import { advanceSubmissionStatus } from '../../src/db/queries/submissions';
 import { SubmissionStatusKey } from '../../src/temporal-client/search-attributes';
@@ -410,7 +410,13 @@ describe('submission errors and quotas', () => {
     ['unknown field', { content: 'x', extra: true }],
     [
       'too many files',
-      { content: 'x', files: Array.from({ length: 21 }, (_, i) => ({ path: `f${i}.js`, content: '' })) },
+      {
+        content: 'x',
+        files: Array.from({ length: SUBMISSION_LIMITS.maxFiles + 1 }, (_, i) => ({
+          path: `f${i}.js`,
+          content: '',
+        })),
+      },
     ],
     ['a .. path', { content: 'x', files: [{ path: 'src/../../etc/passwd', content: '' }] }],
     ['an absolute path', { content: 'x', files: [{ path: '/etc/passwd', content: '' }] }],
