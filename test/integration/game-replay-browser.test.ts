@@ -201,8 +201,9 @@ test('from the game challenge’s page to its match, and the game’s rules: bot
   const violations: string[] = [];
   try {
     await page.goto(`${server.baseUrl}/challenges/${challengeId}`);
-    // The script's refresh (same API) re-renders the same board: by rating, both rows.
-    await page.waitForSelector('#leaderboard[data-last-status="200"]');
+    // The rating board is the server's, by rating, both rows (the page's script no longer refreshes
+    // it from the API, whose ratings move at completion while pages hold them: arena.md).
+    await page.waitForSelector('#leaderboard-table[data-board="rating"]');
     expect(await page.getAttribute('#leaderboard-table', 'data-board')).toBe('rating');
     expect(await page.$$eval('#leaderboard-table th', (ths) => ths.map((th) => th.textContent))).toEqual([
       'Rank',
