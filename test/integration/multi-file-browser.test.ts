@@ -3,7 +3,9 @@
  * project (main.py, lib/adder.py, an empty lib/__init__.py) and a C++ one (main.cpp, lib/add.cpp,
  * lib/add.h), each file uploaded with its folder path, score 100 and the result lists every path;
  * a C++ program that does not compile shows g++'s message once, and "Submissions left" on the
- * take-part page and the challenge page does not drop for it (an accepted program's does).
+ * take-part page and the challenge page does not drop for it (an accepted program's does). The
+ * form says how many files go up there and how a bigger project does (the CLI's --dir); pasted
+ * code beside uploaded files without a path is refused with the field to fill, not dropped.
  */
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, checkTwoWidths, launchChromium, person, signInOnPage } from '../helpers/browser';
@@ -73,8 +75,8 @@ async function takePart(page: Page): Promise<string> {
   return (await page.textContent('[data-submissions-left]')) ?? '';
 }
 
-/** Uploads each file in its own slot, typing its path in the project; waits for the score. */
-async function uploadProject(page: Page, files: Upload[]): Promise<void> {
+/** Chooses each file in its own slot, typing its path in the project. */
+async function uploadFiles(page: Page, files: Upload[]): Promise<void> {
   for (const [i, file] of files.entries()) {
     await page.setInputFiles(`#submit-file-${i + 1}`, {
       name: file.path.slice(file.path.lastIndexOf('/') + 1),
@@ -83,6 +85,11 @@ async function uploadProject(page: Page, files: Upload[]): Promise<void> {
     });
     await page.fill(`#submit-path-${i + 1}`, file.path);
   }
+}
+
+/** Uploads the project, a file a slot under its path; waits for the score. */
+async function uploadProject(page: Page, files: Upload[]): Promise<void> {
+  await uploadFiles(page, files);
   await page.click('#submit-form button[type="submit"]');
   await page.waitForURL(/\/me\/submissions\/[0-9a-f-]{36}$/);
   await page.waitForSelector('#score', { timeout: 600_000 });
@@ -97,6 +104,24 @@ test('a Python and a C++ project uploaded with their folder paths score 100; a c
   await page.click('form[aria-label="Create an agent"] button');
   await page.waitForSelector(`h2:has-text("${name}")`);
 
+  expect(await takePart(page)).toBe('5 left in this session');
+  // The form says how many files go up here and how a bigger project goes up.
+  const note = (await page.textContent('#program-files-note')) ?? '';
+  expect(note).toMatch(/up to 3 files here/i);
+  expect(note).toContain(`npm run cli -- submit ${challengeId} --dir .`);
+  // The entry pasted beside uploaded files but given no path: a clear refusal, never dropped.
+  await page.selectOption('#submit-language', 'python');
+  await page.fill('#submit-content', PYTHON_PROJECT[0].content);
+  await page.fill('#submit-paste-path', '');
+  const refused = page.waitForResponse((r) => r.request().method() === 'POST');
+  await uploadFiles(page, PYTHON_PROJECT.slice(1));
+  await page.click('#submit-form button[type="submit"]');
+  expect((await refused).status()).toBe(400);
+  expect(await page.textContent('body')).toContain('Save the pasted code as');
+  // Chromium logs the refusal's 400 itself: that line, and nothing else, is expected here.
+  expect(ada.problems.splice(0)).toEqual([
+    'console error: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+  ]);
   expect(await takePart(page)).toBe('5 left in this session');
   await uploadProject(page, PYTHON_PROJECT);
   expect(await page.textContent('#score')).toContain('100.00');
