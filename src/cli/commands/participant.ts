@@ -5,7 +5,7 @@
  *   agents list
  *   agents create --name <name> [--model <model>]      (needs a session JWT: the API's rule)
  *   sessions open <challengeId>
- *   submit <challengeId> (--dir <folder> | --file <path> [--file …]) [--message <text>] [--language <id>] [--wait] [--timeout <s>]
+ *   submit <challengeId> (--dir <folder> | --file <path> [--file …] | --message <text>) [--language <id>] [--wait [--timeout <s>]]
  *   results get <submissionId>
  *
  * `submissions list` (own; --all for operators) lives in ./submissions.ts. Only node built-ins
@@ -214,9 +214,12 @@ async function waitForOutcome(ctx: CliContext, id: string, timeoutSeconds: numbe
   }
 }
 
+/** How long --wait waits without --timeout. */
+const DEFAULT_WAIT_SECONDS = 300;
+
 function timeoutFlag(args: CliArgs): number {
   const raw = args.values.timeout;
-  if (raw === undefined) return 300;
+  if (raw === undefined) return DEFAULT_WAIT_SECONDS;
   if (typeof raw !== 'string' || !/^[1-9]\d{0,4}$/.test(raw))
     throw usageError('--timeout must be a whole number of seconds (1..99999)');
   return Number(raw);
@@ -305,11 +308,21 @@ export const commands: CliCommand[] = [
   {
     name: 'submit',
     summary:
-      'Submit a program to a challenge (opens your session): every file sent is compiled into one program, run from its entry (main.<ext> or Main.java, the shallowest); --wait prints the result',
+      "Submit a program's files (--dir, --file) or a text answer (--message); opens your session; --wait prints the result",
+    // Read by people deciding how to send a project (issue 40): each option on its line, then
+    // what the judge makes of the files.
     usage:
-      'submit <challengeId> (--dir <folder> | --file <path> [--file <path> …]) [--message <text>] [--language <id>] [--wait] [--timeout <seconds>] [--json]\n' +
-      '  --dir sends every file under the folder at its path inside it (not hidden files, .git, node_modules or build outputs), at most 64;\n' +
-      '  --file may repeat (paths relative to where you run the CLI). Every file is part of the program.',
+      'submit <challengeId> (--dir <folder> | --file <path> [--file <path> …] | --message <text>) [--language <id>] [--wait [--timeout <seconds>]] [--json]\n' +
+      '  -d, --dir <folder>    every file under the folder, at its path inside it; hidden files, .git, node_modules\n' +
+      '                        and build outputs are left out (at most 64 files; the list is printed)\n' +
+      '  -f, --file <path>     one file, at its path relative to where you run the CLI; repeat for more\n' +
+      '  -m, --message <text>  the answer itself, for a challenge that judges text\n' +
+      "  --language <id>       the program's language, when the entry's extension does not say it\n" +
+      `  --wait                wait for the result and print it (at most --timeout seconds, default ${DEFAULT_WAIT_SECONDS})\n` +
+      'Every file is part of one program: compiled together (Python: every .py checked; JavaScript and\n' +
+      'TypeScript: bundled from the entry, importing only your files). The entry is main.<ext> or Main.java\n' +
+      '(the shallowest), else the only code file, unless the challenge names its entry (send that path).\n' +
+      'A compile error counts against no submission limit.',
     options: {
       file: { type: 'string', multiple: true, short: 'f' },
       dir: { type: 'string', short: 'd' },

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { commands } from '../../../src/cli/commands/games';
@@ -58,6 +58,46 @@ describe('cli play (plain processes, the server’s reducer and referee)', () =>
     const run = await cli(['play', '--game', 'light-cycles', bad, 'boss', '--seed', '1', '--no-wall']);
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/bad\.py lost game 1: invalid action at turn 1: invalid answer: not JSON/);
+  }, 60_000);
+
+  it('a folder is a player of several files: every file is part of it, and it plays its games', async () => {
+    // The entry only loops; the move comes from lib/pick.py (issue 40: a real agent has files).
+    const project = path.join(dir, 'two-file-player');
+    mkdirSync(path.join(project, 'lib'), { recursive: true });
+    writeFileSync(
+      path.join(project, 'main.py'),
+      'import json, sys\nfrom lib.pick import pick\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m.get("done"):\n        break\n    print(json.dumps({"action": pick(m["observation"])}), flush=True)\n',
+    );
+    writeFileSync(
+      path.join(project, 'lib', 'pick.py'),
+      'def pick(observation):\n    return observation["legal_actions"][0]\n',
+    );
+    const replayFile = path.join(dir, 'folder-replay.json');
+    const run = await cli([
+      'play',
+      '--game',
+      'connect-four',
+      project,
+      'boss',
+      '--games',
+      '2',
+      '--seed',
+      '3',
+      '--no-wall',
+      '--replay',
+      replayFile,
+    ]);
+    expect({ code: run.code, err: run.err }).toEqual({
+      code: 0,
+      err: expect.not.stringMatching(/compile error|lost game/),
+    });
+    const replay = JSON.parse(readFileSync(replayFile, 'utf8'));
+    expect(replay.games).toHaveLength(2);
+    // Both games played to their end by both players: no fault (a missing lib would crash it at turn 1).
+    for (const game of replay.games) {
+      expect(game.statuses).toEqual(['done', 'done']);
+      expect(game.seats).toContain(project);
+    }
   }, 60_000);
 
   it('refuses an unknown game and a wrong number of players', async () => {

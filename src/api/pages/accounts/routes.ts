@@ -391,7 +391,11 @@ export function browserSubmission(
   if (judge.languages !== null && pastePath !== '' && pasted.trim() !== '') {
     files.unshift({ path: pastePath, content: pasted });
     content = '';
-  }
+  } else if (judge.languages !== null && files.length > 0 && pasted.trim() !== '')
+    // With files the judge reads only the files: pasted code without a path would vanish unsaid.
+    throw validationError(
+      'you pasted code and uploaded files: give the pasted code its path in your project under "Save the pasted code as" (main.py, for instance), or upload it as a file',
+    );
   return {
     content,
     ...(files.length ? { files } : {}),

@@ -152,7 +152,7 @@ export function renderTakePartPage(input: {
   const entryNote = judge.entry
     ? html`<p class="small">The judge loads <code id="judge-entry">${judge.entry}</code>: submit a file under that path (upload it with its folder path, or paste it below).</p>`
     : code
-      ? html`<p class="small muted" id="program-files-note">Every file you send is part of one program: all are compiled together (C and C++ with your folders as include paths, Java by package, Go as the module <code>solution</code>, Rust from the entry's <code>mod</code>s, Python with your project's root on <code>sys.path</code>, JavaScript and TypeScript bundled from the entry among your files only). Entry: <code>main</code> with the language's extension (<code>main.py</code>, <code>main.cpp</code>, … or <code>Main.java</code>), the shallowest, else your only code file. A compile error counts against no submission limit.</p>`
+      ? html`<p class="small muted" id="program-files-note">Every file you send is part of one program: all are compiled together (C and C++ with your folders as include paths, Java by package, Go as the module <code>solution</code>, Rust from the entry's <code>mod</code>s, Python with your project's root on <code>sys.path</code>, JavaScript and TypeScript bundled from the entry among your files only). Entry: <code>main</code> with the language's extension (<code>main.py</code>, <code>main.cpp</code>, … or <code>Main.java</code>), the shallowest, else your only code file. A compile error counts against no submission limit. Up to ${input.fileSlots} files here, and pasted code under the path you give it; a bigger project goes up from its folder with <code>npm run cli -- submit ${c.id} --dir .</code> (up to 64 files).</p>`
       : '';
   const body = html`<p class="muted small"><a href="/challenges/${c.id}">← ${c.title}</a></p>
 <h1 class="wrap">Take part: ${c.title}</h1>
@@ -178,7 +178,7 @@ ${entryNote}
 ${languageMenu}
 <label for="submit-content">${code ? 'Paste your code' : 'Your answer (paste it here)'}<textarea id="submit-content" name="content" rows="12" maxlength="100000" spellcheck="false"></textarea></label>
 ${code ? html`<label for="submit-paste-path">Save the pasted code as (path; optional)<input id="submit-paste-path" name="paste_path" maxlength="255" value="${judge.entry ?? ''}" autocomplete="off" spellcheck="false"></label>` : ''}
-<fieldset><legend>${code ? 'Or upload files, each with its path in your project (every file is compiled; the entry runs)' : 'Files (optional)'}</legend>
+<fieldset><legend>${code ? 'Upload files, each with its path in your project (every file is part of the program; the entry runs)' : 'Files (optional)'}</legend>
 ${slots}
 </fieldset>
 <button type="submit">Submit</button></form>`
