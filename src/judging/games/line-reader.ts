@@ -3,23 +3,8 @@
  * line answers it; output outside a turn is dropped (a player answers each turn with one line,
  * DESIGN). stderr is kept up to a bound.
  */
-import { REPLACED_NOTE, type StorableText, sanitizeText } from '../../lib/storable-text';
+import { REPLACED_NOTE, type StorableText, cutAtCharacter, sanitizeText } from '../../lib/storable-text';
 import { MAX_ANSWER_BYTES, PLAYER_LOG_BYTES } from './protocol';
-
-/**
- * How many bytes at the end of `bytes` are the start of a UTF-8 sequence the cut left incomplete
- * (0 when it ends on a character boundary). Only a cut at the log's bound calls this: a program's
- * own invalid bytes elsewhere are its output, replaced and flagged by the sanitizer.
- */
-function incompleteTail(bytes: Uint8Array): number {
-  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
-    const byte = bytes[bytes.length - back];
-    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
-    const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return needs > back ? back : 0;
-  }
-  return 0;
-}
 
 export class AnswerReader {
   private partial: Buffer[] = [];
@@ -93,9 +78,9 @@ export class BoundedLog {
     let dropped = this.dropped;
     if (dropped > 0) {
       // The bound may fall inside a character: drop its first bytes too rather than flag them.
-      const tail = incompleteTail(bytes);
-      bytes = bytes.subarray(0, bytes.length - tail);
-      dropped += tail;
+      const kept = cutAtCharacter(bytes);
+      dropped += bytes.length - kept.length;
+      bytes = kept;
     }
     const { value, replaced } = sanitizeText(bytes);
     const text = dropped > 0 ? `${value}\n… (${dropped} more bytes of stderr dropped)` : value;
