@@ -7,6 +7,7 @@ import { IdentityProviderUnavailableError, type SessionJwtVerifier } from './jwt
 import type { Principal } from './principal';
 import { scopeSchema, type Scope } from './scopes';
 import { AGENT_KEY_PREFIX, API_TOKEN_PREFIX, constantTimeEqual, sha256Hex } from './secrets';
+import { storableTextOrNull } from '../lib/storable-text';
 
 export type CredentialOutcome =
   | { ok: true; principal: Principal }
@@ -124,6 +125,6 @@ async function resolveSessionJwt(
     return { ok: false, reason: 'invalid or expired session token' };
   }
   const role = claims.role ?? 'user';
-  const user = await upsertUserBySubject(db, claims.sub, claims.name ?? null, role);
+  const user = await upsertUserBySubject(db, claims.sub, storableTextOrNull(claims.name), role);
   return { ok: true, principal: { kind: 'user', userId: user.id, role, name: user.name } };
 }

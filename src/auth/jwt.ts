@@ -4,9 +4,15 @@ import { Socket } from 'node:net';
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import type { Config } from '../config';
+import { sanitizeText } from '../lib/storable-text';
 
 export const sessionClaimsSchema = z.object({
-  sub: z.string().min(1).max(255),
+  // A subject is an identity: one PostgreSQL cannot store (NUL, a lone surrogate) is refused, not altered.
+  sub: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((sub) => !sanitizeText(sub).replaced, 'a subject that cannot be stored'),
   name: z.string().max(200).optional(),
   role: z.enum(['user', 'admin']).optional(),
 });

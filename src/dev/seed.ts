@@ -22,6 +22,7 @@ import { upsertUserBySubject } from '../db/queries/users';
 import { createChallenge, publishChallenge } from '../domain/challenges/lifecycle';
 import { createLogger } from '../lib/logger';
 import type { ServiceDeps } from '../service-deps';
+import { storableText } from '../lib/storable-text';
 
 export const DEMO_ADMIN_SUBJECT = 'demo|admin';
 
@@ -324,7 +325,7 @@ export interface SeedSummary {
  */
 export async function seedDemoData(db: Pool, options: SeedOptions = {}): Promise<SeedSummary> {
   const log = options.log ?? (() => undefined);
-  const adminUser = await upsertUserBySubject(db, DEMO_ADMIN_SUBJECT, 'Demo Operator', 'admin');
+  const adminUser = await upsertUserBySubject(db, DEMO_ADMIN_SUBJECT, storableText('Demo Operator'), 'admin');
   const summary: SeedSummary = { adminUserId: adminUser.id, created: [], published: [] };
   const deps = options.deps ?? null;
 

@@ -25,10 +25,15 @@ const EXCERPT_CHARS = 2_000;
 
 const FAULT_WORDS = { invalid: 'invalid action', timeout: 'timeout', error: 'crash' } as const;
 
-function excerpt(text: string): string {
-  return text.length <= EXCERPT_CHARS
-    ? text
-    : `${text.slice(-EXCERPT_CHARS)} (last ${EXCERPT_CHARS} characters)`;
+/**
+ * The end of a player's log (where its fault shows): the marker goes first, so a log that says
+ * bytes were replaced still ends saying so, and the cut never leaves half a surrogate pair.
+ */
+export function stderrExcerpt(text: string): string {
+  if (text.length <= EXCERPT_CHARS) return text;
+  const start = text.length - EXCERPT_CHARS;
+  const from = /[\uDC00-\uDFFF]/.test(text[start]) ? start + 1 : start;
+  return `(last ${EXCERPT_CHARS} characters) …${text.slice(from)}`;
 }
 
 /** A validation game's seed: fixed per program text, so a rejudge plays the same game. */
@@ -138,7 +143,7 @@ export async function runGameJudge(
       verdict: fault.fault,
       reason,
       fault: { seat: fault.seat, turn: fault.turn, kind: fault.fault, reason: fault.reason },
-      stderr_excerpt: excerpt(game.logs[fault.seat - 1] ?? ''),
+      stderr_excerpt: stderrExcerpt(game.logs[fault.seat - 1] ?? ''),
     });
   } finally {
     await built.folder.remove();

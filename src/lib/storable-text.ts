@@ -104,6 +104,21 @@ export function storableJsonOrNull(value: unknown): StorableJson | null {
 }
 
 /**
+ * `bytes` without the start of a UTF-8 sequence that a cut at a byte bound left incomplete at its
+ * end (a log or an excerpt read up to N bytes). Only for such cuts: bytes that are invalid
+ * elsewhere are the writer's, replaced and flagged by sanitizeText.
+ */
+export function cutAtCharacter(bytes: Uint8Array): Uint8Array {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back];
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needs > back ? bytes.subarray(0, bytes.length - back) : bytes;
+  }
+  return bytes;
+}
+
+/**
  * A storable excerpt of at most `maxChars` characters of outside text (never splitting a
  * surrogate pair), saying how long the whole was and, when bytes were replaced, that they were.
  */

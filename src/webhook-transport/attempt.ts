@@ -21,7 +21,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { StringDecoder } from 'node:string_decoder';
+import { type Sanitized, type StorableText, cutAtCharacter, sanitizeText } from '../lib/storable-text';
 import {
   assertDeliverableUrl,
   UnsafeWebhookUrlError,
@@ -59,8 +59,13 @@ export interface WebhookAttemptOutcome {
   latencyMs: number;
   /** Short reason for a failed attempt, null on success. 'timeout' when the deadline passed. */
   error: string | null;
-  /** Start of the response body, UTF-8, NUL characters removed (PostgreSQL text cannot hold them). */
-  responseBodyExcerpt: string | null;
+  /**
+   * Start of the response body as storable text: its bytes through the one sanitizer (NUL and
+   * invalid UTF-8 as U+FFFD, never a character cut in two at the cap).
+   */
+  responseBodyExcerpt: StorableText | null;
+  /** Whether the excerpt has bytes replaced (what shows it says so). */
+  responseBodyReplaced: boolean;
   /** The receiver answered 410 Gone: disable the subscription now, do not retry. */
   gone: boolean;
   /**
@@ -79,6 +84,7 @@ export async function sendWebhookAttempt(input: WebhookAttemptInput): Promise<We
     latencyMs: elapsedMs(),
     error: truncate(error),
     responseBodyExcerpt: null,
+    responseBodyReplaced: false,
     gone: false,
     sentAtMs: null,
   });
@@ -118,8 +124,7 @@ function postToPinnedAddresses(
     let sentAtMs: number | null = null;
     let request: http.ClientRequest | undefined;
     let response: { statusCode: number; latencyMs: number } | undefined;
-    const decoder = new StringDecoder('utf8');
-    let excerpt = '';
+    const excerptChunks: Buffer[] = [];
     let excerptBytes = 0;
 
     const finish = (outcome: WebhookAttemptOutcome) => {
@@ -132,7 +137,7 @@ function postToPinnedAddresses(
     const finishWithResponse = () => {
       if (!response) return;
       finish({
-        ...classifyResponse(response.statusCode, response.latencyMs, excerpt.replace(/\u0000/g, '')),
+        ...classifyResponse(response.statusCode, response.latencyMs, excerptOf(excerptChunks, excerptCap)),
         sentAtMs,
       });
     };
@@ -193,7 +198,7 @@ function postToPinnedAddresses(
         if (excerptBytes >= excerptCap) return;
         const slice = chunk.subarray(0, excerptCap - excerptBytes);
         excerptBytes += slice.length;
-        excerpt += decoder.write(slice); // an incomplete trailing character stays in the decoder
+        excerptChunks.push(Buffer.from(slice));
         if (excerptBytes >= excerptCap) finishWithResponse();
       });
       res.on('end', finishWithResponse);
@@ -207,17 +212,31 @@ function postToPinnedAddresses(
   });
 }
 
+/** The body's first bytes as storable text; at the cap, a character cut in two is left out. */
+function excerptOf(chunks: readonly Buffer[], cap: number): Sanitized<StorableText> {
+  const bytes = Buffer.concat(chunks);
+  return sanitizeText(bytes.length >= cap ? cutAtCharacter(bytes) : bytes);
+}
+
 function classifyResponse(
   statusCode: number,
   latencyMs: number,
-  excerpt: string,
+  excerpt: Sanitized<StorableText>,
 ): Omit<WebhookAttemptOutcome, 'sentAtMs'> {
   const ok = statusCode >= 200 && statusCode < 300;
   let error: string | null = null;
   if (statusCode === 410) error = 'HTTP 410: the receiver reports the subscription gone';
   else if (statusCode >= 300 && statusCode < 400) error = `HTTP ${statusCode}: redirects are not followed`;
   else if (!ok) error = `HTTP ${statusCode}`;
-  return { ok, statusCode, latencyMs, error, responseBodyExcerpt: excerpt, gone: statusCode === 410 };
+  return {
+    ok,
+    statusCode,
+    latencyMs,
+    error,
+    responseBodyExcerpt: excerpt.value,
+    responseBodyReplaced: excerpt.replaced,
+    gone: statusCode === 410,
+  };
 }
 
 type LookupCallback = (

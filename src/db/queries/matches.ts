@@ -1,5 +1,6 @@
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
+import type { StorableText } from '../../lib/storable-text';
 
 export type MatchStatus = 'scheduled' | 'running' | 'complete' | 'void';
 
@@ -189,7 +190,8 @@ export function finishMatch(
   tx: Queryable,
   id: string,
   status: 'complete' | 'void',
-  reason: string | null,
+  /** May quote an error's words (a program's among them): storable text. */
+  reason: StorableText | null,
 ): Promise<MatchRow | null> {
   return queryOne<MatchRow>(
     tx,

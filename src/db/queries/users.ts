@@ -1,5 +1,6 @@
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
+import type { StorableText } from '../../lib/storable-text';
 
 export interface UserRow {
   id: string;
@@ -13,7 +14,8 @@ export interface UserRow {
 export async function upsertUserBySubject(
   db: Queryable,
   subject: string,
-  name: string | null,
+  /** The identity provider's words: storable text. */
+  name: StorableText | null,
   role: 'user' | 'admin',
 ): Promise<UserRow> {
   const row = await queryOne<UserRow>(

@@ -20,6 +20,7 @@ import { ServiceError } from '../../errors';
 import { loadNativeEsm } from '../../lib/native-esm';
 import { safeReturnTo } from './rules';
 import { startWebSession, type WebSession } from './web-sessions';
+import { sanitizeText } from '../../lib/storable-text';
 
 /** How long a person may take at the provider before the sign-in must start again. */
 export const SIGN_IN_TTL_SECONDS = 600;
@@ -224,7 +225,7 @@ export function createSignIn(db: Pool, config: Config, logger: Logger): SignIn {
         throw signInFailed(e.error ?? e.message ?? 'the provider refused it');
       }
       const subject = typeof claims.sub === 'string' ? claims.sub : '';
-      if (subject.length === 0 || subject.length > 255)
+      if (subject.length === 0 || subject.length > 255 || sanitizeText(subject).replaced)
         throw signInFailed('the provider named no usable subject');
       // A standard provider may put no name in the ID token: its userinfo endpoint has it.
       let name = displayNameOf(claims);

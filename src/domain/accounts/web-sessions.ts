@@ -16,6 +16,7 @@ import {
 } from '../../db/queries/web-sessions';
 import { upsertUserBySubject } from '../../db/queries/users';
 import { formTokenFor, sessionVerdict } from './rules';
+import { storableTextOrNull } from '../../lib/storable-text';
 
 /** Readable prefix of session secrets (found in a log or a paste, it says what it is). */
 export const WEB_SESSION_PREFIX = 'ccs_ws_';
@@ -59,7 +60,7 @@ export async function startWebSession(
   person: SignedInPerson,
   provider: { idToken?: string | null } = {},
 ): Promise<{ secret: string; session: WebSession }> {
-  const user = await upsertUserBySubject(db, person.subject, person.name, person.role);
+  const user = await upsertUserBySubject(db, person.subject, storableTextOrNull(person.name), person.role);
   const secret = generateSecret(WEB_SESSION_PREFIX);
   const row = await insertWebSession(db, {
     secretHash: sha256Hex(secret),

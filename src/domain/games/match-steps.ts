@@ -23,7 +23,7 @@ import { JudgeInfrastructureError } from '../../judging/errors';
 import { wallSeats } from '../../judging/games/programs';
 import type { SubmissionForJudging } from '../../judging/types';
 import { isDeterministicError } from '../../lib/deterministic-error';
-import { storableJson } from '../../lib/storable-text';
+import { storableJson, storableText } from '../../lib/storable-text';
 import type { ServiceDeps } from '../../service-deps';
 import { matchQueueWork } from '../judging-queue/order';
 import { RUNNING_TTL_SECONDS, waitForSlots } from '../judging-queue/queue';
@@ -64,7 +64,7 @@ export function createGameMatchSteps(deps: Deps) {
     withTransaction(deps.db, async (tx) => {
       const locked = await lockMatch(tx, matchId);
       if (!locked || locked.status !== 'running') return locked;
-      return (await finishInTransaction(tx, locked, 'void', reason, null)) ?? locked;
+      return (await finishInTransaction(tx, locked, 'void', storableText(reason), null)) ?? locked;
     });
 
   return {

@@ -32,6 +32,7 @@ import type { MatchSnapshot, SettleOutcome } from './contract';
 import { boutDeadlineMs, boutMinutes, JUDGING_GRACE_MS, placeBout, type Placement } from './rules';
 import { applyPendingRatings } from './ratings';
 import { gameMatchCapMs } from '../games/rules';
+import { type StorableText, storableText } from '../../lib/storable-text';
 
 type Deps = Pick<ServiceDeps, 'db' | 'logger' | 'config'>;
 
@@ -58,7 +59,7 @@ export async function finishInTransaction(
   tx: PoolClient,
   match: MatchRow,
   status: 'complete' | 'void',
-  reason: string | null,
+  reason: StorableText | null,
   placements: Placement[] | null,
 ): Promise<MatchRow | null> {
   if (status === 'complete' && match.rated) await lockWeightClassRatings(tx, match.weight_class_id);
@@ -104,7 +105,13 @@ export function createBoutSteps(deps: Deps) {
         if (!match || match.status !== 'scheduled') return snapshotOf(deps, match, false);
         const challenge = await findChallengeById(tx, match.challenge_id);
         if (!challenge || challenge.status !== 'active') {
-          const voided = await finishInTransaction(tx, match, 'void', 'the challenge is not active', null);
+          const voided = await finishInTransaction(
+            tx,
+            match,
+            'void',
+            storableText('the challenge is not active'),
+            null,
+          );
           return snapshotOf(deps, voided, true);
         }
         const participants = await listParticipants(tx, [match.id]);
@@ -115,7 +122,7 @@ export function createBoutSteps(deps: Deps) {
             tx,
             match,
             'void',
-            `agent ${deleted.agent_id} was deleted`,
+            storableText(`agent ${deleted.agent_id} was deleted`),
             null,
           );
           return snapshotOf(deps, voided, true);
@@ -212,7 +219,7 @@ export function createBoutSteps(deps: Deps) {
           tx,
           match,
           placed.status,
-          placed.status === 'void' ? 'every participant forfeited' : null,
+          placed.status === 'void' ? storableText('every participant forfeited') : null,
           placed.placements,
         );
         deps.logger.info({ matchId: match.id, status: placed.status }, 'match finished');

@@ -14,11 +14,11 @@ import { recordSystemAudit } from '../audit/trail';
 import { finishInTransaction } from './bout';
 import { matchWorkflowId, type MatchPhase } from './contract';
 import { signalMatchVoided } from './workflow-start';
+import { type StorableText, storableText } from '../../lib/storable-text';
 
-/** A reason stored as text: no NUL, no lone surrogate (an error's message may carry a program's bytes), bounded. */
-function storableReason(reason: string): string {
-  const cut = Array.from(reason).slice(0, 500).join('');
-  return cut.replace(/\u0000/g, '\uFFFD').replace(/\p{Surrogate}/gu, '\uFFFD');
+/** A reason as stored: through the one sanitizer (an error's message may carry a program's bytes), 500 characters at most. */
+function storableReason(reason: string): StorableText {
+  return storableText(Array.from(reason).slice(0, 500).join(''));
 }
 
 /**

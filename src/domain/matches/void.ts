@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../../service-deps';
 import { recordAudit, type Actor } from '../audit/trail';
 import { finishInTransaction } from './bout';
 import { signalMatchVoided } from './workflow-start';
+import { storableText } from '../../lib/storable-text';
 
 export async function voidMatch(
   deps: Pick<ServiceDeps, 'db' | 'config' | 'temporal'>,
@@ -31,7 +32,8 @@ export async function voidMatch(
       { type: 'match', id: matchId },
       { reason, from: match.status },
     );
-    return (await finishInTransaction(tx, match, 'void', reason, null))!;
+    // Validated at the edge (safeText); stored through the sanitizer like every outside text.
+    return (await finishInTransaction(tx, match, 'void', storableText(reason), null))!;
   });
   await signalMatchVoided(deps, matchId);
   return voided;

@@ -134,7 +134,8 @@ export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSig
           input.split === true,
         );
       } catch (err) {
-        throw toActivityFailure(err);
+        // The attempt decides whether a deterministic error gets its one retry (at most twice).
+        throw toActivityFailure(err, ctx.info.attempt);
       }
     },
 

@@ -26,7 +26,7 @@ import {
 import { totalAttempts } from './contract';
 import { webhookAttemptLatency, webhookAttemptsTotal } from '../../lib/metrics';
 import { storableTextOrNull } from '../../lib/storable-text';
-import { attemptOutcomeKey, attemptVerdict, mayChangeHealth } from './rules';
+import { attemptOutcomeKey, attemptVerdict, mayChangeHealth, storedExcerpt } from './rules';
 import { buildDeliveryHeaders } from '../../webhook-transport/signatures';
 import { decryptSecret, deriveSecretBoxKey } from '../../webhook-transport/secret-box';
 import { sendWebhookAttempt } from '../../webhook-transport/attempt';
@@ -174,8 +174,8 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
       latencyMs: outcome.latencyMs,
       success: outcome.ok,
       error: storableTextOrNull(outcome.error),
-      // The receiver's answer is outside text (a cut pair's half becomes U+FFFD too).
-      responseExcerpt: storableTextOrNull(outcome.responseBodyExcerpt?.slice(0, 1000) || null),
+      // The receiver's answer is outside text: sanitized from its bytes by the attempt.
+      responseExcerpt: storedExcerpt(outcome.responseBodyExcerpt, outcome.responseBodyReplaced),
       attemptedAt,
       nextStatus: next.deliveryStatus as DeliveryStatus,
       nextAttemptAt:

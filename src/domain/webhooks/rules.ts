@@ -4,7 +4,24 @@
  * must hear of it. The schedule itself (attempts, delays, the disable threshold) is the delivery
  * workflow's contract (contract.ts).
  */
+import { REPLACED_NOTE, type StorableText, storableText } from '../../lib/storable-text';
 import type { DeliverAttemptInput, DeliverAttemptResult } from './contract';
+
+/** Characters of a receiver's answer kept with an attempt. */
+export const STORED_EXCERPT_CHARS = 1_000;
+
+/**
+ * A receiver's answer as an attempt keeps it: its first STORED_EXCERPT_CHARS characters (never
+ * half a surrogate pair), ending with REPLACED_NOTE when bytes were replaced (DESIGN: a shown
+ * excerpt says so); null for no answer or an empty one.
+ */
+export function storedExcerpt(excerpt: string | null, replaced: boolean): StorableText | null {
+  if (!excerpt) return null;
+  const max = STORED_EXCERPT_CHARS;
+  const end = excerpt.length > max && /[\uD800-\uDBFF]/.test(excerpt[max - 1]) ? max - 1 : max;
+  const kept = excerpt.slice(0, end);
+  return storableText(replaced ? `${kept}\n${REPLACED_NOTE}` : kept);
+}
 
 /** A success is signalled to the health workflow while a failure this recent may not be counted in failure_count yet. */
 export const RECENT_FAILURE_WINDOW_MS = 10 * 60_000;

@@ -3,6 +3,7 @@
  * line answers it; output outside a turn is dropped (a player answers each turn with one line,
  * DESIGN). stderr is kept up to a bound.
  */
+import { REPLACED_NOTE, type StorableText, cutAtCharacter, sanitizeText } from '../../lib/storable-text';
 import { MAX_ANSWER_BYTES, PLAYER_LOG_BYTES } from './protocol';
 
 export class AnswerReader {
@@ -68,8 +69,21 @@ export class BoundedLog {
     this.dropped += chunk.length - kept.length;
   }
 
-  text(): string {
-    const text = Buffer.concat(this.chunks).toString('utf8');
-    return this.dropped > 0 ? `${text}\n… (${this.dropped} more bytes of stderr dropped)` : text;
+  /**
+   * The log as its owner reads it: the bytes through the one sanitizer (NUL and invalid UTF-8 as
+   * U+FFFD), ending with REPLACED_NOTE when anything was replaced (DESIGN: a shown excerpt says so).
+   */
+  text(): StorableText {
+    let bytes: Uint8Array = Buffer.concat(this.chunks);
+    let dropped = this.dropped;
+    if (dropped > 0) {
+      // The bound may fall inside a character: drop its first bytes too rather than flag them.
+      const kept = cutAtCharacter(bytes);
+      dropped += bytes.length - kept.length;
+      bytes = kept;
+    }
+    const { value, replaced } = sanitizeText(bytes);
+    const text = dropped > 0 ? `${value}\n… (${dropped} more bytes of stderr dropped)` : value;
+    return sanitizeText(replaced ? `${text}\n${REPLACED_NOTE}` : text).value;
   }
 }

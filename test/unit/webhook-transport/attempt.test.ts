@@ -97,6 +97,7 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
       latencyMs: expect.any(Number),
       error: null,
       responseBodyExcerpt: 'thanks',
+      responseBodyReplaced: false,
       gone: false,
       sentAtMs: expect.any(Number),
     });
@@ -215,6 +216,7 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
       latencyMs: expect.any(Number),
       error: 'timeout',
       responseBodyExcerpt: null,
+      responseBodyReplaced: false,
       gone: false,
       sentAtMs: expect.any(Number), // sent; only the answer was missing
     });
@@ -245,13 +247,26 @@ describe('sendWebhookAttempt against real loopback receivers', () => {
     expect(outcome.responseBodyExcerpt).toBe('x'.repeat(4096));
   });
 
-  it('the cap never splits a UTF-8 character, and NUL characters are dropped', async () => {
+  it('the cap never splits a UTF-8 character; NUL becomes U+FFFD and the outcome says bytes were replaced', async () => {
     const receiver = await startReceiver((_req, res) => res.writeHead(400).end(`a\u0000${'é'.repeat(3000)}`));
-    const outcome = await attemptTo(receiver.url, { maxExcerptBytes: 100 });
+    const outcome = await attemptTo(receiver.url, { maxExcerptBytes: 101 });
     expect(outcome.statusCode).toBe(400);
-    // 'a' + NUL + 49 two-byte characters = 100 bytes; the NUL is removed.
-    expect(outcome.responseBodyExcerpt).toBe(`a${'é'.repeat(49)}`);
-    expect(outcome.responseBodyExcerpt).not.toContain('\uFFFD');
+    // 'a' + NUL + 49 two-byte characters = 100 bytes, and the first byte of the 50th, left out.
+    expect(outcome.responseBodyExcerpt).toBe(`a\uFFFD${'é'.repeat(49)}`);
+    expect(outcome.responseBodyReplaced).toBe(true);
+  });
+
+  it("a receiver's bytes that are not UTF-8 become U+FFFD, flagged; clean text is not flagged", async () => {
+    const receiver = await startReceiver((req, res) =>
+      req.url?.endsWith('&clean=1')
+        ? res.writeHead(200).end('all good 😀')
+        : res.writeHead(500).end(Buffer.from([0x6f, 0x6b, 0xff, 0xc0, 0x80])),
+    );
+    const bad = await attemptTo(receiver.url);
+    expect(bad.responseBodyExcerpt).toBe('ok\uFFFD\uFFFD\uFFFD');
+    expect(bad.responseBodyReplaced).toBe(true);
+    const clean = await attemptTo(`${receiver.url}&clean=1`);
+    expect(clean).toMatchObject({ responseBodyExcerpt: 'all good 😀', responseBodyReplaced: false });
   });
 
   it('a 2xx whose body never ends keeps its status when the deadline passes', async () => {

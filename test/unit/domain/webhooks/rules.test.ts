@@ -3,7 +3,27 @@ import {
   attemptVerdict,
   mayChangeHealth,
   RECENT_FAILURE_WINDOW_MS,
+  STORED_EXCERPT_CHARS,
+  storedExcerpt,
 } from '../../../../src/domain/webhooks/rules';
+import { REPLACED_NOTE } from '../../../../src/lib/storable-text';
+
+describe("storedExcerpt: a receiver's answer as an attempt keeps it", () => {
+  test('replaced bytes are said at the end, even past the cut', () => {
+    const long = `\uFFFD${'x'.repeat(3000)}`;
+    const stored = storedExcerpt(long, true)!;
+    expect(stored.startsWith(`\uFFFD${'x'.repeat(STORED_EXCERPT_CHARS - 1)}\n`)).toBe(true);
+    expect(stored.endsWith(REPLACED_NOTE)).toBe(true);
+    expect(storedExcerpt('ok', false)).toBe('ok');
+  });
+
+  test('the cut never leaves half a surrogate pair; nothing is null', () => {
+    const stored = storedExcerpt(`${'x'.repeat(STORED_EXCERPT_CHARS - 1)}😀 tail`, false)!;
+    expect(stored).toBe('x'.repeat(STORED_EXCERPT_CHARS - 1));
+    expect(storedExcerpt('', false)).toBeNull();
+    expect(storedExcerpt(null, false)).toBeNull();
+  });
+});
 
 describe('attemptVerdict: what an attempt outcome means', () => {
   const second = { attemptNumber: 2, totalAttempts: 4 };
