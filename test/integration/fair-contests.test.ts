@@ -254,6 +254,12 @@ describe('a private test of the tests judge', () => {
     const done = await waitForSubmission(server, ada.token, id, ['complete', 'failed'], 60_000);
     expect(done.submission_status).toBe('complete');
     expect(done.result.final_score).toBe(100);
+    // The private pass follows the public result (docs/decisions/judging.md, "The private pass"):
+    // every view below is read once the private outcome is stored too, so none can leak it.
+    await eventually(async () => {
+      const result = await server.request('GET', `/api/v1/results/${id}`, { auth: admin.jwt });
+      return result.body.data?.private_state === 'done' ? true : undefined;
+    }, WAIT);
 
     const own = await server.request('GET', `/api/v1/submissions/${id}/breakdown`, { auth: ada.token });
     expect(own.body.data.details.tests.map((t: any) => t.name)).toEqual(['adds']);
