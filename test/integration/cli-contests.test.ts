@@ -90,6 +90,12 @@ test('ask, list, select, and the final board before and after completion', async
     30_000,
   );
 
+  // The final board waits for the private passes (HTTP 200, `pending: n`, no rows): wait for them.
+  await eventually(async () => {
+    const board = await server.request('GET', `/api/v1/leaderboards/${challenge.id}?board=final`);
+    return board.status === 200 && !board.body.pending && board.body.data.length === 2 ? true : undefined;
+  }, 60_000);
+
   // After: ranked by the held-out score of the selected submission; anyone may read it.
   const [table, json, csv] = await Promise.all([
     cli(['leaderboard', 'final', challenge.id]),

@@ -98,10 +98,16 @@ export const commands: CliCommand[] = [
         );
         return ctx.out(csv);
       }
-      const { data } = await ctx.api<{
+      const { data, pending } = await ctx.api<{
         data: { rank: number; agent_name: string; final_score: number; private_score: number | null }[];
+        /** Private passes still running at completion: the board has no rows until they are done. */
+        pending?: number;
       }>('GET', `/api/v1/leaderboards/${id}?board=final&limit=100`, undefined, reader(ctx));
       if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
+      if (pending && data.length === 0)
+        return ctx.out(
+          `The final board waits for ${pending} private ${pending === 1 ? 'pass' : 'passes'} to finish; try again in a moment.`,
+        );
       ctx.out(
         data.length
           ? table(
