@@ -289,29 +289,9 @@ export async function judgeRun(
   // caps count slots honestly) and keeps its slots while it runs; judges without sandboxes (and
   // runs of workflows that never queued) hold none and use the judge's default.
   const workKey = submissionWorkKey(ref.submissionId, ref.run);
-  const slots = await heldSlots(deps.db, workKey);
-  const tick = setInterval(() => {
-    controls.onTick();
-    if (slots !== null)
-      touchWork(deps.db, workKey, RUNNING_TTL_SECONDS).catch((err) =>
-        deps.logger.warn({ err }, 'could not refresh the judging slots'),
-      );
-  }, JUDGE_TICK_EVERY_MS);
-  let outcome: JudgeOutcome;
-  try {
-    outcome = await runJudge(
-      judgeConfig as JudgeConfigInput,
-      { content: submission.content, files: submission.files, language: submission.language },
-      {
-        signal: controls.signal,
-        onProgress: controls.onProgress,
-        ...(slots !== null ? { testConcurrency: slots } : {}),
-        ...(privateFollows ? { pass: 'public' as const } : {}),
-      },
-    );
-  } finally {
-    clearInterval(tick);
-  }
+  const outcome = await judgeHoldingSlots(deps, workKey, 'judging', judgeConfig, submission, controls, {
+    ...(privateFollows ? { pass: 'public' as const } : {}),
+  });
   const pending = privateFollows ? ('pending' as const) : undefined;
   try {
     return await recordJudgement(deps.db, ref, outcome, judgeKind, pending);
@@ -354,29 +334,9 @@ export async function judgePrivatePass(
   if (submission.judge_run !== ref.run)
     return recordPrivatePassFailure(deps.db, ref, 'superseded by a newer run before its private pass');
   const workKey = privatePassWorkKey(ref.submissionId, ref.run);
-  const slots = await heldSlots(deps.db, workKey);
-  const tick = setInterval(() => {
-    controls.onTick();
-    if (slots !== null)
-      touchWork(deps.db, workKey, RUNNING_TTL_SECONDS).catch((err) =>
-        deps.logger.warn({ err }, 'could not refresh the private pass slots'),
-      );
-  }, JUDGE_TICK_EVERY_MS);
-  let outcome: JudgeOutcome;
-  try {
-    outcome = await runJudge(
-      judgeConfig as JudgeConfigInput,
-      { content: submission.content, files: submission.files, language: submission.language },
-      {
-        signal: controls.signal,
-        onProgress: controls.onProgress,
-        pass: 'private',
-        ...(slots !== null ? { testConcurrency: slots } : {}),
-      },
-    );
-  } finally {
-    clearInterval(tick);
-  }
+  const outcome = await judgeHoldingSlots(deps, workKey, 'private pass', judgeConfig, submission, controls, {
+    pass: 'private',
+  });
   const parsed = judgeConfigSchema.safeParse(judgeConfig);
   return storePass(deps.db, ref, parsed.success ? parsed.data : null, result.breakdown, outcome, null);
 }
@@ -451,3 +411,45 @@ export function createJudgingSteps(db: Pool) {
 }
 
 export type JudgingSteps = ReturnType<typeof createJudgingSteps>;
+
+/**
+ * Runs the judge while holding the run's queue slots: as many tests at once as it holds slots
+ * (judges without sandboxes, and runs that never queued, hold none and use the judge's default),
+ * the slots' lease refreshed on every tick. Shared by the public judging and the private pass.
+ */
+async function judgeHoldingSlots(
+  deps: Pick<ServiceDeps, 'db' | 'logger'>,
+  workKey: string,
+  what: string,
+  judgeConfig: unknown,
+  submission: { content: string; files: unknown; language: string | null },
+  controls: JudgingControls,
+  options: { pass?: 'public' | 'private' },
+): Promise<JudgeOutcome> {
+  const slots = await heldSlots(deps.db, workKey);
+  const tick = setInterval(() => {
+    controls.onTick();
+    if (slots !== null)
+      touchWork(deps.db, workKey, RUNNING_TTL_SECONDS).catch((err) =>
+        deps.logger.warn({ err }, `could not refresh the ${what} slots`),
+      );
+  }, JUDGE_TICK_EVERY_MS);
+  try {
+    return await runJudge(
+      judgeConfig as JudgeConfigInput,
+      {
+        content: submission.content,
+        files: submission.files as Parameters<typeof runJudge>[1]['files'],
+        language: submission.language,
+      },
+      {
+        signal: controls.signal,
+        onProgress: controls.onProgress,
+        ...options,
+        ...(slots !== null ? { testConcurrency: slots } : {}),
+      },
+    );
+  } finally {
+    clearInterval(tick);
+  }
+}
