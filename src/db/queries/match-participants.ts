@@ -145,16 +145,27 @@ export async function recordPlacement(
   );
 }
 
-export async function recordRatingChange(
+/** Each participant's rating before and after its match (one statement for a whole batch). */
+export async function recordRatingChanges(
   tx: Queryable,
-  matchId: string,
-  agentId: string,
-  before: { mu: number; sigma: number; ordinal: number },
-  after: { mu: number; sigma: number; ordinal: number },
+  changes: {
+    matchId: string;
+    agentId: string;
+    before: { mu: number; sigma: number; ordinal: number };
+    after: { mu: number; sigma: number; ordinal: number };
+  }[],
 ): Promise<void> {
+  if (changes.length === 0) return;
   await tx.query(
-    'UPDATE match_participants SET rating_before = $3, rating_after = $4 WHERE match_id = $1 AND agent_id = $2',
-    [matchId, agentId, JSON.stringify(before), JSON.stringify(after)],
+    `UPDATE match_participants p SET rating_before = t.before, rating_after = t.after
+       FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::jsonb[]) AS t(match_id, agent_id, before, after)
+      WHERE p.match_id = t.match_id AND p.agent_id = t.agent_id`,
+    [
+      changes.map((c) => c.matchId),
+      changes.map((c) => c.agentId),
+      changes.map((c) => JSON.stringify(c.before)),
+      changes.map((c) => JSON.stringify(c.after)),
+    ],
   );
 }
 

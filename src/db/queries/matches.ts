@@ -203,18 +203,6 @@ export function finishMatch(
   );
 }
 
-/** Rated complete matches of a weight class not yet applied to its ratings, in completion order. */
-export async function listUnappliedRatedMatches(tx: Queryable, weightClassId: string): Promise<MatchRow[]> {
-  const res = await tx.query<MatchRow>(
-    `SELECT m.* FROM matches m
-      WHERE m.weight_class_id = $1 AND m.status = 'complete' AND m.rated AND m.completed_seq IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM rating_updates u WHERE u.match_id = m.id)
-      ORDER BY m.completed_seq`,
-    [weightClassId],
-  );
-  return res.rows;
-}
-
 export interface MatchListFilter {
   challengeId?: string;
   agentId?: string;

@@ -1,16 +1,52 @@
 import type { Queryable } from '../pool';
 
-/** Records that a match's rating update was applied; false when it already was (the idempotency key). */
-export async function insertRatingUpdate(
+/** A pending rated match's participant (one row per participant, in completion order then seat). */
+export interface PendingRatedParticipantRow {
+  match_id: string;
+  completed_seq: string;
+  completed_at: Date | null;
+  agent_id: string;
+  seat: number;
+  rank: number | null;
+  outcome: 'win' | 'loss' | 'draw' | 'forfeit' | null;
+}
+
+/**
+ * The participants of a class's complete rated matches without a `rating_updates` row, in
+ * completion order (`completed_seq`) then seat: everything the single writer applies, in one read.
+ */
+export async function listPendingRatedParticipants(
   tx: Queryable,
-  u: { matchId: string; weightClassId: string; completedSeq: string },
-): Promise<boolean> {
-  const res = await tx.query(
-    `INSERT INTO rating_updates (match_id, weight_class_id, completed_seq) VALUES ($1, $2, $3)
-     ON CONFLICT (match_id) DO NOTHING`,
-    [u.matchId, u.weightClassId, u.completedSeq],
+  weightClassId: string,
+): Promise<PendingRatedParticipantRow[]> {
+  const res = await tx.query<PendingRatedParticipantRow>(
+    `SELECT m.id AS match_id, m.completed_seq, m.completed_at, p.agent_id, p.seat, p.rank, p.outcome
+       FROM matches m JOIN match_participants p ON p.match_id = m.id
+      WHERE m.weight_class_id = $1 AND m.status = 'complete' AND m.rated AND m.completed_seq IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM rating_updates u WHERE u.match_id = m.id)
+      ORDER BY m.completed_seq, p.seat`,
+    [weightClassId],
   );
-  return (res.rowCount ?? 0) > 0;
+  return res.rows;
+}
+
+/**
+ * Records that these matches' rating updates were applied (the idempotency key); returns the ids
+ * that were not recorded before.
+ */
+export async function insertRatingUpdates(
+  tx: Queryable,
+  weightClassId: string,
+  updates: { matchId: string; completedSeq: string }[],
+): Promise<Set<string>> {
+  if (updates.length === 0) return new Set();
+  const res = await tx.query<{ match_id: string }>(
+    `INSERT INTO rating_updates (match_id, weight_class_id, completed_seq)
+     SELECT t.match_id, $1, t.completed_seq FROM unnest($2::uuid[], $3::bigint[]) AS t(match_id, completed_seq)
+     ON CONFLICT (match_id) DO NOTHING RETURNING match_id`,
+    [weightClassId, updates.map((u) => u.matchId), updates.map((u) => u.completedSeq)],
+  );
+  return new Set(res.rows.map((r) => r.match_id));
 }
 
 /** The applied updates of a class in the order they were applied (tests and audits). */

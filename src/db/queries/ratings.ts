@@ -35,29 +35,48 @@ export async function findRatings(
   return new Map(res.rows.map((r) => [r.agent_id, r]));
 }
 
-export async function saveRating(
+/**
+ * Each agent's rating after a batch of matches, and the batch's counts added to its own (one
+ * statement for the batch; an agent appears once).
+ */
+export async function saveRatings(
   tx: Queryable,
-  r: {
-    weightClassId: string;
+  weightClassId: string,
+  rows: {
     agentId: string;
     mu: number;
     sigma: number;
     ordinal: number;
-    outcome: 'win' | 'loss' | 'draw' | 'forfeit';
-    at: Date;
-  },
+    matches: number;
+    wins: number;
+    draws: number;
+    losses: number;
+    lastMatchAt: Date;
+  }[],
 ): Promise<void> {
-  const win = r.outcome === 'win' ? 1 : 0;
-  const draw = r.outcome === 'draw' ? 1 : 0;
-  const loss = r.outcome === 'loss' || r.outcome === 'forfeit' ? 1 : 0;
+  if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO ratings (weight_class_id, agent_id, mu, sigma, ordinal, matches, wins, draws, losses, last_match_at)
-     VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9)
+     SELECT $1, t.* FROM unnest($2::uuid[], $3::float8[], $4::float8[], $5::float8[], $6::int[], $7::int[],
+                                 $8::int[], $9::int[], $10::timestamptz[])
+                         AS t(agent_id, mu, sigma, ordinal, matches, wins, draws, losses, last_match_at)
      ON CONFLICT (weight_class_id, agent_id) DO UPDATE SET
        mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, ordinal = EXCLUDED.ordinal,
-       matches = ratings.matches + 1, wins = ratings.wins + $6, draws = ratings.draws + $7,
-       losses = ratings.losses + $8, last_match_at = EXCLUDED.last_match_at, updated_at = now()`,
-    [r.weightClassId, r.agentId, r.mu, r.sigma, r.ordinal, win, draw, loss, r.at],
+       matches = ratings.matches + EXCLUDED.matches, wins = ratings.wins + EXCLUDED.wins,
+       draws = ratings.draws + EXCLUDED.draws, losses = ratings.losses + EXCLUDED.losses,
+       last_match_at = EXCLUDED.last_match_at, updated_at = now()`,
+    [
+      weightClassId,
+      rows.map((r) => r.agentId),
+      rows.map((r) => r.mu),
+      rows.map((r) => r.sigma),
+      rows.map((r) => r.ordinal),
+      rows.map((r) => r.matches),
+      rows.map((r) => r.wins),
+      rows.map((r) => r.draws),
+      rows.map((r) => r.losses),
+      rows.map((r) => r.lastMatchAt),
+    ],
   );
 }
 
