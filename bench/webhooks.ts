@@ -103,15 +103,26 @@ async function main(): Promise<void> {
       secretPrefix: secretPrefix(SECRET),
     });
     receiver.secrets.set('/bench', SECRET);
-    // A receiver that always fails, for the retry schedule (its own event type, so phases 1–2 skip it).
-    await insertSubscription(db, {
-      ownerUserId: userId,
-      url: `${receiver.url}/failing`,
-      events: ['challenge.published'],
-      secretEncrypted: encryptSecret(SECRET, deriveSecretBoxKey(WEBHOOK_SECRET_KEY)),
-      secretPrefix: secretPrefix(SECRET),
-    });
-    receiver.statusFor = (p) => (p === '/failing' ? 503 : 200);
+    // A receiver that always fails, for the retry schedule (its own event type, so phases 1–2 skip
+    // it). One subscription (and owner) per failing delivery: the spec disables a subscription
+    // after 10 consecutive failures, so 20 deliveries failing into one subscription disabled it
+    // after their first attempts and no retry was ever made ("0 retries of 20").
+    const failingOwners: string[] = [];
+    for (let i = 0; i < RETRY_DELIVERIES; i++) {
+      const owner = await db.query<{ id: string }>(
+        `INSERT INTO users (subject, name) VALUES ($1, 'bench') RETURNING id`,
+        [`bench|${randomUUID()}`],
+      );
+      failingOwners.push(owner.rows[0]!.id);
+      await insertSubscription(db, {
+        ownerUserId: owner.rows[0]!.id,
+        url: `${receiver.url}/failing-${i}`,
+        events: ['challenge.published'],
+        secretEncrypted: encryptSecret(SECRET, deriveSecretBoxKey(WEBHOOK_SECRET_KEY)),
+        secretPrefix: secretPrefix(SECRET),
+      });
+    }
+    receiver.statusFor = (p) => (p.startsWith('/failing-') ? 503 : 200);
 
     const committedAt = new Map<string, number>();
     const latencies = new Map<string, number>();
@@ -221,7 +232,7 @@ async function main(): Promise<void> {
           // The payload the service emits (lifecycle.ts): fan-out refuses one without `status`
           // ("outbox event not deliverable"), and then no delivery exists to dead-letter.
           payload: { challenge_id: challengeId, status: 'active' },
-          ownerUserId: userId,
+          ownerUserId: failingOwners[i]!,
         }),
       );
       retryKeys.push(challengeId);
@@ -263,6 +274,15 @@ async function main(): Promise<void> {
       }
     }
     const retryLate = summarize(lateness);
+    // Every delivery must have run its whole schedule; fewer retries means the series was cut
+    // short (a disabled subscription, an abandoned series) and the figure would say nothing.
+    const expectedRetries = RETRY_DELIVERIES * delays.length;
+    if (lateness.length !== expectedRetries) {
+      console.error(
+        `retry series cut short: ${lateness.length} retries recorded, ${expectedRetries} expected`,
+      );
+      process.exitCode = 1;
+    }
 
     const m = machineInfo();
     console.log(

@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { freePort } from './processes';
 
 export interface RecordedDelivery {
   path: string;
@@ -82,7 +83,8 @@ export async function startReceiver(): Promise<Receiver> {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return receiver;
 }
