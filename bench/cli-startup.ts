@@ -1,8 +1,8 @@
 /**
  * CLI start-up: whole-process wall time of `cli help` and `connector help` (spawn to exit), over
  * several runs, alternated with the anchor `node -e ''` measured in the same run (what Node alone
- * costs on this machine now). The compiled CLI (`npm run build` → dist) is what people run; when
- * dist is missing the row measures the tsx path and says so.
+ * costs on this machine now). The compiled CLI (`npm run build` → dist) is what people run and
+ * what is measured; without dist it refuses at once (npm run bench builds it first).
  *
  *   npx tsx bench/cli-startup.ts [--runs 9]     (also part `cli` of npm run bench)
  */
@@ -23,14 +23,14 @@ function compiled(entry: string): string | null {
   return null;
 }
 
-/** How the CLI is run: the compiled entry when `npm run build` made one, else through tsx. */
+/**
+ * How the CLI is run: the compiled entry `npm run build` made. Without one it refuses at once
+ * (measuring tsx instead would put a different program in the row).
+ */
 export function commandFor(entry: string): { args: string[]; how: string } {
   const built = compiled(entry.replace(/\.ts$/, '.js'));
-  if (built) return { args: [built], how: `compiled (${path.relative(ROOT, built)})` };
-  return {
-    args: ['--import', 'tsx', path.join(ROOT, 'src', entry)],
-    how: 'tsx (no dist: run `npm run build` first)',
-  };
+  if (!built) throw new Error(`no compiled ${entry} under dist/: run \`npm run build\` first`);
+  return { args: [built], how: `compiled (${path.relative(ROOT, built)})` };
 }
 
 function wallMs(args: string[]): number {

@@ -18,7 +18,7 @@
  *   npm run bench                       # everything (about 8 minutes on 2 cores)
  *   BENCH_ONLY=reads,stream npm run bench   (parts: reads, limiter, leaderboard, submissions, webhooks, spectators, stream, queue, queuegames, privatepass, arena, sandbox, programs, games, cli, clijourneys, startup)
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { measureBaselineKoa } from './baseline-koa';
@@ -35,6 +35,12 @@ const DATABASE = process.env.BENCH_DATABASE_NAME ?? 'challenges_bench';
 const OUT_DIR = path.join(ROOT, '.data/bench');
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const wanted = (part: string) => !ONLY || ONLY.has(part);
+
+/** Judged submissions/s of this run's submissions part (the played-matches target is relative to it). */
+let judgedPerSecThisRun = NaN;
+
+/** Parts that failed (a non-zero exit, a crash): any makes the whole run exit non-zero. */
+const partFailures: string[] = [];
 
 const log = (msg: string) =>
   process.stdout.write(
@@ -69,6 +75,7 @@ async function runBenchFile(
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   clearTimeout(timer);
   sink.end();
+  if (code !== 0) partFailures.push(`${file} exited ${code} (see ${path.relative(ROOT, logFile)})`);
   return { code, output, loadBefore, loadAfter: loadAverage() };
 }
 
@@ -98,6 +105,45 @@ function failedRow(figure: string, target: string, why: string, load: number | n
   return { figure, value: 'not measured', target, ok: false, load, note: why };
 }
 
+/**
+ * Runs one part; a part that throws becomes a row saying why (and fails the run) instead of
+ * ending the run with the other parts unmeasured.
+ */
+async function part(
+  name: string,
+  what: string,
+  run: () => Promise<BenchRow[]> | BenchRow[],
+): Promise<BenchRow[]> {
+  if (!wanted(name)) return [];
+  log(what);
+  try {
+    return await run();
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    partFailures.push(`${name}: ${why}`);
+    return [failedRow(`part ${name}: ${what}`, '(the part runs)', why.slice(0, 300), loadAverage())];
+  }
+}
+
+/**
+ * The built tree the dist parts measure (`npm run build` → dist/): built here, from this tree,
+ * before they run, so they never measure a stale or missing dist. null when built, else why not.
+ */
+function buildDist(): string | null {
+  const logFile = path.join(OUT_DIR, 'logs', 'build.log');
+  mkdirSync(path.dirname(logFile), { recursive: true });
+  const started = Date.now();
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  writeFileSync(logFile, `${build.stdout ?? ''}${build.stderr ?? ''}`);
+  if (build.status !== 0)
+    return `npm run build failed (exit ${build.status}; see ${path.relative(ROOT, logFile)}): ${(build.stderr || build.stdout || '').slice(-300)}`;
+  log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return null;
+}
+
 async function submissionsPart(env: Record<string, string>): Promise<BenchRow[]> {
   const file = 'bench/submissions.ts';
   if (!existsSync(path.join(ROOT, file)))
@@ -111,6 +157,7 @@ async function submissionsPart(env: Record<string, string>): Promise<BenchRow[]>
     latencySection,
   );
   const sustained = num(/([\d.]+) judged\/s sustained/, text);
+  judgedPerSecThisRun = sustained;
   const inWindow = num(/judged within the \d+ s window: \d+ \(([\d.]+)\/s\)/, text);
   const offered = num(/offered ([\d.]+)\/s/, text);
   const lost = num(/lost \(not complete\): (\d+)/, text);
@@ -337,7 +384,12 @@ async function gamesPart(): Promise<BenchRow[]> {
   const line = run.output.split('\n').find((l) => l.startsWith('GAMES_RESULT '));
   if (run.code !== 0 || !line)
     return [
-      failedRow('Games', 'informational', `exit ${run.code}; see .data/bench/logs/games.log`, run.loadAfter),
+      failedRow(
+        'Games',
+        '≥ 0.6 × plain processes',
+        `exit ${run.code}; see .data/bench/logs/games.log`,
+        run.loadAfter,
+      ),
     ];
   type GameFigures = {
     id: string;
@@ -354,10 +406,10 @@ async function gamesPart(): Promise<BenchRow[]> {
   return r.games.map((game) => ({
     figure: `Games (${game.id}${game.simultaneous ? ', simultaneous' : ''}): turns/s, two baseline bots in the wall`,
     value: `${fmt(game.wallTurnsPerSec, 1)}/s; added ${fmt(game.addedMsPerTurn, 2)} ms per turn`,
-    target: 'informational',
+    target: '≥ 0.6 × plain processes',
     baseline: `the same two programs as plain processes ${fmt(game.plainTurnsPerSec, 1)}/s`,
     ratio: `${fmt(game.wallTurnsPerSec / game.plainTurnsPerSec, 2)} ×`,
-    ok: null,
+    ok: game.wallTurnsPerSec >= 0.6 * game.plainTurnsPerSec,
     load: run.loadAfter,
     note: `${r.gamesEach} games each way (${game.wallTurns} turns in the wall), alternating, same seeds; first turn (players' start) p50 ${fmt(game.wallFirstTurnP50Ms, 1)} ms in the wall, ${fmt(game.plainFirstTurnP50Ms, 1)} ms plain; after it, added ${fmt(game.addedLaterMsPerTurn, 2)} ms per turn`,
   }));
@@ -523,20 +575,23 @@ async function arenaPart(env: Record<string, string>): Promise<BenchRow[]> {
     {
       figure: `Arena: matches scheduled and completed, played (${r.matches} at once on 2 slots: both submit, judged, sessions closed)`,
       value: `${fmt(r.matchesPerSec, 2)}/s`,
-      target: 'informational',
+      // Each played match is two judged submissions: half the pipeline's judged/s is its ceiling.
+      target: Number.isFinite(judgedPerSecThisRun)
+        ? `≥ 0.5 × (${fmt(judgedPerSecThisRun, 1)} judged/s ÷ 2 players) = ${fmt(judgedPerSecThisRun / 4, 2)}/s`
+        : '≥ 0.5 × (judged submissions/s of the run ÷ 2 players): needs part submissions in the same run',
       baseline: `the match workflow with nothing to do ${fmt(r.emptyPerSec, 2)}/s`,
       ratio: `${fmt(r.matchesPerSec / r.emptyPerSec, 2)} ×`,
-      ok: null,
+      ok: Number.isFinite(judgedPerSecThisRun) ? r.matchesPerSec >= judgedPerSecThisRun / 4 : null,
       load: run.loadAfter,
       note: `batch ${fmt(r.batchMs)} ms, ${r.matchesComplete} of ${r.matches} complete; empty ${fmt(r.emptyMs)} ms for ${r.emptyMatches}`,
     },
     {
       figure: `Arena: rating updates (${r.rated} rated matches, one class, the single writer)`,
       value: `${fmt(r.ratingUpdatesPerSec)}/s`,
-      target: 'informational',
+      target: '≥ 0.1 × openskill alone',
       baseline: `openskill update alone ${fmt(r.openskillPerSec)}/s`,
       ratio: `${fmt(r.ratingUpdatesPerSec / r.openskillPerSec, 3)} ×`,
-      ok: null,
+      ok: r.ratingUpdatesPerSec >= 0.1 * r.openskillPerSec,
       load: run.loadAfter,
       note: `${r.applied} applied in ${fmt(r.applyMs)} ms`,
     },
@@ -700,62 +755,82 @@ async function main(): Promise<void> {
       log('leaderboard detail (bench/leaderboard.ts)');
       rows.push(...(await leaderboardDetailPart(featureEnv)));
     }
-    if (wanted('submissions')) {
-      log('submission pipeline (bench/submissions.ts)');
-      rows.push(...(await submissionsPart(featureEnv)));
-    }
-    if (wanted('webhooks')) {
-      log('webhooks (bench/webhooks.ts)');
-      rows.push(...(await webhooksPart(featureEnv)));
-    }
-    if (wanted('spectators')) {
-      log('live spectators (bench/spectators.ts)');
-      rows.push(...(await spectatorsPart(featureEnv)));
-    }
-    if (wanted('stream')) {
-      log('stream ingest and relay (bench/stream.ts)');
-      rows.push(...(await streamPart(featureEnv)));
-    }
-    if (wanted('cli')) {
-      log('CLI start-up (bench/cli-startup.ts)');
-      rows.push(...benchCliStartup());
-    }
-    if (wanted('clijourneys')) {
-      log('competitor journeys through the built CLI (bench/cli-journeys.ts)');
-      rows.push(...(await cliJourneysPart(featureEnv)));
-    }
-    if (wanted('startup')) {
-      log('API and worker start-up from dist (bench/process-startup.ts)');
-      rows.push(...(await benchProcessStartup(featureEnv)));
-    }
-    if (wanted('queue')) {
-      log('judging queue fairness (bench/judging-queue.ts)');
-      rows.push(...(await queuePart(featureEnv)));
-    }
-    if (wanted('queuegames')) {
-      log('judging queue: game matches and solo submissions (bench/judging-queue-matches.ts)');
-      rows.push(...(await queueGamesPart(featureEnv)));
-    }
-    if (wanted('privatepass')) {
-      log('private tests in a pass of their own (bench/private-pass.ts)');
-      rows.push(...(await privatePassPart(featureEnv)));
-    }
-    if (wanted('arena')) {
-      log('the arena: matches, rating updates, the matchmaker (bench/arena.ts)');
-      rows.push(...(await arenaPart(featureEnv)));
-    }
-    if (wanted('sandbox')) {
-      log('OS sandbox around submitted code (bench/sandbox.ts)');
-      rows.push(...(await sandboxPart()));
-    }
-    if (wanted('programs')) {
-      log('program judge per language (bench/program-judge.ts)');
-      rows.push(...(await programsPart()));
-    }
-    if (wanted('games')) {
-      log('games: turns per second in the wall and as plain processes (bench/games.ts)');
-      rows.push(...(await gamesPart()));
-    }
+    rows.push(
+      ...(await part('submissions', 'submission pipeline (bench/submissions.ts)', () =>
+        submissionsPart(featureEnv),
+      )),
+    );
+    rows.push(...(await part('webhooks', 'webhooks (bench/webhooks.ts)', () => webhooksPart(featureEnv))));
+    rows.push(
+      ...(await part('spectators', 'live spectators (bench/spectators.ts)', () =>
+        spectatorsPart(featureEnv),
+      )),
+    );
+    rows.push(
+      ...(await part('stream', 'stream ingest and relay (bench/stream.ts)', () => streamPart(featureEnv))),
+    );
+    // The dist parts measure the built tree: built here from this tree, or their rows say why not.
+    const distParts = ['cli', 'clijourneys', 'startup'].filter(wanted);
+    const buildFailure = distParts.length > 0 ? buildDist() : null;
+    if (buildFailure) partFailures.push(buildFailure);
+    const dist = (run: () => Promise<BenchRow[]> | BenchRow[]) => () => {
+      if (buildFailure) throw new Error(buildFailure);
+      return run();
+    };
+    rows.push(
+      ...(await part(
+        'cli',
+        'CLI start-up (bench/cli-startup.ts)',
+        dist(() => benchCliStartup()),
+      )),
+    );
+    rows.push(
+      ...(await part(
+        'clijourneys',
+        'competitor journeys through the built CLI (bench/cli-journeys.ts)',
+        dist(() => cliJourneysPart(featureEnv)),
+      )),
+    );
+    rows.push(
+      ...(await part(
+        'startup',
+        'API and worker start-up from dist (bench/process-startup.ts)',
+        dist(() => benchProcessStartup(featureEnv)),
+      )),
+    );
+    rows.push(
+      ...(await part('queue', 'judging queue fairness (bench/judging-queue.ts)', () =>
+        queuePart(featureEnv),
+      )),
+    );
+    rows.push(
+      ...(await part(
+        'queuegames',
+        'judging queue: game matches and solo submissions (bench/judging-queue-matches.ts)',
+        () => queueGamesPart(featureEnv),
+      )),
+    );
+    rows.push(
+      ...(await part('privatepass', 'private tests in a pass of their own (bench/private-pass.ts)', () =>
+        privatePassPart(featureEnv),
+      )),
+    );
+    rows.push(
+      ...(await part('arena', 'the arena: matches, rating updates, the matchmaker (bench/arena.ts)', () =>
+        arenaPart(featureEnv),
+      )),
+    );
+    rows.push(...(await part('sandbox', 'OS sandbox around submitted code (bench/sandbox.ts)', sandboxPart)));
+    rows.push(
+      ...(await part('programs', 'program judge per language (bench/program-judge.ts)', programsPart)),
+    );
+    rows.push(
+      ...(await part(
+        'games',
+        'games: turns per second in the wall and as plain processes (bench/games.ts)',
+        gamesPart,
+      )),
+    );
   } finally {
     await temporal?.stop();
   }
@@ -775,6 +850,18 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${rows.filter((r) => r.ok === true).length} targets met, ${missed} missed (details: .data/bench/)\n`,
   );
+  // A part that failed, or a figure it could not give, fails the run (a missed target does not:
+  // it is in the table).
+  const unmeasured = rows.filter((r) => /not (measured|parsed)/.test(r.value));
+  if (partFailures.length > 0 || unmeasured.length > 0) {
+    process.stdout.write(
+      `FAILED: ${partFailures.length} part(s) failed, ${unmeasured.length} figure(s) not measured\n` +
+        [...partFailures, ...unmeasured.map((r) => `${r.figure}: ${r.note ?? r.value}`)]
+          .map((f) => `  - ${f}\n`)
+          .join(''),
+    );
+    process.exitCode = 1;
+  }
 }
 
 main().catch((err) => {
