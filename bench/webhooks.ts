@@ -264,6 +264,7 @@ async function main(): Promise<void> {
     );
     const delays = [1000, 5000, 30000];
     const lateness: number[] = [];
+    const byDelay: number[][] = delays.map(() => []);
     let early = 0;
     for (const row of await retryRows()) {
       const sent = row.sent.map(Number);
@@ -271,6 +272,7 @@ async function main(): Promise<void> {
         const late = sent[i]! - sent[i - 1]! - delays[i - 1]!;
         if (late < 0) early += 1;
         lateness.push(late);
+        byDelay[i - 1]?.push(late);
       }
     }
     const retryLate = summarize(lateness);
@@ -313,6 +315,14 @@ async function main(): Promise<void> {
     console.log(
       `retry lateness (${lateness.length} retries of ${RETRY_DELIVERIES} failing deliveries, schedule 1 s, 5 s, 30 s): ` +
         `p50 ${round(retryLate.p50)} ms, p99 ${round(retryLate.p99)} ms, max ${round(retryLate.max)} ms; early ${early}; load ${retryLoadBefore} → ${loadAverage()}`,
+    );
+    console.log(
+      `retry lateness by delay: ${delays
+        .map((d, i) => {
+          const l = summarize(byDelay[i]!);
+          return `${d / 1000} s: p50 ${round(l.p50)} ms, p99 ${round(l.p99)} ms (n=${byDelay[i]!.length})`;
+        })
+        .join('; ')}`,
     );
     if (invalid > 0 || duplicates > 0 || early > 0) process.exitCode = 1;
   } finally {
