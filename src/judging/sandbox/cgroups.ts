@@ -8,7 +8,7 @@
  * cgroup v1 hybrid (memory, pids, cpu, cpuacct and freezer hierarchies writable by this process)
  * otherwise. Without either, runs rely on rlimits alone and the reason is reported at start.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { runQueueWaits } from '../wall-deadline';
 import os from 'node:os';
@@ -246,13 +246,15 @@ export async function createRunCgroup(
   return {
     procsFiles: files.procsFiles,
     oomKilled: async () => (await oomKills(files.oomFile)) > 0,
+    // Read synchronously: a game player reads it two or three times a turn, and a cgroup file is
+    // in memory (microseconds), while an async readFile is four thread-pool round trips.
     cpuTimeMs: async () => {
       if (support.version === 'v2') {
-        const stat = await readFile(path.join(files.dirs[0], 'cpu.stat'), 'utf8').catch(() => '');
+        const stat = readSmallFile(path.join(files.dirs[0], 'cpu.stat'));
         const usec = /^usage_usec (\d+)/m.exec(stat)?.[1];
         return usec === undefined ? undefined : Number(usec) / 1000;
       }
-      const ns = await readFile(path.join(files.dirs[4], 'cpuacct.usage'), 'utf8').catch(() => '');
+      const ns = readSmallFile(path.join(files.dirs[4], 'cpuacct.usage'));
       return ns.trim() === '' ? undefined : Number(ns) / 1e6;
     },
     peakMemoryBytes: async () => {
@@ -271,7 +273,24 @@ export async function createRunCgroup(
 }
 
 const FREEZE_WITHIN_MS = 2_000;
+/** Polls of the freezer's state that only yield to the event loop before they space out to 1 ms. */
+const FREEZE_QUICK_POLLS = 50;
 
+/** A cgroup pseudo-file's text ('' when it is gone), read synchronously (see cpuTimeMs). */
+function readSmallFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Freezes or thaws a run, and on freezing waits until every task is frozen. Synchronous file
+ * operations, and a freeze that is usually complete at once checked without a timer: a game
+ * player is thawed and frozen once per turn, and async writes plus 1 ms sleeps were most of the
+ * wall's cost per turn (issue 42).
+ */
 async function setFrozen(
   support: Exclude<CgroupSupport, { version: 'none' }>,
   files: GroupFiles,
@@ -280,13 +299,14 @@ async function setFrozen(
   const [first] = files.dirs;
   const v2 = support.version === 'v2';
   const freezeFile = path.join(first, v2 ? 'cgroup.freeze' : 'freezer.state');
-  await writeFile(freezeFile, v2 ? (frozen ? '1' : '0') : frozen ? 'FROZEN' : 'THAWED');
+  writeFileSync(freezeFile, v2 ? (frozen ? '1' : '0') : frozen ? 'FROZEN' : 'THAWED');
   if (!frozen) return;
+  const stateFile = v2 ? path.join(first, 'cgroup.events') : freezeFile;
   const deadline = Date.now() + FREEZE_WITHIN_MS;
-  while (Date.now() < deadline) {
-    const state = await readFile(v2 ? path.join(first, 'cgroup.events') : freezeFile, 'utf8').catch(() => '');
+  for (let poll = 0; Date.now() < deadline; poll++) {
+    const state = readSmallFile(stateFile);
     if (v2 ? /^frozen 1/m.test(state) : state.trim() === 'FROZEN') return;
-    await sleep(1);
+    await (poll < FREEZE_QUICK_POLLS ? new Promise<void>((resolve) => setImmediate(resolve)) : sleep(1));
   }
   throw new Error(`the sandbox's cgroup ${first} did not freeze within ${FREEZE_WITHIN_MS} ms`);
 }
