@@ -274,6 +274,23 @@ export default tseslint.config(
     rules: restricted(notUpward),
   },
   {
+    // One owner for a match's life (docs/architecture.md, "A match's life"): src/domain/matches
+    // schedules, runs, bounds, settles and voids bouts and games alike, and calls the game judge
+    // (src/domain/games/judge.ts) as one step. The game side never reaches back into that life,
+    // not even for a type: from src/domain/matches it may import only policy.ts (who may see a
+    // match, for the replay and logs reads) and contract.ts (names and payloads).
+    files: ['src/domain/games/**/*.ts'],
+    rules: restricted([
+      ...notUpward,
+      {
+        regex: '^(\\.\\./)+(domain/)?matches(/(?!(policy|contract)$)|$)',
+        allowTypeImports: false,
+        message:
+          "a match's life belongs to src/domain/matches, which calls the game judge; the game side imports only its policy.ts and contract.ts.",
+      },
+    ]),
+  },
+  {
     files: ['src/db/**/*.ts'],
     rules: restricted([
       ...notUpward,

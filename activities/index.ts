@@ -5,9 +5,11 @@ import { createRelaySteps } from '../src/domain/connector/release';
 import { createSubmissionActivities } from '../src/domain/submissions/activities';
 import { createJudgingSteps } from '../src/domain/submissions/judging';
 import { createDeliverySteps } from '../src/domain/webhooks/delivery';
+import { createMatchStartSteps } from '../src/domain/matches/start';
 import { createBoutSteps } from '../src/domain/matches/bout';
+import { createGameMatchSteps } from '../src/domain/matches/game';
+import { createSettleSteps } from '../src/domain/matches/settle';
 import { createMatchmakingSteps } from '../src/domain/matches/matchmaking';
-import { createGameMatchSteps } from '../src/domain/games/match-steps';
 import { attemptedAtMostTwice } from '../src/domain/matches/activities';
 import { createMatchDeadlineSteps } from '../src/domain/matches/deadline';
 
@@ -25,10 +27,13 @@ export function createActivities(deps: ServiceDeps, stopping: AbortSignal) {
     ...createJudgingSteps(deps.db),
     ...createSubmissionActivities(deps, stopping),
     ...createRelaySteps(deps),
-    // A match's steps: a deterministic failure is attempted at most twice (the workflow then voids it).
+    // A match's life (src/domain/matches/), bouts and games alike: a deterministic failure is
+    // attempted at most twice (the workflow then voids it).
+    ...attemptedAtMostTwice(createMatchStartSteps(deps)),
     ...attemptedAtMostTwice(createBoutSteps(deps)),
-    ...createMatchmakingSteps(deps),
     ...attemptedAtMostTwice(createGameMatchSteps(deps)),
+    ...attemptedAtMostTwice(createSettleSteps(deps)),
     ...attemptedAtMostTwice(createMatchDeadlineSteps(deps)),
+    ...createMatchmakingSteps(deps),
   };
 }

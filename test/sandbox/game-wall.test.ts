@@ -8,7 +8,7 @@ import { findGame } from '../../src/judging/games/catalog';
 import { resimulate } from '../../src/judging/games/game-run';
 import { buildGameProgram, playGameInWall, type BuiltProgram } from '../../src/judging/games/programs';
 import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
-import { playGameMatch } from '../../src/domain/games/matches';
+import { playGameMatch } from '../../src/domain/games/judge';
 import { forgerSource } from './forgery';
 
 jest.setTimeout(300_000);

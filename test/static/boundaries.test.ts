@@ -146,6 +146,16 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       "import { iso } from '../../lib/time';\nexport const i = iso;\n",
     ],
     [
+      "the game side reaching into a match's life (src/domain/matches owns it)",
+      'src/domain/games/x.ts',
+      "import { createBoutSteps } from '../matches/bout';\nexport const b = createBoutSteps;\n",
+    ],
+    [
+      "the game side importing a match step's type (not even types from the match's life)",
+      'src/domain/games/x.ts',
+      "import type { GameMatchSteps } from '../matches/game';\nexport type G = GameMatchSteps;\n",
+    ],
+    [
       'the connector SDK importing the server',
       'src/connector-client/x.ts',
       "import { getConfig } from '../config';\nexport const c = getConfig;\n",
@@ -333,6 +343,16 @@ describe('layer boundaries (eslint.config.mjs)', () => {
       "a page asking a feature's policy",
       'src/web/x.ts',
       "import { isOperatorSession } from '../domain/accounts/policy';\nexport const o = isOperatorSession;\n",
+    ],
+    [
+      "the game side asking the matches' policy and reading their contract",
+      'src/domain/games/x.ts',
+      "import { canSeeMatchesOf } from '../matches/policy';\nimport type { SettleOutcome } from '../matches/contract';\nexport type S = SettleOutcome;\nexport const c = canSeeMatchesOf;\n",
+    ],
+    [
+      "the match's life calling the game judge",
+      'src/domain/matches/x.ts',
+      "import { playGameMatch } from '../games/judge';\nexport const p = playGameMatch;\n",
     ],
     [
       'the API importing the domain',

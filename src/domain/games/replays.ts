@@ -1,7 +1,7 @@
 /**
  * Reading a game match's replay (public once complete, 404 before) and a participant's stderr
  * logs (its owner and operators; others 404). Both are written when the match completes
- * (match-steps.ts).
+ * (src/domain/matches/game.ts).
  */
 import type { Principal } from '../../auth/principal';
 import type { Queryable } from '../../db/pool';
@@ -10,7 +10,7 @@ import { listParticipants } from '../../db/queries/match-participants';
 import { findMatchLog, findReplay, type MatchLogGame } from '../../db/queries/match-replays';
 import { findMatchById, type MatchRow } from '../../db/queries/matches';
 import { notFound } from '../../errors';
-import type { Replay } from './matches';
+import type { Replay } from './judge';
 import { canSeeMatchesOf } from '../matches/policy';
 import { canReadMatchLogs } from './policy';
 

@@ -1,5 +1,5 @@
 /**
- * Games' pure decisions for the arena (unit-tested in test/unit/domain/games/rules.test.ts): the
+ * Games' pure decisions the match's life reads (unit-tested in test/unit/domain/games/rules.test.ts): the
  * whole-match wall cap (DESIGN: "a match never hangs"), and each participant's logs as stored.
  */
 import { type GameJudgeConfig, gameJudgeConfigSchema, gameMaxTurns } from '../../judging/config';

@@ -11,7 +11,7 @@ import { withTransaction } from '../../db/pool';
 import { listMatchIdsPastDeadline, listRunningMatchIdsAfter, lockMatch } from '../../db/queries/matches';
 import type { ServiceDeps } from '../../service-deps';
 import { recordSystemAudit } from '../audit/trail';
-import { finishInTransaction } from './bout';
+import { finishInTransaction } from './settle';
 import { matchWorkflowId, type MatchPhase } from './contract';
 import { signalMatchVoided } from './workflow-start';
 import { type StorableText, storableText } from '../../lib/storable-text';

@@ -8,7 +8,7 @@ import { lockMatch, type MatchRow } from '../../db/queries/matches';
 import { conflict, notFound } from '../../errors';
 import type { ServiceDeps } from '../../service-deps';
 import { recordAudit, type Actor } from '../audit/trail';
-import { finishInTransaction } from './bout';
+import { finishInTransaction } from './settle';
 import { signalMatchVoided } from './workflow-start';
 import { storableText } from '../../lib/storable-text';
 

@@ -1,6 +1,7 @@
 /**
- * One match (id `match-<uuid>`): scheduled → running → complete | void. Its steps (../bout.ts)
- * re-check and change the database only forward, so replays, re-delivered activities and restarts
+ * One match (id `match-<uuid>`), bouts and games alike: scheduled → running → complete | void.
+ * Its steps (../start.ts, then ../bout.ts or ../game.ts, ../settle.ts, ../deadline.ts) re-check
+ * and change the database only forward, so replays, re-delivered activities and restarts
  * change nothing; the database is the source of truth and this workflow only decides when to look.
  * MatchStatus (search attribute) follows the match.
  */
@@ -22,7 +23,9 @@ import {
 } from '@temporalio/workflow';
 import type { BoutSteps } from '../bout';
 import type { MatchDeadlineSteps } from '../deadline';
-import type { GameMatchSteps } from '../../games/match-steps';
+import type { GameMatchSteps } from '../game';
+import type { SettleSteps } from '../settle';
+import type { MatchStartSteps } from '../start';
 import { judgingTaskQueue } from '../../submissions/contract';
 import {
   GAME_VOID_CANCELS_PATCH,
@@ -40,7 +43,9 @@ import { MatchIdKey, MatchStatusKey } from '../../../temporal-client/search-attr
 const voidSignal = defineSignal(MATCH_VOID_SIGNAL);
 const nudgeSignal = defineSignal(MATCH_NUDGE_SIGNAL);
 
-const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings } = proxyActivities<BoutSteps>({
+const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings } = proxyActivities<
+  MatchStartSteps & BoutSteps & SettleSteps
+>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });

@@ -1,13 +1,14 @@
 /**
- * A game match's steps (the match workflow's game branch, ../matches/workflows/match.ts): wait in
- * the service's judging queue for one slot per player, then play `games_per_match` games between
- * the participants' latest validated programs in the wall (on the judging task queue), and store
- * in one transaction the replay, each participant's stderr per game, the placements (by total
- * reward) and the completion. A match past its whole-match wall cap is stopped and voided; a match
- * voided while it plays is stopped within VOID_CHECK_MS (it reads its status between heartbeats,
- * beside Temporal's cancellation, which a throttled heartbeat may deliver only tens of seconds
- * later): the referee stops, the players' sandboxes are killed, the queue's row is released and
- * nothing is stored.
+ * A game match's own steps (workflows/match.ts, after start.ts made it running): wait in the
+ * service's judging queue for one slot per player (the deadline counts from the grant), then play
+ * it: the participants' latest validated programs handed to the game judge (../games/judge.ts,
+ * which plays `games_per_match` games in the wall on the judging task queue and answers a result),
+ * and store in one transaction the replay, each participant's stderr per game, the placements (by
+ * total reward) and the completion (settle.ts). A match past its whole-match wall cap is stopped
+ * and voided; a match voided while it plays is stopped within VOID_CHECK_MS (it reads its status
+ * between heartbeats, beside Temporal's cancellation, which a throttled heartbeat may deliver only
+ * tens of seconds later): the judge is aborted (the referee stops, the players' sandboxes are
+ * killed), the queue's row is released and nothing is stored.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -25,13 +26,13 @@ import type { SubmissionForJudging } from '../../judging/types';
 import { isDeterministicError } from '../../lib/deterministic-error';
 import { storableJson, storableText } from '../../lib/storable-text';
 import type { ServiceDeps } from '../../service-deps';
+import { playGameMatch, type MatchResult } from '../games/judge';
+import { gameMatchCapMs, participantLogs } from '../games/rules';
 import { matchQueueWork } from '../judging-queue/order';
 import { RUNNING_TTL_SECONDS, waitForSlots } from '../judging-queue/queue';
-import { finishInTransaction } from '../matches/bout';
-import type { SettleOutcome } from '../matches/contract';
-import { gameDeadlineMs, placeGame } from '../matches/rules';
-import { playGameMatch, type MatchResult } from './matches';
-import { gameMatchCapMs, participantLogs } from './rules';
+import type { SettleOutcome } from './contract';
+import { gameDeadlineMs, placeGame } from './rules';
+import { finishInTransaction, settleOutcome } from './settle';
 
 type Deps = Pick<ServiceDeps, 'db' | 'logger' | 'config'>;
 
@@ -51,13 +52,7 @@ export function gameMatchWorkKey(matchId: string): string {
 }
 
 export function createGameMatchSteps(deps: Deps) {
-  const outcome = (m: MatchRow | null): SettleOutcome => ({
-    settled: true,
-    status: m ? m.status : 'missing',
-    pollMs: deps.config.ARENA_POLL_MS,
-    rated: !!m && m.status === 'complete' && m.rated,
-    weightClassId: m?.weight_class_id ?? null,
-  });
+  const outcome = (m: MatchRow | null): SettleOutcome => settleOutcome(m, true, deps.config.ARENA_POLL_MS);
 
   /** Ends the match as void in its transaction (once), with the reason. */
   const voidWith = (matchId: string, reason: string) =>

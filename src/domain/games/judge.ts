@@ -1,9 +1,9 @@
 /**
- * Games for the arena (issue 30's matches call this): a match between the latest validated
- * programs of its participants, in the worker's wall, under the challenge's `game` judge:
- * `games_per_match` games, seats alternating, server-chosen seeds. Answers the replay in DESIGN's
- * shape (`GET /api/v1/matches/{id}/replay`), each participant's total reward (its outcome),
- * stderr logs and faults. Storing them, placements and ratings are the arena's.
+ * The game judge: plays a match between the given programs, in the worker's wall, under the
+ * challenge's `game` judge (`games_per_match` games, seats alternating, server-chosen seeds), and
+ * answers its result: the replay in DESIGN's shape (`GET /api/v1/matches/{id}/replay`), each
+ * participant's total reward, stderr logs and faults. It knows nothing of the match's life:
+ * src/domain/matches/game.ts calls it as one step and queues, bounds, stores, places and voids.
  */
 import { type GameJudgeConfig, gameJudgeConfigSchema, gameMaxTurns } from '../../judging/config';
 import { findGame } from '../../judging/games/catalog';
