@@ -92,6 +92,8 @@ export interface SubscriptionHealthInput {
   persistedCount?: number;
   /** Continue-as-new after this many signals (default 1000; tests use a small number). */
   maxSignalsPerRun?: number;
+  /** A run with no outcome for this long ends (default 24 h; tests use milliseconds). */
+  idleTimeoutMs?: number;
 }
 
 export interface SubscriptionHealthState {
