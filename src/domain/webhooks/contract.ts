@@ -118,6 +118,13 @@ export interface DeliverAttemptInput {
   notBeforeMs?: number | null;
 }
 
+/**
+ * Marker of the change that catches an attempt (local activity) failed for good: it reaches the
+ * workflow as the activity's own ApplicationFailure, not wrapped in an ActivityFailure, so before
+ * it the series' abandon and the batch's hand-over never ran and the workflow failed instead.
+ */
+export const LOCAL_ATTEMPT_FAILURE_PATCH = 'webhook-local-attempt-failure';
+
 /** Waits up to this long happen inside the attempt activity instead of on a Temporal timer. */
 export const IN_ACTIVITY_WAIT_MAX_MS = 1000;
 /** A Temporal timer ends this long before the attempt is due; the activity waits the rest. */
