@@ -158,7 +158,7 @@ describe('challengeLifecycleWorkflow', () => {
 
   test(`after ${CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN} signals it continues as new with its plan`, async () => {
     const far = { startsAt: inMs(3_600_000), endsAt: inMs(7_200_000) };
-    const { handle, state } = await startLifecycle(far);
+    const { challengeId, handle, state } = await startLifecycle(far);
     await Promise.all(
       Array.from({ length: CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN }, () =>
         handle.signal(CHALLENGE_SCHEDULE_SIGNAL, far),
@@ -168,7 +168,7 @@ describe('challengeLifecycleWorkflow', () => {
       const d = await handle.describe();
       return d.runId !== handle.firstExecutionRunId && d.status.name === 'RUNNING' && d;
     });
-    expect(next.typedSearchAttributes.get(ChallengeIdKey)).toBeDefined();
+    expect(next.typedSearchAttributes.get(ChallengeIdKey)).toBe(challengeId);
     expect(await state()).toMatchObject({
       schedule: far,
       startedDone: false,
