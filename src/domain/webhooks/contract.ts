@@ -96,6 +96,9 @@ export interface SubscriptionHealthInput {
   idleTimeoutMs?: number;
 }
 
+/** A health run with nothing to do ends after this long; the next outcome starts a new one from the persisted count. */
+export const HEALTH_IDLE_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
 export interface SubscriptionHealthState {
   failureCount: number;
   generation: number;

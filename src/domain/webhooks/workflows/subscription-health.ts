@@ -11,6 +11,7 @@ import {
 import type { DeliverySteps } from '../delivery';
 import {
   ATTEMPT_OUTCOME_SIGNAL,
+  HEALTH_IDLE_TIMEOUT_MS,
   HEALTH_STATE_QUERY,
   type AttemptOutcomeSignal,
   type SubscriptionHealthInput,
@@ -30,8 +31,6 @@ const acts = proxyActivities<DeliverySteps>({
 export const HEALTH_SIGNALS_PER_RUN = 1000;
 /** Outcome keys remembered for de-duplication (a retried activity may signal twice). */
 const RECENT_KEYS = 256;
-/** A run with nothing to do ends; the next outcome starts a new one from the persisted count. */
-export const HEALTH_IDLE_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Subscription health (workflow id `subscription-health-<subscriptionId>`, long-lived).
