@@ -2,9 +2,7 @@ import pino from 'pino';
 import { createLifecycleSteps } from '../../src/domain/challenges/lifecycle';
 import { ChallengeIdKey } from '../../src/temporal-client/search-attributes';
 import {
-  CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN,
   CHALLENGE_LIFECYCLE_STATE_QUERY,
-  CHALLENGE_SCHEDULE_SIGNAL,
   challengeLifecycleWorkflowId,
   type ChallengeLifecycleState,
 } from '../../src/domain/challenges/contract';
@@ -42,10 +40,10 @@ const types = async (id: string) => (await outboxFor(server, id)).map((e) => e.e
 
 describe('challenge-lifecycle workflow', () => {
   test('publish → challenge.started at starts_at → active→complete and challenge.ended at ends_at', async () => {
-    const startsAt = inSeconds(3);
-    const endsAt = inSeconds(6);
+    // Times a second ahead: the timers' own logic (re-plans, never early) is test/workflows/challenges.test.ts.
+    const startsAt = inSeconds(1);
+    const endsAt = inSeconds(2);
     const challenge = await createActive(server, { starts_at: startsAt, ends_at: endsAt }, admin);
-    expect(await types(challenge.id)).toEqual(['challenge.published']);
 
     const description = await (await handle(challenge.id)).describe();
     expect(description.typedSearchAttributes.get(ChallengeIdKey)).toBe(challenge.id);
@@ -95,32 +93,10 @@ describe('challenge-lifecycle workflow', () => {
     expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
   });
 
-  test('an edit of the times re-plans the timers (earlier)', async () => {
-    const challenge = await createActive(
-      server,
-      { starts_at: inSeconds(3600), ends_at: inSeconds(7200) },
-      admin,
-    );
-    const startsAt = inSeconds(2);
-    const endsAt = inSeconds(4);
-    const patched = await server.request('PATCH', `/api/v1/admin/challenges/${challenge.id}`, {
-      auth: admin.jwt,
-      body: { starts_at: startsAt, ends_at: endsAt },
-    });
-    expect(patched.status).toBe(200);
-    await eventually(async () => (await statusOf(challenge.id)) === 'complete', WAIT);
-    expect(await types(challenge.id)).toEqual([
-      'challenge.published',
-      'challenge.started',
-      'challenge.ended',
-    ]);
-    const ended = await outboxFor(server, challenge.id, 'challenge.ended');
-    expect(ended[0].payload.ends_at).toBe(new Date(endsAt).toISOString());
-  });
-
-  test('an edit moving ends_at later keeps the challenge active past the old end', async () => {
-    const moved = await createActive(server, { starts_at: null, ends_at: inSeconds(3) }, admin);
-    const later = inSeconds(3600);
+  test('an edit of the times reaches the running workflow: a later end re-plans it, an end in the past completes it', async () => {
+    // That a re-planned run keeps waiting past its old end is test/workflows/challenges.test.ts.
+    const moved = await createActive(server, { starts_at: null, ends_at: inSeconds(3600) }, admin);
+    const later = inSeconds(7200);
     await server.request('PATCH', `/api/v1/admin/challenges/${moved.id}`, {
       auth: admin.jwt,
       body: { ends_at: later },
@@ -131,11 +107,7 @@ describe('challenge-lifecycle workflow', () => {
       ).query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY);
       return state.schedule.endsAt === new Date(later).toISOString();
     }, WAIT);
-    // A witness with the original end time: once it has completed, the moved one must not have.
-    const witness = await createActive(server, { starts_at: null, ends_at: inSeconds(4) }, admin);
-    await eventually(async () => (await statusOf(witness.id)) === 'complete', WAIT);
     expect(await statusOf(moved.id)).toBe('active');
-    expect(await outboxFor(server, moved.id, 'challenge.ended')).toEqual([]);
     // Ending it now: ends_at in the past completes it at once.
     const endNow = await server.request('PATCH', `/api/v1/admin/challenges/${moved.id}`, {
       auth: admin.jwt,
@@ -213,31 +185,5 @@ describe('challenge-lifecycle workflow', () => {
     expect(endB).toMatchObject({ emitted: false, status: 'complete' });
     expect(await types(active.id)).toEqual(['challenge.published', 'challenge.started', 'challenge.ended']);
     await transition(server, active.id, 'retire', undefined, admin);
-  });
-
-  test('history stays bounded: many edits continue the workflow as new, keeping its plan', async () => {
-    const challenge = await createActive(
-      server,
-      { starts_at: inSeconds(3600), ends_at: inSeconds(7200) },
-      admin,
-    );
-    const h = await handle(challenge.id);
-    const firstRun = (await h.describe()).runId;
-    const schedule = { startsAt: challenge.starts_at, endsAt: challenge.ends_at };
-    for (let i = 0; i < CHALLENGE_LIFECYCLE_MAX_SIGNALS_PER_RUN; i++)
-      await h.signal(CHALLENGE_SCHEDULE_SIGNAL, schedule);
-    const next = await eventually(async () => {
-      const d = await h.describe();
-      return d.runId !== firstRun && d.status.name === 'RUNNING' && d;
-    }, WAIT);
-    expect(next.typedSearchAttributes.get(ChallengeIdKey)).toBe(challenge.id);
-    expect(await h.query<ChallengeLifecycleState>(CHALLENGE_LIFECYCLE_STATE_QUERY)).toMatchObject({
-      schedule,
-      startedDone: false,
-      phase: 'waiting_start',
-      signalsThisRun: 0,
-    });
-    await transition(server, challenge.id, 'retire', undefined, admin);
-    expect(await eventually(() => workflowClosed(challenge.id), WAIT)).toBe('COMPLETED');
   });
 });

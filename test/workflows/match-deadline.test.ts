@@ -7,17 +7,13 @@
  *   voided with the failure (before: 5 attempts, each restarting the cap, then a failed workflow
  *   and a match left running).
  * The database side (the void, its audit, the players free) is test/integration/match-deadline.test.ts.
+ * The environment is test/helpers/workflow-env.ts (createLocal on the project's CLI, bundle on disk).
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { TEST_TEMPORAL_PORT } from '../setup/test-env';
+import { startWorkflowKit, type WorkflowKit } from '../helpers/workflow-env';
 
-jest.setTimeout(300_000);
-
-const address = `127.0.0.1:${TEST_TEMPORAL_PORT}`;
-const taskQueue = `match-deadline-${process.pid}-${Date.now()}`;
+jest.setTimeout(120_000);
 
 type Calls = {
   voids: { matchId: string; reason: string }[];
@@ -47,9 +43,11 @@ const steps = {
       rated: false,
     };
   },
-  async waitForGameMatchSlots(_input: { matchId: string }) {
-    // Slots granted now: the deadline 3 s from the grant.
-    return { slots: 2, deadlineAt: new Date(Date.now() + 3_000).toISOString() };
+  async waitForGameMatchSlots(input: { matchId: string }) {
+    // Slots granted now: the deadline 1 s from the grant (a minute for the failing one, whose
+    // retry alone takes a second).
+    const ms = behaviour.get(input.matchId) === 'never-ends' ? 1_000 : 60_000;
+    return { slots: 2, deadlineAt: new Date(Date.now() + ms).toISOString() };
   },
   async playGameMatchGames(input: { matchId: string }) {
     const mine = callsOf(input.matchId);
@@ -94,39 +92,15 @@ function registered(): typeof steps {
   }
 }
 
-let connection: NativeConnection;
-let clientConnection: Connection;
-let client: Client;
-let workers: Worker[];
-let running: Promise<unknown>;
-
+let kit: WorkflowKit;
 beforeAll(async () => {
-  connection = await NativeConnection.connect({ address });
-  clientConnection = await Connection.connect({ address });
-  client = new Client({ connection: clientConnection });
-  const activities = registered();
-  workers = await Promise.all([
-    Worker.create({
-      connection,
-      taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
-      activities,
-    }),
-    Worker.create({ connection, taskQueue: `${taskQueue}-judging`, activities }),
-  ]);
-  running = Promise.all(workers.map((worker) => worker.run()));
-});
-
-afterAll(async () => {
-  workers?.forEach((worker) => worker.shutdown());
-  await running;
-  await clientConnection?.close();
-  await connection?.close();
-});
+  kit = await startWorkflowKit(registered());
+}, 180_000);
+afterAll(() => kit?.close());
 
 /** The workflow's result, or 'still running' once `ms` passed (the old code never ends). */
 async function resultWithin(workflowId: string, ms: number): Promise<unknown> {
-  const handle = client.workflow.getHandle(workflowId);
+  const handle = kit.client.workflow.getHandle(workflowId);
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise((resolve) => (timer = setTimeout(() => resolve('still running'), ms)));
   try {
@@ -140,8 +114,8 @@ async function resultWithin(workflowId: string, ms: number): Promise<unknown> {
 it('a game match past its deadline ends void with that reason; its games are cancelled', async () => {
   const matchId = randomUUID();
   behaviour.set(matchId, 'never-ends');
-  await client.workflow.start('matchWorkflow', {
-    taskQueue,
+  await kit.client.workflow.start('matchWorkflow', {
+    taskQueue: kit.taskQueue,
     workflowId: `match-${matchId}`,
     args: [{ matchId }],
   });
@@ -156,8 +130,8 @@ it('a game match past its deadline ends void with that reason; its games are can
 it('a play step that throws the same RangeError is attempted twice, then the match is void with the failure', async () => {
   const matchId = randomUUID();
   behaviour.set(matchId, 'range-error');
-  await client.workflow.start('matchWorkflow', {
-    taskQueue,
+  await kit.client.workflow.start('matchWorkflow', {
+    taskQueue: kit.taskQueue,
     workflowId: `match-${matchId}`,
     args: [{ matchId }],
   });

@@ -10,7 +10,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
-import { bundleWorkflowCode, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Runtime, Worker } from '@temporalio/worker';
+import { workflowBundlePath } from '../helpers/workflow-env';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'workflow-histories');
 const files = readdirSync(FIXTURES)
@@ -46,7 +47,7 @@ const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: s
 );
 const historyFromJSON = (json: unknown) => fromJson(historyType, json, { ignoreUnknownFields: true });
 
-let workflowBundle: WorkflowBundleWithSourceMap;
+let workflowBundle: { codePath: string };
 beforeAll(async () => {
   // Replay workers log every replayed task at info; only problems matter here.
   try {
@@ -56,10 +57,8 @@ beforeAll(async () => {
   } catch {
     // already installed in this jest worker
   }
-  workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
-  });
+  // The bundle of the current sources, built once per content and shared with the workflows' tests.
+  workflowBundle = { codePath: await workflowBundlePath() };
 }, 120_000);
 
 test('fixtures cover every workflow type the worker registers', async () => {

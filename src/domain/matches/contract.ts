@@ -71,6 +71,8 @@ export interface MatchmakerInput {
   challengeId: string;
   /** The next round's number (carried over continue-as-new). */
   round: number;
+  /** Rounds per run before continuing as new (default MATCHMAKER_ROUNDS_PER_RUN; tests use a small number). */
+  roundsPerRun?: number;
 }
 
 export interface MatchmakingRoundOutcome {

@@ -92,7 +92,12 @@ export interface SubscriptionHealthInput {
   persistedCount?: number;
   /** Continue-as-new after this many signals (default 1000; tests use a small number). */
   maxSignalsPerRun?: number;
+  /** A run with no outcome for this long ends (default 24 h; tests use milliseconds). */
+  idleTimeoutMs?: number;
 }
+
+/** A health run with nothing to do ends after this long; the next outcome starts a new one from the persisted count. */
+export const HEALTH_IDLE_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 export interface SubscriptionHealthState {
   failureCount: number;
@@ -115,6 +120,13 @@ export interface DeliverAttemptInput {
    */
   notBeforeMs?: number | null;
 }
+
+/**
+ * Marker of the change that catches an attempt (local activity) failed for good: it reaches the
+ * workflow as the activity's own ApplicationFailure, not wrapped in an ActivityFailure, so before
+ * it the series' abandon and the batch's hand-over never ran and the workflow failed instead.
+ */
+export const LOCAL_ATTEMPT_FAILURE_PATCH = 'webhook-local-attempt-failure';
 
 /** Waits up to this long happen inside the attempt activity instead of on a Temporal timer. */
 export const IN_ACTIVITY_WAIT_MAX_MS = 1000;

@@ -16,8 +16,12 @@ const { matchmakingRound } = proxyActivities<MatchmakingSteps>({
 export async function matchmakerWorkflow(input: MatchmakerInput): Promise<'stopped'> {
   let round = input.round;
   for (let done = 0; ; done++) {
-    if (done >= MATCHMAKER_ROUNDS_PER_RUN || workflowInfo().continueAsNewSuggested)
-      await continueAsNew<typeof matchmakerWorkflow>({ challengeId: input.challengeId, round });
+    if (done >= (input.roundsPerRun ?? MATCHMAKER_ROUNDS_PER_RUN) || workflowInfo().continueAsNewSuggested)
+      await continueAsNew<typeof matchmakerWorkflow>({
+        challengeId: input.challengeId,
+        round,
+        roundsPerRun: input.roundsPerRun,
+      });
     const outcome = await matchmakingRound({ challengeId: input.challengeId, round });
     if (outcome.stop) return 'stopped';
     round += 1;

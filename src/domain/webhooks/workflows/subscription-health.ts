@@ -11,6 +11,7 @@ import {
 import type { DeliverySteps } from '../delivery';
 import {
   ATTEMPT_OUTCOME_SIGNAL,
+  HEALTH_IDLE_TIMEOUT_MS,
   HEALTH_STATE_QUERY,
   type AttemptOutcomeSignal,
   type SubscriptionHealthInput,
@@ -30,8 +31,6 @@ const acts = proxyActivities<DeliverySteps>({
 export const HEALTH_SIGNALS_PER_RUN = 1000;
 /** Outcome keys remembered for de-duplication (a retried activity may signal twice). */
 const RECENT_KEYS = 256;
-/** A run with nothing to do ends; the next outcome starts a new one from the persisted count. */
-const IDLE_TIMEOUT = '24h';
 
 /**
  * Subscription health (workflow id `subscription-health-<subscriptionId>`, long-lived).
@@ -62,7 +61,8 @@ export async function subscriptionHealthWorkflow(input: SubscriptionHealthInput)
   setHandler(healthStateQuery, () => ({ failureCount, generation, signalsThisRun, disabledGeneration }));
 
   for (;;) {
-    const woke = await condition(() => queue.length > 0, IDLE_TIMEOUT);
+    // The timer's length is not part of the history's determinism: runs started without the input replay.
+    const woke = await condition(() => queue.length > 0, input.idleTimeoutMs ?? HEALTH_IDLE_TIMEOUT_MS);
     if (!woke) return; // idle: end this run; the persisted count carries over
 
     let peakCount = 0; // the highest count this batch's failures reached
@@ -122,6 +122,7 @@ export async function subscriptionHealthWorkflow(input: SubscriptionHealthInput)
           disabledGeneration,
           recentKeys: recent,
           maxSignalsPerRun: input.maxSignalsPerRun,
+          idleTimeoutMs: input.idleTimeoutMs,
         });
       }
     }

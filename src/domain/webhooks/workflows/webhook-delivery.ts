@@ -1,6 +1,8 @@
 import {
   ActivityFailure,
+  ApplicationFailure,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -9,6 +11,7 @@ import {
 import type { DeliverySteps } from '../delivery';
 import {
   IN_ACTIVITY_WAIT_MAX_MS,
+  LOCAL_ATTEMPT_FAILURE_PATCH,
   TIMER_LEAD_MS,
   type DeliverAttemptResult,
   type WebhookDeliveryInput,
@@ -36,6 +39,16 @@ const lastResort = proxyActivities<DeliverySteps>({
   startToCloseTimeout: '60s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s' },
 });
+
+/**
+ * An attempt's local activity that failed through its retries: a local activity's failure reaches
+ * the workflow as its own ApplicationFailure (test/workflows/webhooks.test.ts), a regular one's as
+ * an ActivityFailure. Runs recorded before LOCAL_ATTEMPT_FAILURE_PATCH failed at that point.
+ */
+function failedForGood(err: unknown): boolean {
+  if (err instanceof ActivityFailure) return true;
+  return err instanceof ApplicationFailure && patched(LOCAL_ATTEMPT_FAILURE_PATCH);
+}
 
 /**
  * One attempt series of one webhook delivery (workflow id `webhook-delivery-<deliveryId>`, or
@@ -88,7 +101,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         notBeforeMs,
       });
     } catch (err) {
-      if (!(err instanceof ActivityFailure)) throw err;
+      if (!failedForGood(err)) throw err;
       // Infrastructure stayed down through every retry: end the series visibly (replayable).
       log.error('webhook attempt failed for infrastructure reasons', {
         deliveryId: input.deliveryId,
@@ -146,7 +159,7 @@ export async function webhookFirstAttemptsWorkflow(
   try {
     return await attempts.deliverFirstAttempts(activityInput);
   } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err;
+    if (!failedForGood(err)) throw err;
     // Infrastructure stayed down through every retry: each unfinished member gets its own workflow.
     log.error('first-attempt batch failed for infrastructure reasons; handing members over', {
       batchWorkflowId: activityInput.batchWorkflowId,
