@@ -9,9 +9,11 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { BoutSteps } from '../../src/domain/matches/bout';
+import type { MatchStartSteps } from '../../src/domain/matches/start';
+import type { SettleSteps } from '../../src/domain/matches/settle';
 import type { MatchDeadlineSteps } from '../../src/domain/matches/deadline';
 import type { MatchmakingSteps } from '../../src/domain/matches/matchmaking';
-import type { GameMatchSteps } from '../../src/domain/games/match-steps';
+import type { GameMatchSteps } from '../../src/domain/matches/game';
 import {
   MATCH_NUDGE_SIGNAL,
   MATCH_VOID_SIGNAL,
@@ -72,7 +74,9 @@ const settled = (status: SettleOutcome['status']): SettleOutcome => ({
   weightClassId: 'wc-1',
 });
 
-const activities: BoutSteps &
+const activities: MatchStartSteps &
+  BoutSteps &
+  SettleSteps &
   MatchDeadlineSteps &
   Pick<GameMatchSteps, 'waitForGameMatchSlots' | 'playGameMatchGames' | 'releaseGameMatchSlots'> &
   MatchmakingSteps = {
