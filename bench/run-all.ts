@@ -303,9 +303,11 @@ async function limiterPart(env: Record<string, string>): Promise<BenchRow[]> {
     num(new RegExp(`LIMITER ${name}: ([\\d,]+) consumes/s`), run.output.replace(/(\d),(\d)/g, '$1$2'));
   const library = rate('library');
   const ours = rate('ours');
+  const oursRedis = /LIMITER ours-redis:/.test(run.output) ? rate('ours-redis') : null;
   return [
     {
-      figure: 'Rate limiter alone: consumes/s, library RateLimiterPostgres → ours (batched named statement)',
+      figure:
+        'Rate limiter alone: consumes/s, library RateLimiterPostgres → ours (local allocations taken in batches)',
       value: `${fmt(library)} → ${fmt(ours)} consumes/s (${fmt(100 * (ours / library - 1))} %)`,
       target: '(reduced, PostgreSQL kept)',
       ok: null,
@@ -313,7 +315,15 @@ async function limiterPart(env: Record<string, string>): Promise<BenchRow[]> {
       note:
         run.code !== 0
           ? `exit ${run.code}; see .data/bench/logs/limiter.log`
-          : 'bench/limiter.ts: 16 callers, 200 keys, alternated rounds, medians',
+          : 'bench/limiter.ts: 16 callers, 150 requests per subject, alternated rounds, medians',
+    },
+    {
+      figure: '… ours with the counters in Redis (REDIS_URL)',
+      value: oursRedis === null ? 'not measured: no Redis answered' : `${fmt(oursRedis)} consumes/s`,
+      target: '(both stores measured)',
+      ok: null,
+      load: run.loadAfter,
+      note: 'same callers and subjects as the row above',
     },
   ];
 }

@@ -330,6 +330,8 @@ const envSchema = z
      * PostgreSQL (the default: the README's two commands need nothing else).
      */
     REDIS_URL: z.string().url().optional(),
+    /** The rate-limit keys' prefix in Redis (`<prefix>:<category>:<subject>`), e.g. for a shared Redis. */
+    RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('rlw'),
     /** Disable rate limiting (benchmarks only; never in production). */
     RATE_LIMIT_DISABLED: boolFlag,
 

@@ -44,7 +44,7 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
     logger,
     jwt: createSessionJwtVerifier(config),
     rateLimiter: redis
-      ? createRedisRateLimiter(redis)
+      ? createRedisRateLimiter(redis, { keyPrefix: config.RATE_LIMIT_REDIS_PREFIX })
       : createPostgresRateLimiter(limiterDb, { disabled: config.RATE_LIMIT_DISABLED }),
     credentialCache,
     liveHub,

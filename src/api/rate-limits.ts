@@ -1,7 +1,15 @@
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { consumeRateLimitBatch, deleteExpiredRateLimits, readRateLimit } from '../db/queries/rate-limits';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  deleteExpiredRateLimits,
+  giveBackRateLimitSlots,
+  readRateLimit,
+  takeRateLimitSlots,
+  type RateLimitGrant,
+  type RateLimitTail,
+  type RateLimitTake,
+} from '../db/queries/rate-limits';
 
 /** The spec's limits table (section 8) plus DESIGN.md's numbers for what it leaves open. */
 export const RATE_LIMIT_CATEGORIES = {
@@ -116,155 +124,376 @@ const MAX_MEMORY_BLOCK_SEC = 60;
 const SWEEP_EVERY_MS = 5 * 60_000;
 
 /**
- * Collects the counter steps requested during one turn of the event loop and writes them in one
- * statement (one round trip instead of one per request under load). A key asked for n times in a
- * batch is counted n at once, and its n callers get the n consecutive places ending at the new
- * count, so each still sees its own place in the shared countdown.
+ * The lease policy (docs/decisions/platform.md, "Local allocations"). A take asks for the slots of
+ * the requests waiting now plus, for a busy key, what its recent rate would use in LEASE_HORIZON_MS
+ * (at most MAX_EXTRA). The store grants extra slots only while more than NEAR_LIMIT stay free after
+ * the take, and at most 1/SPREAD of what lies above them (room for the other processes): the last
+ * NEAR_LIMIT slots of a window are taken one request at a time.
  */
-function upsertBatcher(pool: Pool) {
-  let pending: Map<
-    string,
-    {
-      durationMs: number;
-      waiters: { resolve: (v: { points: number; expire: number }) => void; reject: (e: unknown) => void }[];
-    }
-  > | null = null;
-  const flush = async (batch: NonNullable<typeof pending>) => {
-    try {
-      const results = await consumeRateLimitBatch(
-        pool,
-        [...batch].map(([key, step]) => ({ key, points: step.waiters.length, durationMs: step.durationMs })),
-      );
-      for (const [key, step] of batch) {
-        const result = results.get(key)!;
-        step.waiters.forEach((w, i) =>
-          w.resolve({ points: result.points - step.waiters.length + 1 + i, expire: result.expire }),
-        );
-      }
-    } catch (err) {
-      for (const step of batch.values()) for (const w of step.waiters) w.reject(err);
-    }
-  };
-  return {
-    consume(key: string, durationMs: number): Promise<{ points: number; expire: number }> {
-      if (!pending) {
-        const batch = (pending = new Map());
-        setImmediate(() => {
-          pending = null;
-          void flush(batch);
-        });
-      }
-      let step = pending.get(key);
-      if (!step) pending.set(key, (step = { durationMs, waiters: [] }));
-      const waiters = step.waiters;
-      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
-    },
-  };
+export const LEASE_POLICY = { nearLimit: 32, spread: 4 } as const;
+const LEASE_HORIZON_MS = 500;
+const MAX_EXTRA = 64;
+/** An unspent tail unused this long is given back (when still the newest lease of its window). */
+const IDLE_GIVE_BACK_MS = 100;
+
+/** Where the windows live: PostgreSQL's `rate_limits` or Redis hashes, same semantics. */
+export interface RateLimitStore {
+  take(steps: RateLimitTake[]): Promise<Map<string, RateLimitGrant>>;
+  /** Gives tails back; answers the keys whose tails the store took back. */
+  giveBack(tails: RateLimitTail[]): Promise<Set<string>>;
+  read(key: string): Promise<{ points: number; expire: number } | null>;
+  sweep?(): Promise<void>;
+  whenReady?: () => Promise<void>;
+}
+
+type Settle = (decision: RateLimitDecision) => void;
+
+/** A process's own run of consecutive places in a window's countdown: slots next..end. */
+interface Lease {
+  expire: number;
+  next: number;
+  end: number;
+  lastUsedAt: number;
+}
+
+interface KeyState {
+  category: RateLimitCategory;
+  subject: string;
+  lease: Lease | null;
+  /** Requests waiting for the store, in arrival order. */
+  waiting: Settle[];
+  /** A take for this key is queued or in flight (one at a time per key and process). */
+  asking: boolean;
+  /** For the rate estimate: when the last take was answered and slots used since. */
+  takenAt: number;
+  usedSinceTake: number;
 }
 
 /**
- * Counters live in PostgreSQL so several API processes enforce one budget, exactly (one atomic
- * upsert per key; every allowed request sees its own place in the shared countdown). The requests
- * of one event-loop turn share one named statement (planned once per connection), and a key that has used its whole
- * budget is refused from memory until its window ends (it would be refused by the table anyway),
- * so a client hammering past its limit costs no database work. Should the store fail, an
- * in-memory insurance limiter keeps limits per process rather than failing requests.
+ * One budget per subject across processes, spent from local allocations (Envoy's and Stripe's
+ * limiters): a request takes the next slot of its process's lease without a round trip; a
+ * request finding none waits for one take, which the requests of one event-loop turn share (one
+ * statement for every key). Each admitted request is shown its own place in the shared countdown
+ * (its slot; no two requests anywhere get the same one, none beyond the limit), and a process
+ * hands its slots out in order, so Remaining never rises on one process. A take answers with
+ * the window's end, so Reset and Retry-After are the store's. Should the store fail, an in-memory
+ * insurance limiter keeps limits per process rather than failing requests.
  */
-export function createPostgresRateLimiter(pool: Pool, options: { disabled?: boolean } = {}): RateLimiter {
+export function createLeasingRateLimiter(
+  store: RateLimitStore,
+  options: { disabled?: boolean; keyPrefix?: string } = {},
+): RateLimiter {
+  const prefix = options.keyPrefix ?? 'rl';
   const insurance = insuranceLimiters();
-  const batcher = upsertBatcher(pool);
+  const states = new Map<string, KeyState>();
   /** Exhausted keys → when their window ends (epoch ms). */
   const exhausted = new Map<string, number>();
+  let pending: { key: string; st: KeyState }[] = [];
+  let giveBackTimer: NodeJS.Timeout | null = null;
+
   if (!options.disabled) {
     const sweep = setInterval(() => {
-      void deleteExpiredRateLimits(pool).catch(() => undefined);
+      void store.sweep?.().catch(() => undefined);
       const now = Date.now();
       for (const [key, until] of exhausted) if (until <= now) exhausted.delete(key);
+      for (const [key, st] of states)
+        if (!st.asking && st.waiting.length === 0 && (!st.lease || st.lease.expire <= now))
+          states.delete(key);
     }, SWEEP_EVERY_MS);
     sweep.unref();
   }
+
+  const slotOf = (st: KeyState, lease: Lease, now: number): RateLimitDecision => {
+    lease.lastUsedAt = now;
+    st.usedSinceTake += 1;
+    const slot = lease.next++;
+    if (lease.next <= lease.end) scheduleGiveBack();
+    return decide(st.category, slot, lease.expire);
+  };
+
+  function scheduleGiveBack(): void {
+    if (giveBackTimer) return;
+    giveBackTimer = setTimeout(giveBackIdle, IDLE_GIVE_BACK_MS);
+    giveBackTimer.unref();
+  }
+
+  /**
+   * Unspent tails idle for IDLE_GIVE_BACK_MS go back to the store, so other processes may use
+   * them. While one is on its way the key's requests wait as for a take; a tail the store does not
+   * take back (a newer lease exists) stays ours, and one whose fate is unknown (the store failed) is
+   * dropped: fewer admitted, never more.
+   */
+  function giveBackIdle(): void {
+    giveBackTimer = null;
+    const now = Date.now();
+    const tails: RateLimitTail[] = [];
+    const owners: KeyState[] = [];
+    let holding = false;
+    for (const [key, st] of states) {
+      const lease = st.lease;
+      if (!lease || lease.next > lease.end || st.asking) continue;
+      if (lease.expire <= now) {
+        st.lease = null;
+        continue;
+      }
+      if (now - lease.lastUsedAt < IDLE_GIVE_BACK_MS) {
+        holding = true;
+        continue;
+      }
+      tails.push({ key, end: lease.end, expire: lease.expire, count: lease.end - lease.next + 1 });
+      owners.push(st);
+      lease.end = lease.next - 1;
+      st.asking = true;
+    }
+    if (holding) scheduleGiveBack();
+    if (tails.length === 0) return;
+    const settled = (takenBack: Set<string> | null) => {
+      tails.forEach((tail, n) => {
+        const st = owners[n];
+        st.asking = false;
+        if (takenBack && !takenBack.has(tail.key) && st.lease) st.lease.end = tail.end;
+        const waiting = st.waiting;
+        st.waiting = [];
+        const lease = st.lease;
+        let i = 0;
+        for (; lease && i < waiting.length && lease.next <= lease.end && lease.expire > Date.now(); i++)
+          waiting[i](slotOf(st, lease, Date.now()));
+        if (i < waiting.length) {
+          st.waiting = waiting.slice(i);
+          ask(tail.key, st);
+        }
+      });
+    };
+    store.giveBack(tails).then(settled, () => settled(null));
+  }
+
+  function ask(key: string, st: KeyState): void {
+    st.asking = true;
+    if (pending.length === 0) setImmediate(flush);
+    pending.push({ key, st });
+  }
+
+  function flush(): void {
+    const keys = pending;
+    pending = [];
+    const now = Date.now();
+    const steps: RateLimitTake[] = [];
+    const asked = new Map<string, { st: KeyState; demand: number }>();
+    for (const { key, st } of keys) {
+      const spec = RATE_LIMIT_CATEGORIES[st.category];
+      // A busy key asks for what its recent rate would use soon; a first request asks for itself.
+      const rate = st.takenAt > 0 ? st.usedSinceTake / Math.max(1, now - st.takenAt) : 0;
+      const extra = Math.min(MAX_EXTRA, Math.floor(rate * LEASE_HORIZON_MS));
+      const demand = st.waiting.length;
+      steps.push({ key, demand, extra, limit: spec.points, durationMs: spec.durationSec * 1000 });
+      asked.set(key, { st, demand });
+    }
+    store.take(steps).then(
+      (grants) => {
+        for (const [key, { st, demand }] of asked) settle(key, st, grants.get(key)!, demand);
+      },
+      () => {
+        for (const { st } of asked.values()) insure(st);
+      },
+    );
+  }
+
+  function settle(key: string, st: KeyState, grant: RateLimitGrant, demand: number): void {
+    st.asking = false;
+    const now = Date.now();
+    st.takenAt = now;
+    st.usedSinceTake = 0;
+    const lease: Lease = {
+      expire: grant.expire,
+      next: grant.points - grant.granted + 1,
+      end: grant.points,
+      lastUsedAt: now,
+    };
+    st.lease = lease;
+    const waiting = st.waiting;
+    st.waiting = [];
+    let i = 0;
+    for (; i < waiting.length && lease.next <= lease.end; i++) waiting[i](slotOf(st, lease, now));
+    const spec = RATE_LIMIT_CATEGORIES[st.category];
+    const full = grant.granted < demand || grant.points >= spec.points;
+    // The window is full (the store said so just now) and our last slot is spent: later requests
+    // are refused from memory, in minute windows (an hourly row an operator clears is obeyed at once).
+    if (full && lease.next > lease.end && spec.durationSec <= MAX_MEMORY_BLOCK_SEC) {
+      if (exhausted.size >= 100_000) exhausted.clear(); // bounded memory
+      exhausted.set(key, grant.expire);
+    }
+    if (i === waiting.length) return;
+    if (full) {
+      for (; i < waiting.length; i++) waiting[i](decide(st.category, spec.points + 1, grant.expire));
+      return;
+    }
+    // Requests that arrived while the take was in flight, beyond its extra slots: take again.
+    st.waiting = waiting.slice(i);
+    ask(key, st);
+  }
+
+  /** The store failed: these requests are limited per process by the insurance limiter. */
+  function insure(st: KeyState): void {
+    st.asking = false;
+    const waiting = st.waiting;
+    st.waiting = [];
+    const spec = RATE_LIMIT_CATEGORIES[st.category];
+    for (const settleOne of waiting) {
+      insurance
+        .get(st.category)!
+        .consume(st.subject, 1)
+        .then(
+          (res) =>
+            settleOne(decide(st.category, spec.points - res.remainingPoints, Date.now() + res.msBeforeNext)),
+          (rejection: unknown) =>
+            settleOne(
+              decide(
+                st.category,
+                spec.points + 1,
+                Date.now() + (rejection instanceof RateLimiterRes ? rejection.msBeforeNext : 1000),
+              ),
+            ),
+        );
+    }
+  }
+
   return {
-    async consume(category, subject) {
-      const spec = RATE_LIMIT_CATEGORIES[category];
-      const decision = (consumed: number, windowEndsAt: number) => decide(category, consumed, windowEndsAt);
-      if (options.disabled) return unlimited(category);
-      const key = `rl:${category}:${subject}`;
+    consume(category, subject) {
+      if (options.disabled) return Promise.resolve(unlimited(category));
+      const key = `${prefix}:${category}:${subject}`;
+      const now = Date.now();
       const blockedUntil = exhausted.get(key);
       if (blockedUntil !== undefined) {
-        if (blockedUntil > Date.now()) return decision(spec.points + 1, blockedUntil);
+        if (blockedUntil > now)
+          return Promise.resolve(decide(category, RATE_LIMIT_CATEGORIES[category].points + 1, blockedUntil));
         exhausted.delete(key);
       }
-      let consumed: { points: number; expire: number };
-      try {
-        consumed = await batcher.consume(key, spec.durationSec * 1000);
-      } catch {
-        try {
-          const res = await insurance.get(category)!.consume(subject, 1);
-          return decision(spec.points - res.remainingPoints, Date.now() + res.msBeforeNext);
-        } catch (rejection) {
-          if (rejection instanceof RateLimiterRes)
-            return decision(spec.points + 1, Date.now() + rejection.msBeforeNext);
-          throw rejection;
-        }
+      let st = states.get(key);
+      if (!st) {
+        if (states.size >= 100_000) states.clear(); // bounded memory (leases held are simply not given back)
+        st = { category, subject, lease: null, waiting: [], asking: false, takenAt: 0, usedSinceTake: 0 };
+        states.set(key, st);
       }
-      // Only minute windows: an operator who clears a row (e.g. an hourly token-creation budget)
-      // waits at most that long for every process to let the caller in again.
-      if (consumed.points >= spec.points && spec.durationSec <= MAX_MEMORY_BLOCK_SEC) {
-        if (exhausted.size >= 100_000) exhausted.clear(); // bounded memory
-        exhausted.set(key, consumed.expire);
-      }
-      return decision(consumed.points, consumed.expire);
+      const lease = st.lease;
+      if (lease && lease.expire <= now) st.lease = null;
+      else if (lease && lease.next <= lease.end) return Promise.resolve(slotOf(st, lease, now));
+      const waiting = st.waiting;
+      const answer = new Promise<RateLimitDecision>((resolve) => waiting.push(resolve));
+      if (!st.asking) ask(key, st);
+      return answer;
     },
     async peek(category, subject) {
       if (options.disabled) return unlimited(category);
-      const key = `rl:${category}:${subject}`;
+      const key = `${prefix}:${category}:${subject}`;
       return peekDecision(category, async () => {
-        const stored = await readRateLimit(pool, key);
-        return stored && { consumed: stored.points, windowEndsAt: stored.expire };
+        const stored = await store.read(key);
+        if (!stored) return null;
+        // Our own unspent slots at the top of the window are not used yet.
+        const lease = states.get(key)?.lease;
+        const ours =
+          lease && lease.expire === stored.expire && lease.end === stored.points
+            ? Math.max(0, lease.end - lease.next + 1)
+            : 0;
+        return { consumed: stored.points - ours, windowEndsAt: stored.expire };
       });
     },
+    whenReady: store.whenReady,
   };
 }
 
-/**
- * The same budgets in Redis (when REDIS_URL is set): one atomic INCR-with-expiry per request,
- * shared by every API process like the PostgreSQL table, and no write transaction in PostgreSQL
- * per request (docs/benchmarks.md, "Rate limiter in Redis"). Exhausted keys are refused from memory until
- * their window ends; should Redis fail, the in-memory insurance limiter takes over.
- */
-export function createRedisRateLimiter(redis: Redis): RateLimiter {
-  const insurance = insuranceLimiters();
-  const limiters = perCategory(
-    (category, spec) =>
-      new RateLimiterRedis({
-        storeClient: redis,
-        keyPrefix: `rl:${category}`,
-        points: spec.points,
-        duration: spec.durationSec,
-        inMemoryBlockOnConsumed: spec.durationSec <= MAX_MEMORY_BLOCK_SEC ? spec.points + 1 : 0,
-        insuranceLimiter: insurance.get(category),
-      }),
-  );
+/** Windows in PostgreSQL (`rate_limits`): the default, shared by every API process. */
+export function postgresRateLimitStore(pool: Pool): RateLimitStore {
   return {
-    async consume(category, subject) {
-      const points = RATE_LIMIT_CATEGORIES[category].points;
-      try {
-        const res = await limiters.get(category)!.consume(subject, 1);
-        return decide(category, points - res.remainingPoints, Date.now() + res.msBeforeNext);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes)
-          return decide(category, points + 1, Date.now() + rejection.msBeforeNext);
-        throw rejection;
-      }
+    take: (steps) => takeRateLimitSlots(pool, steps, LEASE_POLICY),
+    giveBack: (tails) => giveBackRateLimitSlots(pool, tails),
+    read: (key) => readRateLimit(pool, key),
+    sweep: () => deleteExpiredRateLimits(pool),
+  };
+}
+
+/** The same windows in Redis: a hash per key (`c` count, `e` window end), expiring with its window. */
+const REDIS_TAKE = `
+local now, near, spread = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local out = {}
+for i, key in ipairs(KEYS) do
+  local b = 3 + (i - 1) * 4
+  local d, x, l, dur = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
+  local v = redis.call('HMGET', key, 'c', 'e')
+  local c, e = tonumber(v[1]), tonumber(v[2])
+  if not c or not e or e <= now then c = 0; e = now + dur end
+  local a = math.max(0, l - c)
+  local dd = math.min(d, a)
+  local g = dd + math.min(x, math.max(0, math.floor((a - dd - near) / spread)))
+  c = c + g
+  redis.call('HSET', key, 'c', c, 'e', e)
+  redis.call('PEXPIREAT', key, e)
+  out[#out + 1] = c
+  out[#out + 1] = e
+  out[#out + 1] = g
+end
+return out`;
+/** A tail goes back only while its lease is the newest of its window (as in PostgreSQL). */
+const REDIS_GIVE_BACK = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local b = (i - 1) * 3
+  local p, e, n = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
+  local v = redis.call('HMGET', key, 'c', 'e')
+  if tonumber(v[1]) == p and tonumber(v[2]) == e then
+    redis.call('HSET', key, 'c', p - n)
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+return out`;
+
+type ScriptCall = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>;
+
+/** Windows in Redis (REDIS_URL): one script call per batch of keys, no PostgreSQL write per request. */
+export function redisRateLimitStore(redis: Redis): RateLimitStore {
+  redis.defineCommand('rlTake', { lua: REDIS_TAKE });
+  redis.defineCommand('rlGiveBack', { lua: REDIS_GIVE_BACK });
+  const scripts = redis as unknown as { rlTake: ScriptCall; rlGiveBack: ScriptCall };
+  return {
+    async take(steps) {
+      const args: (string | number)[] = [Date.now(), LEASE_POLICY.nearLimit, LEASE_POLICY.spread];
+      for (const s of steps) args.push(s.demand, s.extra, s.limit, s.durationMs);
+      const out = (await scripts.rlTake(steps.length, ...steps.map((s) => s.key), ...args)) as number[];
+      return new Map(
+        steps.map((s, i) => [
+          s.key,
+          { points: Number(out[3 * i]), expire: Number(out[3 * i + 1]), granted: Number(out[3 * i + 2]) },
+        ]),
+      );
     },
-    peek: (category, subject) =>
-      peekDecision(category, async () => {
-        const res = await limiters.get(category)!.get(subject);
-        return res && { consumed: res.consumedPoints, windowEndsAt: Date.now() + res.msBeforeNext };
-      }),
+    async giveBack(tails) {
+      const args: number[] = [];
+      for (const t of tails) args.push(t.end, t.expire, t.count);
+      const out = (await scripts.rlGiveBack(tails.length, ...tails.map((t) => t.key), ...args)) as number[];
+      return new Set(tails.filter((_, i) => Number(out[i]) === 1).map((t) => t.key));
+    },
+    async read(key) {
+      const [c, e] = await redis.hmget(key, 'c', 'e');
+      return c === null || e === null ? null : { points: Number(c), expire: Number(e) };
+    },
     whenReady: () =>
       redis.status === 'ready'
         ? Promise.resolve()
         : new Promise((resolve) => redis.once('ready', () => resolve())),
   };
+}
+
+/** Counters in PostgreSQL, spent from local allocations (see createLeasingRateLimiter). */
+export function createPostgresRateLimiter(pool: Pool, options: { disabled?: boolean } = {}): RateLimiter {
+  return createLeasingRateLimiter(postgresRateLimitStore(pool), options);
+}
+
+/**
+ * The same budgets in Redis (when REDIS_URL is set), shared by every API process like the
+ * PostgreSQL table, with no write transaction in PostgreSQL per take. `keyPrefix` names the keys
+ * (`<prefix>:<category>:<subject>`).
+ */
+export function createRedisRateLimiter(redis: Redis, options: { keyPrefix?: string } = {}): RateLimiter {
+  return createLeasingRateLimiter(redisRateLimitStore(redis), { keyPrefix: options.keyPrefix ?? 'rlw' });
 }

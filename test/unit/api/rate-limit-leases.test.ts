@@ -1,0 +1,139 @@
+import { createLeasingRateLimiter, LEASE_POLICY, type RateLimitStore } from '../../../src/api/rate-limits';
+import type { RateLimitGrant, RateLimitTail, RateLimitTake } from '../../../src/db/queries/rate-limits';
+
+/**
+ * The process side of local allocations (src/api/rate-limits.ts) over an in-memory store with the
+ * same grant rule as the table and the Redis script (those are tested against the real stores in
+ * test/integration/rate-limit-leases.test.ts): what happens to an idle tail, requests that arrive
+ * while a tail is on its way back, and a store that fails.
+ */
+function memoryStore() {
+  const rows = new Map<string, { points: number; expire: number }>();
+  const calls = { takes: 0, giveBacks: [] as RateLimitTail[][] };
+  let refuseGiveBacks = false;
+  let failing = false;
+  let holdGiveBack: Promise<void> | null = null;
+  const store: RateLimitStore = {
+    async take(steps: RateLimitTake[]) {
+      if (failing) throw new Error('store down');
+      calls.takes += 1;
+      const now = Date.now();
+      const out = new Map<string, RateLimitGrant>();
+      for (const s of steps) {
+        let row = rows.get(s.key);
+        if (!row || row.expire <= now) row = { points: 0, expire: now + s.durationMs };
+        const a = Math.max(0, s.limit - row.points);
+        const d = Math.min(s.demand, a);
+        const g =
+          d +
+          Math.min(s.extra, Math.max(0, Math.floor((a - d - LEASE_POLICY.nearLimit) / LEASE_POLICY.spread)));
+        row = { points: row.points + g, expire: row.expire };
+        rows.set(s.key, row);
+        out.set(s.key, { ...row, granted: g });
+      }
+      return out;
+    },
+    async giveBack(tails) {
+      calls.giveBacks.push(tails);
+      if (holdGiveBack) await holdGiveBack;
+      const taken = new Set<string>();
+      for (const t of tails) {
+        const row = rows.get(t.key);
+        if (refuseGiveBacks || !row || row.points !== t.end || row.expire !== t.expire) continue;
+        row.points -= t.count;
+        taken.add(t.key);
+      }
+      return taken;
+    },
+    async read(key) {
+      return rows.get(key) ?? null;
+    },
+  };
+  return {
+    store,
+    rows,
+    calls,
+    refuseGiveBacks: (v: boolean) => (refuseGiveBacks = v),
+    fail: (v: boolean) => (failing = v),
+    hold: (p: Promise<void> | null) => (holdGiveBack = p),
+  };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/** Spends `n` places one after another, so the key is busy and its takes carry extra slots. */
+async function spend(limiter: ReturnType<typeof createLeasingRateLimiter>, subject: string, n: number) {
+  const remaining: number[] = [];
+  for (let i = 0; i < n; i++) remaining.push((await limiter.consume('reads', subject)).remaining);
+  return remaining;
+}
+
+/** Spends places one after another until the process holds unspent ones (a lease); how many spent. */
+async function spendUntilLeased(
+  limiter: ReturnType<typeof createLeasingRateLimiter>,
+  mem: ReturnType<typeof memoryStore>,
+  subject: string,
+): Promise<number> {
+  for (let spent = 1; spent < 100; spent++) {
+    expect((await limiter.consume('reads', subject)).remaining).toBe(200 - spent);
+    if (mem.rows.get(`rl:reads:${subject}`)!.points > spent) return spent;
+  }
+  throw new Error('never leased');
+}
+
+test('an idle tail goes back to the store, and the next request continues the countdown', async () => {
+  const mem = memoryStore();
+  const limiter = createLeasingRateLimiter(mem.store);
+  const spent = await spendUntilLeased(limiter, mem, 's1');
+  await until(() => mem.calls.giveBacks.length > 0);
+  await until(() => mem.rows.get('rl:reads:s1')!.points === spent);
+  expect(await spend(limiter, 's1', 1)).toEqual([199 - spent]);
+});
+
+test('a tail the store does not take back stays ours: no place lost, none shown twice', async () => {
+  const mem = memoryStore();
+  mem.refuseGiveBacks(true);
+  const limiter = createLeasingRateLimiter(mem.store);
+  const spent = await spendUntilLeased(limiter, mem, 's2');
+  const takes = mem.calls.takes;
+  await until(() => mem.calls.giveBacks.length > 0);
+  // Refused, the tail is spent by the next requests without a take.
+  expect(await spend(limiter, 's2', 1)).toEqual([199 - spent]);
+  expect(mem.calls.takes).toBe(takes);
+});
+
+test('requests arriving while a tail is on its way back wait for it, then get the next places in order', async () => {
+  const mem = memoryStore();
+  let release!: () => void;
+  mem.hold(new Promise<void>((resolve) => (release = resolve)));
+  const limiter = createLeasingRateLimiter(mem.store);
+  const spent = await spendUntilLeased(limiter, mem, 's3');
+  await until(() => mem.calls.giveBacks.length > 0);
+  const waiting = Promise.all([limiter.consume('reads', 's3'), limiter.consume('reads', 's3')]);
+  release();
+  expect((await waiting).map((d) => d.remaining)).toEqual([199 - spent, 198 - spent]);
+});
+
+test('near the limit every request takes its own slot, and past it the answer is 429 with the window', async () => {
+  const mem = memoryStore();
+  const limiter = createLeasingRateLimiter(mem.store);
+  const remaining = await spend(limiter, 's4', 200);
+  expect(remaining).toEqual(Array.from({ length: 200 }, (_, i) => 199 - i));
+  const refused = await limiter.consume('reads', 's4');
+  expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+  expect(refused.retryAfterSec).toBeGreaterThanOrEqual(1);
+  expect(refused.retryAfterSec).toBeLessThanOrEqual(60);
+  expect(refused.resetAt).toBe(Math.ceil(mem.rows.get('rl:reads:s4')!.expire / 1000));
+  expect(mem.rows.get('rl:reads:s4')!.points).toBe(200);
+});
+
+test('a failing store leaves the limit to the per-process insurance limiter, never an error', async () => {
+  const mem = memoryStore();
+  mem.fail(true);
+  const limiter = createLeasingRateLimiter(mem.store);
+  const answers = await Promise.all(Array.from({ length: 3 }, () => limiter.consume('submissions', 's5')));
+  expect(answers.map((a) => a.remaining).sort()).toEqual([27, 28, 29]);
+  expect(answers.every((a) => a.allowed)).toBe(true);
+});
