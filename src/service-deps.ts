@@ -2,6 +2,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import type { ClarificationStore } from './db/queries/clarifications';
 
 /**
  * What the domain needs from the outside world, built once per process and injected. The API's
@@ -16,6 +17,16 @@ export interface ServiceDeps {
   temporal: () => Promise<TemporalClient>;
   /** What time it is for the domain; the system clock unless a test hands it a fake (test/fakes/clock.ts). */
   clock?: Clock;
+  /**
+   * The features' stores, where a feature has one (src/db/queries/<table>.ts: its interface and
+   * its SQL implementation on `db`, the default); a unit test hands in-memory ones (test/fakes/stores/).
+   */
+  stores?: Partial<Stores>;
+}
+
+/** The typed stores of the features that have one (docs/decisions/platform.md, "Typed stores"). */
+export interface Stores {
+  clarifications: ClarificationStore;
 }
 
 /** The domain's clock: injected so that a unit test decides what time it is. */

@@ -72,10 +72,21 @@ export class FakeTemporal {
       signal: async (name: string | { name: string }, ...args: unknown[]) => {
         find().signals.push({ name: typeof name === 'string' ? name : name.name, args });
       },
+      // Nothing runs here: a recorded workflow stays running for as long as the fake lives.
+      describe: async () => ({ workflowId, type: find().workflowType, status: { name: 'RUNNING' } }),
     };
   }
 
   private readonly client = {
+    // The API's readiness probe asks the service for its system info: up unless `unavailable`.
+    connection: {
+      workflowService: {
+        getSystemInfo: async () => {
+          if (this.unavailable) throw this.unavailable;
+          return {};
+        },
+      },
+    },
     workflow: {
       start: async (workflowType: string | { name: string }, options: StartOptions) => {
         if (this.workflows.has(options.workflowId))

@@ -417,3 +417,76 @@ export class DbWatch {
     throw new Error(`the database did not settle: pending ${JSON.stringify(lastPending)}`);
   }
 }
+
+// ---- change journal -------------------------------------------------------------------------------
+
+/** One row change the journal saw: its table, the operation, and the row (shortened). */
+export interface JournalEntry {
+  id: number;
+  table: string;
+  op: string;
+  row: string;
+}
+
+/**
+ * Every row change in a database of the suite's own (test/helpers/scratch-database.ts), recorded by
+ * triggers: after each request one indexed read says whether anything changed and where, instead
+ * of a checksum of every table. The exclusions are the fingerprint's (docs/decisions/security.md):
+ * the rate-limit counters are not journalled, and an update that changes only an excluded column
+ * (`last_used_at`) is not a change. A rolled-back transaction rolls its journal rows back with it.
+ * Install it once, after the migrations and before the fixtures.
+ */
+export class ChangeJournal {
+  private seen = 0;
+
+  constructor(private readonly db: Pool) {}
+
+  async install(): Promise<void> {
+    await this.db.query(`
+      CREATE TABLE IF NOT EXISTS test_change_journal (
+        id bigserial PRIMARY KEY, table_name text NOT NULL, op text NOT NULL, row_text text);
+      CREATE OR REPLACE FUNCTION test_change_journal() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'UPDATE' AND (to_jsonb(OLD) - coalesce(TG_ARGV, '{}')) = (to_jsonb(NEW) - coalesce(TG_ARGV, '{}')) THEN
+          RETURN NULL;
+        END IF;
+        INSERT INTO test_change_journal (table_name, op, row_text) VALUES (TG_TABLE_NAME, TG_OP,
+          left(CASE TG_OP WHEN 'DELETE' THEN to_jsonb(OLD)::text WHEN 'TRUNCATE' THEN NULL
+                          ELSE to_jsonb(NEW)::text END, 300));
+        RETURN NULL;
+      END $$;`);
+    const tables = await this.db.query<{ name: string; partitioned: boolean }>(
+      `SELECT c.relname AS name, c.relkind = 'p' AS partitioned FROM pg_class c
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+          AND c.relname <> 'test_change_journal'`,
+    );
+    for (const { name } of tables.rows) {
+      if (FINGERPRINT_EXCLUDED_TABLES.includes(name)) continue;
+      const excluded = (FINGERPRINT_EXCLUDED_COLUMNS[name] ?? []).map((c) => `'${c}'`).join(', ');
+      await this.db.query(
+        `CREATE TRIGGER test_change_journal AFTER INSERT OR UPDATE OR DELETE ON "${name}"
+           FOR EACH ROW EXECUTE FUNCTION test_change_journal(${excluded});
+         CREATE TRIGGER test_change_journal_truncate AFTER TRUNCATE ON "${name}"
+           FOR EACH STATEMENT EXECUTE FUNCTION test_change_journal();`,
+      );
+    }
+    this.seen = await this.last();
+  }
+
+  private async last(): Promise<number> {
+    const res = await this.db.query<{ id: string | null }>('SELECT max(id) AS id FROM test_change_journal');
+    return Number(res.rows[0].id ?? 0);
+  }
+
+  /** The changes since the last call (or since install), oldest first; the empty list when none. */
+  async changes(): Promise<JournalEntry[]> {
+    const res = await this.db.query<{ id: string; table_name: string; op: string; row_text: string | null }>(
+      'SELECT id, table_name, op, row_text FROM test_change_journal WHERE id > $1 ORDER BY id LIMIT 20',
+      [this.seen],
+    );
+    if (res.rows.length === 0) return [];
+    this.seen = await this.last();
+    return res.rows.map((r) => ({ id: Number(r.id), table: r.table_name, op: r.op, row: r.row_text ?? '' }));
+  }
+}

@@ -55,6 +55,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** A fixed port (from freeLoopbackPort) when the config must name the server's own URL. */
   port?: number;
+  /** A Temporal client of the test's own (test/fakes/temporal.ts): the server then never dials Temporal. */
+  temporal?: AppDeps['temporal'];
 }
 
 /** A loopback port free right now, for a server whose config must know its URL before it listens. */
@@ -79,7 +81,9 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const config = loadConfig({ ...process.env, ...overrides });
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'api-test');
-  const { deps, close } = buildDeps(config, logger);
+  const built = buildDeps(config, logger);
+  const deps: AppDeps = options.temporal ? { ...built.deps, temporal: options.temporal } : built.deps;
+  const close = built.close;
   const server: Server = createApp(deps, options.routes).listen(options.port ?? 0, '127.0.0.1');
   answerClientErrorsInEnvelope(server);
   // Node closes an idle keep-alive socket after 5 s and fetch (undici) reuses one for 4 s: on a

@@ -375,9 +375,10 @@ describe('clarifications', () => {
 
     const seen = async (auth?: string) =>
       (await server.request('GET', path, auth ? { auth } : {})).body.data.map((c: any) => c.id);
+    // Who sees what, per audience, is proved on the domain (test/unit/domain/contests/clarifications.test.ts);
+    // here, that each credential reaches it as its principal.
     expect(await seen(bob.token)).toEqual([]);
     expect(await seen(ada.token)).toEqual([privateOne.body.data.id, publicOne.body.data.id]);
-    expect(await seen(admin.jwt)).toEqual([privateOne.body.data.id, publicOne.body.data.id]);
 
     expectError(
       await server.request('POST', `/api/v1/admin/clarifications/${privateOne.body.data.id}/answer`, {
@@ -415,10 +416,7 @@ describe('clarifications', () => {
       public: true,
     });
 
-    expect(await seen(bob.token)).toEqual([publicOne.body.data.id, announcement.body.data.id]);
     expect(await seen()).toEqual([publicOne.body.data.id, announcement.body.data.id]);
-    const adas = (await server.request('GET', path, { auth: ada.token })).body.data;
-    expect(adas.find((c: any) => c.id === privateOne.body.data.id).answer).toBe('We cannot say.');
     const page = await server.request('GET', `/challenges/${challenge.id}`);
     expect(page.text).toContain('May we use the standard library?');
     expect(page.text).toContain('Test 3 was fixed.');

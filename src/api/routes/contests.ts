@@ -60,7 +60,7 @@ export const contestRoutes = [
     body: questionBody,
     responses: { 201: { description: 'the question', schema: envelope(clarificationSchema) } },
     async handler({ params, body, principal, deps }) {
-      return { status: 201, data: await askQuestion(deps.db, principal, params.id, body.question) };
+      return { status: 201, data: await askQuestion(deps, principal, params.id, body.question) };
     },
   }),
   defineRoute({
@@ -76,7 +76,7 @@ export const contestRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'clarifications', schema: envelope(z.array(clarificationSchema)) } },
     async handler({ params, principal, deps }) {
-      return { data: await listChallengeClarifications(deps.db, principal, params.id) };
+      return { data: await listChallengeClarifications(deps, principal, params.id) };
     },
   }),
   defineRoute({
@@ -91,7 +91,7 @@ export const contestRoutes = [
     body: answerBody,
     responses: { 200: { description: 'the answered question', schema: envelope(clarificationSchema) } },
     async handler({ params, body, principal, deps }) {
-      return { data: await answerQuestion(deps.db, actorOf(principal), params.id, body) };
+      return { data: await answerQuestion(deps, actorOf(principal), params.id, body) };
     },
   }),
   defineRoute({
@@ -107,7 +107,7 @@ export const contestRoutes = [
     body: announcementBody,
     responses: { 201: { description: 'the announcement', schema: envelope(clarificationSchema) } },
     async handler({ params, body, principal, deps }) {
-      return { status: 201, data: await announce(deps.db, actorOf(principal), params.id, body.text) };
+      return { status: 201, data: await announce(deps, actorOf(principal), params.id, body.text) };
     },
   }),
 ];

@@ -1,6 +1,9 @@
+import type { Pool } from 'pg';
 import type { StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
-import { queryOne } from '../pool';
+import { queryOne, withTransaction } from '../pool';
+import { insertAuditRecord } from './audit-records';
+import { findChallengeById } from './challenges';
 
 export interface ClarificationRow {
   id: string;
@@ -99,4 +102,60 @@ export async function countUnansweredQuestions(db: Queryable): Promise<number> {
     `SELECT count(*)::int AS n FROM clarifications WHERE kind = 'question' AND answered_at IS NULL`,
   );
   return row?.n ?? 0;
+}
+
+// ---- the feature's store ----------------------------------------------------------------------------
+
+/** A query function of this layer without its connection: what a store's method looks like. */
+type Bound<F> = F extends (db: Queryable, ...args: infer A) => infer R ? (...args: A) => R : never;
+
+/**
+ * What the clarifications feature (src/domain/contests/clarifications.ts) reads and writes: this
+ * file's functions bound to a connection, the challenge it hangs on and its audit records, and a
+ * transaction. The domain takes it through its deps (`stores.clarifications`; this SQL one unless a
+ * test hands it test/fakes/stores/clarifications.ts, the in-memory one the unit tier runs on).
+ * test/contracts/clarification-store.cases.ts holds both to the same cases.
+ */
+export interface ClarificationStore {
+  insertQuestion: Bound<typeof insertQuestion>;
+  insertAnnouncement: Bound<typeof insertAnnouncement>;
+  findClarification: Bound<typeof findClarification>;
+  answerClarification: Bound<typeof answerClarification>;
+  listClarifications: Bound<typeof listClarifications>;
+  listUnansweredQuestions: Bound<typeof listUnansweredQuestions>;
+  countUnansweredQuestions: Bound<typeof countUnansweredQuestions>;
+  /** The challenge a clarification hangs on (what visibility needs of it). */
+  findChallenge(id: string): Promise<{ id: string; status: string } | null>;
+  insertAuditRecord: Bound<typeof insertAuditRecord>;
+  /** Runs `fn` with a store whose writes commit together, or not at all when it throws. */
+  transaction<T>(fn: (store: ClarificationStore) => Promise<T>): Promise<T>;
+}
+
+function boundStore(db: Queryable, transaction: ClarificationStore['transaction']): ClarificationStore {
+  return {
+    insertQuestion: (q) => insertQuestion(db, q),
+    insertAnnouncement: (a) => insertAnnouncement(db, a),
+    findClarification: (id, forUpdate) => findClarification(db, id, forUpdate),
+    answerClarification: (a) => answerClarification(db, a),
+    listClarifications: (challengeId, who) => listClarifications(db, challengeId, who),
+    listUnansweredQuestions: (limit) => listUnansweredQuestions(db, limit),
+    countUnansweredQuestions: () => countUnansweredQuestions(db),
+    findChallenge: async (id) => {
+      const row = await findChallengeById(db, id);
+      return row && { id: row.id, status: row.status };
+    },
+    insertAuditRecord: (r) => insertAuditRecord(db, r),
+    transaction,
+  };
+}
+
+/** The clarifications' store on PostgreSQL: statements on the pool, a transaction on one of its clients. */
+export function sqlClarificationStore(pool: Pool): ClarificationStore {
+  return boundStore(pool, (fn) =>
+    withTransaction(pool, (tx) => {
+      // Inside, a nested transaction is the same one.
+      const inTx: ClarificationStore = boundStore(tx, (inner) => inner(inTx));
+      return fn(inTx);
+    }),
+  );
 }

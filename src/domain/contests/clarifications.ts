@@ -3,21 +3,17 @@
  * asks (the asker is its owner); operators answer privately or publicly, and announce. Everyone
  * sees the public ones and announcements; the asker its own questions; operators all.
  */
-import type { Pool } from 'pg';
 import { principalUserId, type Principal } from '../../auth/principal';
-import { withTransaction } from '../../db/pool';
-import { findChallengeById } from '../../db/queries/challenges';
 import {
-  answerClarification,
-  findClarification,
-  insertAnnouncement,
-  insertQuestion,
-  listClarifications,
+  sqlClarificationStore,
   type ClarificationRow,
+  type ClarificationStore,
 } from '../../db/queries/clarifications';
+import type { AuditAction } from '../../db/queries/audit-records';
 import { unauthorized, notFound, validationError } from '../../errors';
 import { storableText, type StorableText } from '../../lib/storable-text';
-import { recordAudit, type Actor } from '../audit/trail';
+import type { ServiceDeps } from '../../service-deps';
+import type { Actor } from '../audit/trail';
 import { checkTypedText } from '../agents/rules';
 import { canSeeChallenge } from '../challenges/policy';
 import { seesAllClarifications } from './policy';
@@ -54,33 +50,58 @@ function cleanText(text: string, field: string, max: number): StorableText {
   return storableText(checked.text);
 }
 
-async function requireChallenge(db: Pool, principal: Principal, challengeId: string) {
-  const challenge = await findChallengeById(db, challengeId);
+/** What the operations need: their store (the SQL one on `db` unless the deps carry another). */
+export type ClarificationDeps = Pick<ServiceDeps, 'db' | 'stores'>;
+
+const storeOf = (deps: ClarificationDeps): ClarificationStore =>
+  deps.stores?.clarifications ?? sqlClarificationStore(deps.db);
+
+async function requireChallenge(store: ClarificationStore, principal: Principal, challengeId: string) {
+  const challenge = await store.findChallenge(challengeId);
   if (!challenge || !canSeeChallenge(principal, challenge)) throw notFound('challenge');
   return challenge;
 }
 
+/** An operator's action on a challenge's clarifications, in the audit trail (src/domain/audit/trail.ts). */
+function audit(
+  store: ClarificationStore,
+  actor: Actor,
+  action: AuditAction,
+  challengeId: string,
+  detail: Record<string, unknown>,
+) {
+  return store.insertAuditRecord({
+    actorUserId: actor.userId,
+    action,
+    targetType: 'challenge',
+    targetId: challengeId,
+    detail,
+  });
+}
+
 export async function askQuestion(
-  db: Pool,
+  deps: ClarificationDeps,
   principal: Principal,
   challengeId: string,
   question: string,
 ): Promise<Clarification> {
+  const store = storeOf(deps);
   const askedBy = principalUserId(principal);
   if (askedBy === null) throw unauthorized();
-  await requireChallenge(db, principal, challengeId);
+  await requireChallenge(store, principal, challengeId);
   const text = cleanText(question, 'question', CLARIFICATION_LIMITS.questionChars);
-  const row = await insertQuestion(db, { challengeId, question: text, askedBy });
+  const row = await store.insertQuestion({ challengeId, question: text, askedBy });
   return toClarification(row!);
 }
 
 export async function listChallengeClarifications(
-  db: Pool,
+  deps: ClarificationDeps,
   principal: Principal,
   challengeId: string,
 ): Promise<Clarification[]> {
-  await requireChallenge(db, principal, challengeId);
-  const rows = await listClarifications(db, challengeId, {
+  const store = storeOf(deps);
+  await requireChallenge(store, principal, challengeId);
+  const rows = await store.listClarifications(challengeId, {
     all: seesAllClarifications(principal),
     askedBy: principalUserId(principal),
   });
@@ -88,52 +109,42 @@ export async function listChallengeClarifications(
 }
 
 export async function answerQuestion(
-  db: Pool,
+  deps: ClarificationDeps,
   actor: Actor,
   clarificationId: string,
   input: { answer: string; public: boolean },
 ): Promise<Clarification> {
   const answer = cleanText(input.answer, 'answer', CLARIFICATION_LIMITS.answerChars);
-  return withTransaction(db, async (tx) => {
-    const found = await findClarification(tx, clarificationId, true);
+  return storeOf(deps).transaction(async (tx) => {
+    const found = await tx.findClarification(clarificationId, true);
     if (!found || found.kind !== 'question') throw notFound('clarification');
-    const row = await answerClarification(tx, {
+    const row = await tx.answerClarification({
       id: found.id,
       answer,
       public: input.public,
       by: actor.userId,
     });
-    await recordAudit(
-      tx,
-      actor,
-      'clarification.answer',
-      { type: 'challenge', id: found.challenge_id },
-      { clarification_id: found.id, public: input.public, answered_before: found.answered_at !== null },
-    );
+    await audit(tx, actor, 'clarification.answer', found.challenge_id, {
+      clarification_id: found.id,
+      public: input.public,
+      answered_before: found.answered_at !== null,
+    });
     return toClarification(row!);
   });
 }
 
 export async function announce(
-  db: Pool,
+  deps: ClarificationDeps,
   actor: Actor,
   challengeId: string,
   text: string,
 ): Promise<Clarification> {
   const body = cleanText(text, 'text', CLARIFICATION_LIMITS.answerChars);
-  return withTransaction(db, async (tx) => {
-    const challenge = await findChallengeById(tx, challengeId);
+  return storeOf(deps).transaction(async (tx) => {
+    const challenge = await tx.findChallenge(challengeId);
     if (!challenge) throw notFound('challenge');
-    const row = await insertAnnouncement(tx, { challengeId, text: body, by: actor.userId });
-    await recordAudit(
-      tx,
-      actor,
-      'challenge.announce',
-      { type: 'challenge', id: challengeId },
-      {
-        clarification_id: row!.id,
-      },
-    );
+    const row = await tx.insertAnnouncement({ challengeId, text: body, by: actor.userId });
+    await audit(tx, actor, 'challenge.announce', challengeId, { clarification_id: row!.id });
     return toClarification(row!);
   });
 }

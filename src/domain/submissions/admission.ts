@@ -11,7 +11,7 @@ import { findChallengeJudge } from '../../db/queries/challenges';
 import type { NewQueueWork } from '../../db/queries/judging-queue';
 import { findResultForRun } from '../../db/queries/results';
 import { findSubmissionById } from '../../db/queries/submissions';
-import { slotsForJudge } from '../judging-queue/order';
+import { QUEUE_PRIORITY, slotsForJudge } from '../judging-queue/order';
 import {
   type QueueConfig,
   type WaitControls,
@@ -38,18 +38,30 @@ async function runWork(db: Pool, config: AdmissionConfig, ref: RunRef): Promise<
     return { stale: true };
   }
   const judge = await findChallengeJudge(db, submission.challenge_id);
+  return { work: runQueueWork(submission, judge, ref, config.JUDGE_PROGRAM_SLOTS) };
+}
+
+/**
+ * The queue entry of a submission run (pure, so the unit tier proves it): a first judging counts
+ * against its owner and agent at normal priority; a rejudge against no one, at low priority; the
+ * slots are the judge's (a `program` judge's up to JUDGE_PROGRAM_SLOTS, never more than its tests).
+ */
+export function runQueueWork(
+  submission: { id: string; owner_user_id: string; agent_id: string },
+  judge: unknown,
+  ref: RunRef,
+  programSlots: number,
+): NewQueueWork {
   const rejudge = ref.run > 0;
   return {
-    work: {
-      workKey: submissionWorkKey(submission.id, ref.run),
-      kind: rejudge ? 'rejudge' : 'submission',
-      priority: rejudge ? 1 : 0,
-      ownerUserId: rejudge ? null : submission.owner_user_id,
-      agentId: rejudge ? null : submission.agent_id,
-      submissionId: submission.id,
-      run: ref.run,
-      slots: Math.max(1, slotsForJudge(judge, config.JUDGE_PROGRAM_SLOTS)),
-    },
+    workKey: submissionWorkKey(submission.id, ref.run),
+    kind: rejudge ? 'rejudge' : 'submission',
+    priority: rejudge ? QUEUE_PRIORITY.low : QUEUE_PRIORITY.normal,
+    ownerUserId: rejudge ? null : submission.owner_user_id,
+    agentId: rejudge ? null : submission.agent_id,
+    submissionId: submission.id,
+    run: ref.run,
+    slots: Math.max(1, slotsForJudge(judge, programSlots)),
   };
 }
 

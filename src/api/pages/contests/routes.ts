@@ -52,7 +52,7 @@ export const contestPageRoutes: AnyRouteDef[] = [
       params: idParams,
       body: z.object({ _csrf: z.string(), question: safeText(2_000, 1) }),
       async handler({ params, body, principal, deps }) {
-        await askQuestion(deps.db, principal, params.id, body.question);
+        await askQuestion(deps, principal, params.id, body.question);
         return { redirect: `/challenges/${params.id}#clarifications`, status: 303 };
       },
     },
@@ -103,7 +103,7 @@ export const contestPageRoutes: AnyRouteDef[] = [
         if (body.text.trim() === '') errors.text = 'must not be blank';
         if (!errors.challenge_id && !errors.text) {
           try {
-            await announce(deps.db, actorOf(principal), body.challenge_id, body.text);
+            await announce(deps, actorOf(principal), body.challenge_id, body.text);
             return { redirect: '/admin/clarifications?done=announced', status: 303 };
           } catch (err) {
             if (!(err instanceof ServiceError)) throw err;
@@ -133,7 +133,7 @@ export const contestPageRoutes: AnyRouteDef[] = [
         public: z.literal('true').optional(),
       }),
       async handler({ params, body, principal, deps }) {
-        await answerQuestion(deps.db, actorOf(principal), params.id, {
+        await answerQuestion(deps, actorOf(principal), params.id, {
           answer: body.answer,
           public: body.public === 'true',
         });

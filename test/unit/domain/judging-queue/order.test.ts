@@ -12,6 +12,7 @@ import {
   matchQueueWork,
   queueOrder,
 } from '../../../../src/domain/judging-queue/order';
+import { runQueueWork } from '../../../../src/domain/submissions/admission';
 
 let nextSeq = 1;
 function work(owner: string | null, overrides: Partial<QueuedWork> = {}): QueuedWork {
@@ -248,5 +249,129 @@ describe('a queue entry with several owners (a game match, one slot per seat)', 
     });
     expect(matchQueueWork('exhibition', seats)).toEqual({ priority: QUEUE_PRIORITY.low, owners: [] });
     expect(QUEUE_PRIORITY.low).toBeGreaterThan(QUEUE_PRIORITY.normal);
+  });
+});
+
+/**
+ * What test/integration/judging-queue-order.test.ts proved with 150 s of real judging (two owners
+ * flooding 8 sleepers of 5 s, a third owner's submission sent while the flood waits), proved here on
+ * the order functions over time, for every capacity a machine may have and every moment the victim
+ * may come; test/integration/judging-queue-order.test.ts keeps one short run on the real queue.
+ */
+describe('the flood scenario, simulated for every capacity and arrival of the victim', () => {
+  const FLOOD_LENGTH = 10;
+  const cases = [1, 2, 3, 4].flatMap((capacity) =>
+    [0.5, 3, FLOOD_LENGTH, FLOOD_LENGTH + 0.5].map((at) => [capacity, at] as const),
+  );
+
+  test.each(cases)('capacity %d, the victim arriving at %d', (capacity, victimAt) => {
+    // Two owners, two agents each, two sleepers per agent: all within the caps (agent 2, owner 4).
+    const flood = Array.from({ length: 8 }, (_, i) => ({
+      at: i * 0.01,
+      work: work(`owner-${i % 2}`, { agentId: `agent-${i % 4}` }),
+      length: FLOOD_LENGTH,
+    }));
+    const victim = { at: victimAt, work: work('victim'), length: 0.5 };
+    const started = simulate([...flood, victim], limits({ capacity }));
+    // Every piece ran (the flood within its caps, the victim judged).
+    expect(started.size).toBe(9);
+    const victimStart = started.get(victim.work)!;
+    const waitingWhenVictimCame = flood.filter((f) => started.get(f.work)! > victim.at);
+    const grantedAheadOfVictim = waitingWhenVictimCame.filter((f) => started.get(f.work)! < victimStart);
+    // None of the flood still waiting when the victim came went ahead of it...
+    expect(grantedAheadOfVictim).toEqual([]);
+    // ...and it took the first slot that freed (at once when one was free).
+    const freeAt = [victim.at, ...flood.map((f) => started.get(f.work)! + f.length)]
+      .filter((t) => t >= victim.at)
+      .sort((x, y) => x - y);
+    const runningAt = (t: number) =>
+      flood.filter((f) => started.get(f.work)! <= t && started.get(f.work)! + f.length > t).length;
+    const firstFree = freeAt.find((t) => runningAt(t) < capacity)!;
+    expect(victimStart).toBe(firstFree);
+  });
+
+  test('once each flooder has a single piece left, nothing sets the victim apart: the tie goes to arrival', () => {
+    const flood = Array.from({ length: 8 }, (_, i) => ({
+      at: i * 0.01,
+      work: work(`owner-${i % 2}`, { agentId: `agent-${i % 4}` }),
+      length: FLOOD_LENGTH,
+    }));
+    // With 2 slots, at 21 six sleepers have started: one left per owner, as little queued as the victim.
+    const victim = { at: 2 * FLOOD_LENGTH + 1, work: work('victim'), length: 0.5 };
+    const started = simulate([...flood, victim], limits({ capacity: 2 }));
+    const lastTwo = flood.filter((f) => started.get(f.work)! >= 3 * FLOOD_LENGTH);
+    expect(lastTwo.map((f) => started.get(f.work)! < 4 * FLOOD_LENGTH)).toEqual([true, true]);
+    expect(started.get(victim.work)).toBe(4 * FLOOD_LENGTH);
+  });
+
+  test('the scenario happens: with 2 slots, a victim arriving while the flood runs finds 6 sleepers waiting', () => {
+    const flood = Array.from({ length: 8 }, (_, i) => ({
+      at: i * 0.01,
+      work: work(`owner-${i % 2}`, { agentId: `agent-${i % 4}` }),
+      length: FLOOD_LENGTH,
+    }));
+    const victim = { at: 1, work: work('victim'), length: 0.5 };
+    const started = simulate([...flood, victim], limits({ capacity: 2 }));
+    expect(flood.filter((f) => started.get(f.work)! > victim.at)).toHaveLength(6);
+    // First in, first out would have started all 8 before it: the fair order starts it third.
+    const order = [...started.entries()].sort((x, y) => x[1] - y[1] || x[0].seq - y[0].seq);
+    expect(order.findIndex(([w]) => w === victim.work)).toBe(2);
+  });
+});
+
+describe("a submission run's queue entry", () => {
+  const submission = { id: 's-1', owner_user_id: 'user-1', agent_id: 'agent-1' };
+  const tests = { kind: 'tests', tests: [{}] };
+  const program = (n: number) => ({ kind: 'program', tests: Array.from({ length: n }, () => ({})) });
+
+  test('a first judging counts against its owner and agent, at normal priority', () => {
+    expect(runQueueWork(submission, tests, { submissionId: 's-1', run: 0 }, 2)).toEqual({
+      workKey: 'submission:s-1:0',
+      kind: 'submission',
+      priority: QUEUE_PRIORITY.normal,
+      ownerUserId: 'user-1',
+      agentId: 'agent-1',
+      submissionId: 's-1',
+      run: 0,
+      slots: 1,
+    });
+  });
+
+  test('a rejudge waits at low priority, counted against no owner and no agent', () => {
+    expect(runQueueWork(submission, tests, { submissionId: 's-1', run: 3 }, 2)).toMatchObject({
+      workKey: 'submission:s-1:3',
+      kind: 'rejudge',
+      priority: QUEUE_PRIORITY.low,
+      ownerUserId: null,
+      agentId: null,
+    });
+  });
+
+  test('a program judging holds JUDGE_PROGRAM_SLOTS slots, never more than its tests, the capacity or the agent cap', () => {
+    const held = (programSlots: number, testCount: number, queue: QueueLimits) =>
+      boundedSlots(
+        runQueueWork(submission, program(testCount), { submissionId: 's-1', run: 0 }, programSlots).slots,
+        queue,
+        { owner: true, agent: true },
+      );
+    for (const programSlots of [1, 2, 4])
+      for (const testCount of [1, 3, 8])
+        for (const capacity of [1, 2, 8])
+          for (const perAgent of [1, 2, 8]) {
+            const queue = limits({ capacity, perAgent, perUser: 8 });
+            expect([
+              programSlots,
+              testCount,
+              capacity,
+              perAgent,
+              held(programSlots, testCount, queue),
+            ]).toEqual([
+              programSlots,
+              testCount,
+              capacity,
+              perAgent,
+              Math.min(programSlots, testCount, capacity, perAgent),
+            ]);
+          }
   });
 });
