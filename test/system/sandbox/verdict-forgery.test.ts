@@ -4,10 +4,10 @@
  * the wall. Each program burns CPU past its limit; whatever it writes, the verdict is
  * time_limit_exceeded and the figures are the host's.
  */
-import { judgeConfigSchema } from '../../src/judging/config';
-import { runProgramJudge } from '../../src/judging/program-judge';
-import { LANGUAGE_IDS } from '../../src/judging/program/languages';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
+import { judgeConfigSchema } from '../../../src/judging/config';
+import { runProgramJudge } from '../../../src/judging/program-judge';
+import { LANGUAGE_IDS } from '../../../src/judging/program/languages';
+import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
 import { forgerSource, signallerSource } from './forgery';
 
 jest.setTimeout(300_000);

@@ -12,7 +12,7 @@ import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import { bundleWorkflowCode, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 
-const FIXTURES = path.join(__dirname, '..', 'fixtures', 'workflow-histories');
+const FIXTURES = path.join(__dirname, '../..', 'fixtures', 'workflow-histories');
 const files = readdirSync(FIXTURES)
   .filter((f) => f.endsWith('.json'))
   .sort();
@@ -57,13 +57,13 @@ beforeAll(async () => {
     // already installed in this jest worker
   }
   workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
+    workflowsPath: require.resolve('../../../workflows'),
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
   });
 }, 120_000);
 
 test('fixtures cover every workflow type the worker registers', async () => {
-  const exported = Object.entries(await import('../../workflows'));
+  const exported = Object.entries(await import('../../../workflows'));
   const registered = exported
     .filter(([name, value]) => typeof value === 'function' && name.endsWith('Workflow'))
     .map(([name]) => name)

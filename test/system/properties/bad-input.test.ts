@@ -16,10 +16,10 @@
  */
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
-import type { AnyRouteDef } from '../../src/api/route';
-import { EVENT_TYPES } from '../../src/events/types';
-import { createLogger } from '../../src/lib/logger';
-import { createWebhook, startReceiver, type TestReceiver } from '../helpers/webhook-factories';
+import type { AnyRouteDef } from '../../../src/api/route';
+import { EVENT_TYPES } from '../../../src/events/types';
+import { createLogger } from '../../../src/lib/logger';
+import { createWebhook, startReceiver, type TestReceiver } from '../../helpers/webhook-factories';
 import {
   closeRawAgent,
   credentialHeaders,
@@ -38,10 +38,10 @@ import {
   type Fingerprint,
   type RawRequest,
   type RawResponse,
-} from '../helpers/route-table';
-import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
-import { newAgent, newAgentKey } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+} from '../../helpers/route-table';
+import { newChallenge, sessionFor, submit, waitForSubmission } from '../../helpers/submission-factories';
+import { newAgent, newAgentKey } from '../../helpers/factories';
+import { startTestServer, type TestServer } from '../../helpers/server';
 import {
   CONTENT_TYPES,
   headerValue,
@@ -53,7 +53,7 @@ import {
   preferredIds,
   queryString,
   type ZodArbContext,
-} from './arbitraries';
+} from '../../helpers/arbitraries';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FC_RUNS ?? 30);

@@ -10,9 +10,9 @@ import {
   buildProgram,
   newBuildFolder,
   retriedOnceOnCrash,
-} from '../../src/judging/program/build';
-import { LANGUAGES } from '../../src/judging/program/languages';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
+} from '../../../src/judging/program/build';
+import { LANGUAGES } from '../../../src/judging/program/languages';
+import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
 
 jest.setTimeout(120_000);
 

@@ -3,11 +3,11 @@
  * (test/helpers/multi-file-projects.ts) is detected, built in the wall with every file, and run;
  * JavaScript/TypeScript imports of anything but the submission's own files are compile errors.
  */
-import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from '../../src/judging/program/build';
-import { detectProgram } from '../../src/judging/program/detect';
-import { LANGUAGES } from '../../src/judging/program/languages';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
-import { OUTSIDE_IMPORTS, PROJECTS, type Files } from '../helpers/multi-file-projects';
+import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from '../../../src/judging/program/build';
+import { detectProgram } from '../../../src/judging/program/detect';
+import { LANGUAGES } from '../../../src/judging/program/languages';
+import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
+import { OUTSIDE_IMPORTS, PROJECTS, type Files } from '../../helpers/multi-file-projects';
 
 jest.setTimeout(300_000);
 

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { TEST_TEMPORAL_PORT } from '../setup/test-env';
+import { TEST_TEMPORAL_PORT } from '../../setup/test-env';
 
 jest.setTimeout(300_000);
 
@@ -85,7 +85,7 @@ const steps = {
 function registered(): typeof steps {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { attemptedAtMostTwice } = require('../../src/domain/matches/activities') as {
+    const { attemptedAtMostTwice } = require('../../../src/domain/matches/activities') as {
       attemptedAtMostTwice: <T extends object>(s: T) => T;
     };
     return attemptedAtMostTwice(steps);
@@ -109,7 +109,7 @@ beforeAll(async () => {
     Worker.create({
       connection,
       taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
+      workflowsPath: require.resolve('../../../workflows'),
       activities,
     }),
     Worker.create({ connection, taskQueue: `${taskQueue}-judging`, activities }),

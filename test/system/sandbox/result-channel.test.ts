@@ -5,10 +5,10 @@
  * runs through runProgram, the program judge's own way into the wall; rules.ts turns the result
  * into the verdict.
  */
-import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from '../../src/judging/program/build';
-import { LANGUAGES } from '../../src/judging/program/languages';
-import { limitVerdict } from '../../src/judging/program/rules';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
+import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from '../../../src/judging/program/build';
+import { LANGUAGES } from '../../../src/judging/program/languages';
+import { limitVerdict } from '../../../src/judging/program/rules';
+import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
 import { C_PRELUDE } from './hostile';
 import { FORGED_REPORT, forgedFrames } from './forgery';
 

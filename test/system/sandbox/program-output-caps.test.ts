@@ -4,8 +4,8 @@
  * so going past its cap only cuts it. native-supervisor.c applies both caps while the program runs
  * and again to what is still in the pipes when it exits (one `forward` for both).
  */
-import { runProgram } from '../../src/judging/program/build';
-import { LANGUAGES } from '../../src/judging/program/languages';
+import { runProgram } from '../../../src/judging/program/build';
+import { LANGUAGES } from '../../../src/judging/program/languages';
 import { useBuiltCProgram } from './built-program';
 
 jest.setTimeout(120_000);

@@ -15,7 +15,7 @@ import {
   type SandboxLauncher,
   createBwrapLauncher,
   defaultLimits,
-} from '../../src/judging/sandbox/os-sandbox';
+} from '../../../src/judging/sandbox/os-sandbox';
 
 let launcher: Promise<SandboxLauncher> | undefined;
 

@@ -6,17 +6,17 @@
 import dgram from 'node:dgram';
 import { readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
-import { JUDGE_CONFIG_LIMITS } from '../../src/judging/config';
+import { JUDGE_CONFIG_LIMITS } from '../../../src/judging/config';
 import { existsSync } from 'node:fs';
 import {
   OS_SANDBOX_DEFAULTS,
   SANDBOX_SCRIPT_PATH,
   defaultLimits,
-} from '../../src/judging/sandbox/os-sandbox';
-import { runNativeInSandbox } from '../../src/judging/sandbox/native-run';
-import { prepareSubmission } from '../../src/judging/sandbox/prepare-submission';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
-import { SANDBOX_LIMITS, runInSandbox, runScriptInSandbox } from '../../src/judging/sandbox/run-in-sandbox';
+} from '../../../src/judging/sandbox/os-sandbox';
+import { runNativeInSandbox } from '../../../src/judging/sandbox/native-run';
+import { prepareSubmission } from '../../../src/judging/sandbox/prepare-submission';
+import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
+import { SANDBOX_LIMITS, runInSandbox, runScriptInSandbox } from '../../../src/judging/sandbox/run-in-sandbox';
 import { C_PRELUDE, EXIT_BY_SIGNAL, PRELUDE, compileC, osSandbox, runHostile } from './hostile';
 
 jest.setTimeout(60_000);

@@ -4,10 +4,10 @@
  * be written down for a later visible test to echo), and a sandbox launched ahead starts nothing,
  * and runs no clock, before its test hands it its input.
  */
-import { runProgram } from '../../src/judging/program/build';
-import { LANGUAGES } from '../../src/judging/program/languages';
+import { runProgram } from '../../../src/judging/program/build';
+import { LANGUAGES } from '../../../src/judging/program/languages';
 import { useBuiltCProgram } from './built-program';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
+import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
 
 jest.setTimeout(120_000);
 

@@ -21,42 +21,42 @@ import {
   renderSubmissionPage,
   renderTakePartPage,
   renderTokensPage,
-} from '../../src/api/pages/accounts/view';
-import { NEW_CHALLENGE_VALUES, renderChallengeFormPage } from '../../src/api/pages/challenges/form';
-import { renderConfirmPage, renderConsoleHome } from '../../src/api/pages/console/view';
-import { renderChallengeListPage } from '../../src/api/pages/challenges/console-view';
+} from '../../../src/api/pages/accounts/view';
+import { NEW_CHALLENGE_VALUES, renderChallengeFormPage } from '../../../src/api/pages/challenges/form';
+import { renderConfirmPage, renderConsoleHome } from '../../../src/api/pages/console/view';
+import { renderChallengeListPage } from '../../../src/api/pages/challenges/console-view';
 import {
   renderAdminSubmissionPage,
   renderChallengeSubmissionsPage,
-} from '../../src/api/pages/submissions/console-view';
-import { renderAuditPage } from '../../src/api/pages/audit/console-view';
+} from '../../../src/api/pages/submissions/console-view';
+import { renderAuditPage } from '../../../src/api/pages/audit/console-view';
 import {
   renderAdminDeliveriesPage,
   renderDeliveryPage,
   renderMyWebhookPage,
   renderMyWebhooksPage,
   renderReplayOutcomePage,
-} from '../../src/api/pages/webhooks/view';
-import { renderErrorPage } from '../../src/web/error-page';
-import type { HeaderAccount, RenderedPage } from '../../src/web/layout';
-import { renderChallengePage, renderHomePage } from '../../src/api/pages/challenges/view';
+} from '../../../src/api/pages/webhooks/view';
+import { renderErrorPage } from '../../../src/web/error-page';
+import type { HeaderAccount, RenderedPage } from '../../../src/web/layout';
+import { renderChallengePage, renderHomePage } from '../../../src/api/pages/challenges/view';
 import {
   renderEmbeddedProviderSignIn,
   renderMessagePage,
   renderSignInOffPage,
   renderUnsentFormPage,
-} from '../../src/api/pages/accounts/sign-in-view';
-import { renderWatchPage } from '../../src/api/pages/connector/watch-view';
-import { renderAgentPage, renderLadderPage, renderMatchPage } from '../../src/api/pages/matches/view';
-import { renderGamePage, renderGamesPage } from '../../src/api/pages/games/view';
-import { renderClarificationsConsole } from '../../src/api/pages/contests/console-view';
+} from '../../../src/api/pages/accounts/sign-in-view';
+import { renderWatchPage } from '../../../src/api/pages/connector/watch-view';
+import { renderAgentPage, renderLadderPage, renderMatchPage } from '../../../src/api/pages/matches/view';
+import { renderGamePage, renderGamesPage } from '../../../src/api/pages/games/view';
+import { renderClarificationsConsole } from '../../../src/api/pages/contests/console-view';
 import {
   renderRejudgeConfirmPage,
   renderRejudgeProgressPage,
-} from '../../src/api/pages/challenges/rejudge-view';
-import type { MatchView } from '../../src/domain/matches/views';
-import type { MatchBoardEntry } from '../../src/domain/matches/board';
-import { NASTY_STRINGS } from './arbitraries';
+} from '../../../src/api/pages/challenges/rejudge-view';
+import type { MatchView } from '../../../src/domain/matches/views';
+import type { MatchBoardEntry } from '../../../src/domain/matches/board';
+import { NASTY_STRINGS } from '../../helpers/arbitraries';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FC_RUNS ?? 40);
@@ -829,7 +829,7 @@ function skeleton(page: string): string[] {
 const count = (page: string, needle: string) => page.toLowerCase().split(needle).length - 1;
 
 test('every exported page renderer is fed here, or listed with its reason', () => {
-  const root = path.resolve(__dirname, '../../src');
+  const root = path.resolve(__dirname, '../../../src');
   const files = ['api/pages', 'web'].flatMap((dir) =>
     fs
       .readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })

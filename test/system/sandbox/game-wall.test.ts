@@ -2,13 +2,13 @@
  * Games in the wall: each player one program in its own sandbox for the whole game, frozen
  * between its turns, its CPU read from its cgroup by the host (src/judging/games/wall-player.ts).
  */
-import { judgeConfigSchema } from '../../src/judging/config';
-import { runGameJudge } from '../../src/judging/game-judge';
-import { findGame } from '../../src/judging/games/catalog';
-import { resimulate } from '../../src/judging/games/game-run';
-import { buildGameProgram, playGameInWall, type BuiltProgram } from '../../src/judging/games/programs';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
-import { playGameMatch } from '../../src/domain/games/matches';
+import { judgeConfigSchema } from '../../../src/judging/config';
+import { runGameJudge } from '../../../src/judging/game-judge';
+import { findGame } from '../../../src/judging/games/catalog';
+import { resimulate } from '../../../src/judging/games/game-run';
+import { buildGameProgram, playGameInWall, type BuiltProgram } from '../../../src/judging/games/programs';
+import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
+import { playGameMatch } from '../../../src/domain/games/matches';
 import { forgerSource } from './forgery';
 
 jest.setTimeout(300_000);

@@ -8,7 +8,7 @@
  * bwrap's init (dumpable, same uid, holding the frame socket) and the host took the last report
  * whoever wrote it, so a program that ran past its limit scored 100 with `time_ms 1`.
  */
-import type { LanguageId } from '../../src/judging/program/languages';
+import type { LanguageId } from '../../../src/judging/program/languages';
 
 /** The forged report, in the supervisor's own words. */
 export const FORGED_REPORT = 'status exited code 0 signal 0 cpu_ms 1 wall_ms 1 maxrss_kb 1000 limit none';

@@ -5,7 +5,7 @@
  */
 import type { LanguageId } from '../../src/judging/program/languages';
 import { eventually, newAdmin, newAgent } from '../helpers/factories';
-import { forgerSource } from '../sandbox/forgery';
+import { forgerSource } from './sandbox/forgery';
 import {
   getWithinLimits,
   newChallenge,

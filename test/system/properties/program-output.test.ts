@@ -18,22 +18,22 @@
  */
 import fc from 'fast-check';
 import { Client } from 'pg';
-import { judgeConfigSchema } from '../../src/judging/config';
-import { runGameJudge } from '../../src/judging/game-judge';
-import { findGame } from '../../src/judging/games/catalog';
-import type { GameEngine } from '../../src/judging/games/engine';
-import { resimulate } from '../../src/judging/games/game-run';
-import { AnswerReader, BoundedLog } from '../../src/judging/games/line-reader';
-import { playMatch } from '../../src/judging/games/match';
-import type { PlayerChannel, TurnResult } from '../../src/judging/games/player';
-import { refereeGame } from '../../src/judging/games/referee';
-import { runProgramJudge } from '../../src/judging/program-judge';
-import { sandboxRuntime } from '../../src/judging/sandbox/sandbox-runtime';
-import type { JudgeOutcome } from '../../src/judging/types';
-import { matchWallCapMs, participantLogs } from '../../src/domain/games/rules';
-import { REPLACED_NOTE, sanitizeJson, sanitizeText, storableJson } from '../../src/lib/storable-text';
-import { testEnvironment } from '../setup/test-env';
-import { unicodeString } from './arbitraries';
+import { judgeConfigSchema } from '../../../src/judging/config';
+import { runGameJudge } from '../../../src/judging/game-judge';
+import { findGame } from '../../../src/judging/games/catalog';
+import type { GameEngine } from '../../../src/judging/games/engine';
+import { resimulate } from '../../../src/judging/games/game-run';
+import { AnswerReader, BoundedLog } from '../../../src/judging/games/line-reader';
+import { playMatch } from '../../../src/judging/games/match';
+import type { PlayerChannel, TurnResult } from '../../../src/judging/games/player';
+import { refereeGame } from '../../../src/judging/games/referee';
+import { runProgramJudge } from '../../../src/judging/program-judge';
+import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
+import type { JudgeOutcome } from '../../../src/judging/types';
+import { matchWallCapMs, participantLogs } from '../../../src/domain/games/rules';
+import { REPLACED_NOTE, sanitizeJson, sanitizeText, storableJson } from '../../../src/lib/storable-text';
+import { testEnvironment } from '../../setup/test-env';
+import { unicodeString } from '../../helpers/arbitraries';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FC_RUNS ?? 60);
