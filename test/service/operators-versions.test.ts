@@ -4,15 +4,13 @@
  * PATCH made from an older version is refused with 412 and changes nothing. Real HTTP and stack.
  */
 import { createDraft, transition } from '../helpers/challenge-factories';
-import { newAdmin, type TestUser } from '../helpers/factories';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { type TestUser } from '../helpers/factories';
+import { expectError, type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin({ RATE_LIMIT_DISABLED: '1' })));
 afterAll(() => server.close());
 
 const read = (id: string) => server.request('GET', `/api/v1/admin/challenges/${id}`, { auth: admin.jwt });

@@ -13,9 +13,10 @@ import type { Browser } from 'playwright-core';
 import { axeViolations, checkTwoWidths, launchChromium, person, type Person } from '../helpers/browser';
 import { challengeBody } from '../helpers/challenge-factories';
 import { liveEvent, newConnectorAgent, postEvent, type ConnectorAgent } from '../helpers/connector-factories';
-import { eventually, newAdmin, type TestUser } from '../helpers/factories';
+import { eventually, type TestUser } from '../helpers/factories';
 import { submitJudgedAndClose } from '../helpers/submission-factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 // The callbacks passed to page.evaluate/waitForFunction run in the browser (tsconfig has no DOM lib).
 declare const document: {
@@ -34,8 +35,7 @@ let browser: Browser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
-  admin = await newAdmin(server);
+  ({ server, admin } = await startServerAndAdmin({ RATE_LIMIT_DISABLED: '1' }));
   browser = await launchChromium();
 }, 60_000);
 

@@ -9,15 +9,13 @@ import {
   type ChallengeLifecycleState,
 } from '../../src/domain/challenges/contract';
 import { createActive, createDraft, inSeconds, outboxFor, transition } from '../helpers/challenge-factories';
-import { eventually, newAdmin, type TestUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { eventually, type TestUser } from '../helpers/factories';
+import { type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(() => server.close());
 
 const WAIT = 40_000;

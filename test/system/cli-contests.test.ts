@@ -7,18 +7,16 @@
 import { randomUUID } from 'node:crypto';
 import { createActive, inSeconds } from '../helpers/challenge-factories';
 import { cliInProcess } from '../helpers/cli';
-import { eventually, newAdmin, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { eventually, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
+import { type TestServer } from '../helpers/server';
 import { sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
 const cli = (argv: string[], env?: NodeJS.ProcessEnv) => cliInProcess(server)(argv, env);
 
-beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin({ RATE_LIMIT_DISABLED: '1' })));
 afterAll(() => server.close());
 
 /** Public: "42". Held out: "seven". */

@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { challengeBody } from '../helpers/challenge-factories';
 import { newConnectorAgent, type ConnectorAgent } from '../helpers/connector-factories';
-import { eventually, newAdmin, type TestUser } from '../helpers/factories';
+import { eventually, type TestUser } from '../helpers/factories';
 import { submitJudgedAndClose } from '../helpers/submission-factories';
 import { cliInProcess } from '../helpers/cli';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 const cli = (argv: string[], env?: NodeJS.ProcessEnv) => cliInProcess(server)(argv, env);
@@ -31,8 +32,7 @@ async function play(agent: ConnectorAgent, content: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
-  admin = await newAdmin(server);
+  ({ server, admin } = await startServerAndAdmin({ RATE_LIMIT_DISABLED: '1' }));
   weightClass = `wc-${randomUUID().slice(0, 8)}`;
   const created = await server.request('POST', '/api/v1/admin/challenges', {
     auth: admin.jwt,

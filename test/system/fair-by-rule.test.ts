@@ -6,16 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createActive, inSeconds, challengeBody } from '../helpers/challenge-factories';
-import { eventually, newAdmin, newAgent, newAgentKey, newUser, type TestUser } from '../helpers/factories';
+import { eventually, newAgent, newAgentKey, newUser, type TestUser } from '../helpers/factories';
 import { liveEvent, postEvent, type ConnectorAgent } from '../helpers/connector-factories';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { expectError, type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(() => server?.close());
 
 const JUDGE = {

@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { createActive, inSeconds } from '../helpers/challenge-factories';
-import { eventually, newAdmin, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
+import { eventually, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
 import { cliProcess } from '../helpers/cli';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { expectError, type TestServer } from '../helpers/server';
 import { signInThroughEmbeddedProvider, webClient, type WebClient } from '../helpers/web-session';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 const run = Math.random().toString(36).slice(2, 8);
 const OPERATOR = `ops|surfaces-${run}`;
@@ -39,8 +40,10 @@ let operator: WebClient;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1', AUTH_OPERATOR_SUBJECTS: OPERATOR });
-  admin = await newAdmin(server);
+  ({ server, admin } = await startServerAndAdmin({
+    RATE_LIMIT_DISABLED: '1',
+    AUTH_OPERATOR_SUBJECTS: OPERATOR,
+  }));
   competitor = webClient(server.baseUrl);
   await signInThroughEmbeddedProvider(competitor, COMPETITOR);
   operator = webClient(server.baseUrl);

@@ -4,16 +4,14 @@
  * private score, the freeze holds the public board, clarifications keep their audience.
  */
 import { createActive, inSeconds } from '../helpers/challenge-factories';
-import { eventually, newAdmin, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
+import { eventually, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
 import { getWithinLimits, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { expectError, type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(() => server.close());
 
 const WAIT = 30_000;

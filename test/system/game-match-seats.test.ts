@@ -5,18 +5,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { lightCycles } from '../../src/judging/games/light-cycles';
-import { eventually, newAdmin, type TestAgent, type TestUser } from '../helpers/factories';
+import { eventually, type TestAgent, type TestUser } from '../helpers/factories';
 import { challengeBody } from '../helpers/challenge-factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
 import { validatedGamePlayer } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(async () => {
   await server?.close();
 });

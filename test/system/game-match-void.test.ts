@@ -13,18 +13,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { connectFour } from '../../src/judging/games/connect-four';
-import { eventually, newAdmin, type TestUser } from '../helpers/factories';
+import { eventually, type TestUser } from '../helpers/factories';
 import { challengeBody } from '../helpers/challenge-factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
 import { validatedGamePlayer } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(async () => {
   await server?.close();
 });

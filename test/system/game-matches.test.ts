@@ -13,18 +13,16 @@ import { randomUUID } from 'node:crypto';
 import { connectFour } from '../../src/judging/games/connect-four';
 import { findGame } from '../../src/judging/games/catalog';
 import { resimulate, type GameRecord } from '../../src/judging/games/game-run';
-import { eventually, newAdmin, newAgent, type TestUser } from '../helpers/factories';
+import { eventually, newAgent, type TestUser } from '../helpers/factories';
 import { challengeBody } from '../helpers/challenge-factories';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { expectError, type TestServer } from '../helpers/server';
 import { sessionFor, validatedGamePlayer } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(async () => {
   await server?.close();
 });

@@ -15,19 +15,17 @@ import { randomUUID } from 'node:crypto';
 import { removeWork } from '../../src/db/queries/judging-queue';
 import { lastRoundNo } from '../../src/db/queries/matchmaking-rounds';
 import { createMatchmakingSteps } from '../../src/domain/matches/matchmaking';
-import { eventually, newAdmin, newAgent, newUser, type TestAgent, type TestUser } from '../helpers/factories';
+import { eventually, newAgent, newUser, type TestAgent, type TestUser } from '../helpers/factories';
 import { challengeBody } from '../helpers/challenge-factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
 import { newChallenge, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 jest.setTimeout(600_000);
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(async () => {
   await server?.close();
 });

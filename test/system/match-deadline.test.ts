@@ -12,10 +12,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { connectFour } from '../../src/judging/games/connect-four';
-import { eventually, newAdmin, type TestUser } from '../helpers/factories';
+import { eventually, type TestUser } from '../helpers/factories';
 import { challengeBody } from '../helpers/challenge-factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
 import { validatedGamePlayer } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
@@ -54,8 +55,7 @@ for line in sys.stdin:
 `;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
+  ({ server, admin } = await startServerAndAdmin());
   const created = await server.request('POST', '/api/v1/admin/challenges', {
     auth: admin.jwt,
     body: challengeBody({

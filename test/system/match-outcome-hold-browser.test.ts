@@ -10,9 +10,10 @@
  */
 import type { Browser } from 'playwright-core';
 import { launchChromium, person } from '../helpers/browser';
-import { newAdmin, type TestUser } from '../helpers/factories';
+import { type TestUser } from '../helpers/factories';
 import { playRatedBout } from '../helpers/match-factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 // The callbacks passed to page.evaluate/waitForFunction run in the browser (tsconfig has no DOM lib).
 declare const document: { querySelector(selector: string): unknown };
@@ -28,8 +29,10 @@ let browser: Browser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1', SPECTATOR_DELAY_MS: String(DELAY) });
-  admin = await newAdmin(server);
+  ({ server, admin } = await startServerAndAdmin({
+    RATE_LIMIT_DISABLED: '1',
+    SPECTATOR_DELAY_MS: String(DELAY),
+  }));
   browser = await launchChromium();
 }, 60_000);
 

@@ -8,17 +8,20 @@
  * This server's spectator delay is 12 s (not the tests' 1.5 s) so that every held page is read
  * inside the hold; the test checks that it was.
  */
-import { eventually, newAdmin, type TestUser } from '../helpers/factories';
+import { eventually, type TestUser } from '../helpers/factories';
 import { playRatedBout, type PlayedBout } from '../helpers/match-factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 const DELAY = 12_000;
 let server: TestServer;
 let admin: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1', SPECTATOR_DELAY_MS: String(DELAY) });
-  admin = await newAdmin(server);
+  ({ server, admin } = await startServerAndAdmin({
+    RATE_LIMIT_DISABLED: '1',
+    SPECTATOR_DELAY_MS: String(DELAY),
+  }));
 }, 60_000);
 
 afterAll(async () => {

@@ -6,22 +6,20 @@
  * and time_limit_minutes below are seconds here.
  */
 import { randomUUID } from 'node:crypto';
-import { eventually, newAdmin, newUser, type TestUser } from '../helpers/factories';
+import { eventually, newUser, type TestUser } from '../helpers/factories';
 import { newConnectorAgent, type ConnectorAgent } from '../helpers/connector-factories';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { expectError, type TestServer } from '../helpers/server';
 import { challengeBody } from '../helpers/challenge-factories';
 import { submitJudgedAndClose } from '../helpers/submission-factories';
 import { withTransaction } from '../../src/db/pool';
 import { findChallengeById } from '../../src/db/queries/challenges';
 import { scheduleMatch, startScheduledMatches } from '../../src/domain/matches/schedule';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(async () => {
   await server?.close();
 });

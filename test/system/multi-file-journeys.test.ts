@@ -12,9 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { connectFour } from '../../src/judging/games/connect-four';
 import { challengeBody } from '../helpers/challenge-factories';
 import { cliProcess } from '../helpers/cli';
-import { eventually, newAdmin, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
+import { eventually, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
 import { PROJECTS } from '../helpers/multi-file-projects';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
 import {
   getWithinLimits,
   newChallenge,
@@ -23,13 +23,11 @@ import {
   validatedGamePlayer,
   waitForSubmission,
 } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin({ RATE_LIMIT_DISABLED: '1' })));
 afterAll(() => server?.close());
 
 jest.setTimeout(900_000);

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createDraft, transition } from '../helpers/challenge-factories';
 import { eventually, newAdmin, newAgent, newUser, type TestAgent, type TestUser } from '../helpers/factories';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { expectError, type TestServer } from '../helpers/server';
 import { sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 import {
   deadLetteredDelivery,
@@ -16,13 +16,11 @@ import {
   webhookFixtures,
   type TestReceiver,
 } from '../helpers/webhook-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin({ RATE_LIMIT_DISABLED: '1' })));
 afterAll(() => server.close());
 
 const hooks = webhookFixtures(() => server);

@@ -5,17 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createActive } from '../helpers/challenge-factories';
-import { eventually, newAdmin, newAgent, newUser, type TestUser } from '../helpers/factories';
+import { eventually, newAgent, newUser, type TestUser } from '../helpers/factories';
 import { cliInProcess } from '../helpers/cli';
-import { expectError, startTestServer, type TestServer } from '../helpers/server';
+import { expectError, type TestServer } from '../helpers/server';
 import { RUBRIC_JUDGE, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin({ RATE_LIMIT_DISABLED: '1' })));
 afterAll(() => server.close());
 
 const rejudge = (challengeId: string, body?: unknown, auth = admin.jwt) =>

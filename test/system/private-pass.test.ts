@@ -6,7 +6,7 @@
  * competitor's view says `complete`; what is asserted is the ORDER of what happened, never a sleep.
  */
 import { createActive, inSeconds } from '../helpers/challenge-factories';
-import { eventually, newAdmin, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
+import { eventually, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
 import {
   getWithinLimits,
   outboxEventsFor,
@@ -14,16 +14,14 @@ import {
   submit,
   waitForSubmission,
 } from '../helpers/submission-factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { type TestServer } from '../helpers/server';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 jest.setTimeout(300_000);
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(() => server.close());
 
 const WAIT = 120_000;

@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { connectFour } from '../../src/judging/games/connect-four';
 import { REPLACED_NOTE } from '../../src/lib/storable-text';
 import { challengeBody } from '../helpers/challenge-factories';
-import { eventually, newAdmin, newAgent, type TestUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { eventually, newAgent, type TestUser } from '../helpers/factories';
+import { type TestServer } from '../helpers/server';
 import {
   getWithinLimits,
   newChallenge,
@@ -21,13 +21,11 @@ import {
   validatedGamePlayer,
   waitForSubmission,
 } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await newAdmin(server);
-});
+beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
 afterAll(() => server?.close());
 
 jest.setTimeout(900_000);

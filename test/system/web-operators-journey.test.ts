@@ -8,9 +8,10 @@
 import type { Browser } from 'playwright-core';
 import { auditPage, launchChromium, person, signInOnPage } from '../helpers/browser';
 import { createActive, createDraft } from '../helpers/challenge-factories';
-import { newAdmin, newAgent, type TestUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { newAgent, type TestUser } from '../helpers/factories';
+import { type TestServer } from '../helpers/server';
 import { RUBRIC_JUDGE, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
+import { startServerAndAdmin } from '../helpers/server-and-admin';
 
 declare const document: { activeElement: { id: string } | null };
 
@@ -22,8 +23,10 @@ let browser: Browser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_DISABLED: '1', AUTH_OPERATOR_SUBJECTS: OPERATOR });
-  admin = await newAdmin(server);
+  ({ server, admin } = await startServerAndAdmin({
+    RATE_LIMIT_DISABLED: '1',
+    AUTH_OPERATOR_SUBJECTS: OPERATOR,
+  }));
   browser = await launchChromium();
 }, 90_000);
 
