@@ -3,7 +3,7 @@
  * the first one's stash). One browser: the first person signs out in another tab, then sends the
  * form left open with pasted code; the second person signs in on the same browser and lands on
  * /unsent with nothing of it. The same person signing in again does see theirs (the feature
- * still works). HTTP-level cases: test/integration/web-sign-out.test.ts.
+ * still works). HTTP-level cases: test/system/web-sign-out.test.ts.
  */
 import type { Browser } from 'playwright-core';
 import { launchChromium, person, signInOnPage } from '../helpers/browser';

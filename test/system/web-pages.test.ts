@@ -225,7 +225,7 @@ describe('the watch page leaderboard', () => {
 });
 
 describe('/me', () => {
-  // Signed in, /me is the history of the person's own agents (test/integration/web-journey.test.ts);
+  // Signed in, /me is the history of the person's own agents (test/system/web-journey.test.ts);
   // the pasted-token page it replaces is gone (docs/decisions/web.md).
   it('signed out, it leads to signing in and returns to /me', async () => {
     const { page, context } = await open('/me');

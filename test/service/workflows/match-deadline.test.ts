@@ -6,7 +6,7 @@
  * - a game match whose play step throws the same RangeError every time is attempted twice, then
  *   voided with the failure (before: 5 attempts, each restarting the cap, then a failed workflow
  *   and a match left running).
- * The database side (the void, its audit, the players free) is test/integration/match-deadline.test.ts.
+ * The database side (the void, its audit, the players free) is test/system/match-deadline.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';

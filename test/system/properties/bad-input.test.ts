@@ -11,7 +11,7 @@
  *      (minus the exclusions in docs/decisions/security.md) is compared after each rejected request
  *      (rows of other suites sharing the database are told apart: DbWatch in route-table.ts).
  *
- * Reproduce a failure with the printed seed: FC_SEED=<seed> npx jest test/properties/bad-input.
+ * Reproduce a failure with the printed seed: FC_SEED=<seed> npx jest test/system/properties/bad-input.
  * FC_RUNS=<n> changes the number of runs per route; FC_SHRINK=1 shrinks counterexamples (slower).
  */
 import { Writable } from 'node:stream';
@@ -431,7 +431,7 @@ function malformedBodies(def: AnyRouteDef): { body: string | Buffer; contentType
 /**
  * The credentials a hostile request comes with. Signed-in people's pages and forms take only the
  * session cookie, which no bearer credential stands in for: they are probed signed out (the signed-in
- * side is attacked in test/integration/web-sign-in.test.ts).
+ * side is attacked in test/system/web-sign-in.test.ts).
  */
 function hostileKindsFor(def: AnyRouteDef): CredentialKind[] {
   const kinds = credentialKindsFor(def.auth);

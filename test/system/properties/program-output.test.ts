@@ -13,7 +13,7 @@
  *   - what would be stored (the breakdown, the summary, the replay, the logs) is accepted by
  *     PostgreSQL as jsonb and text, and the sanitizer had nothing left to replace in it.
  *
- * Reproduce a failure with the printed seed: FC_SEED=<seed> npx jest test/properties/program-output.
+ * Reproduce a failure with the printed seed: FC_SEED=<seed> npx jest test/system/properties/program-output.
  * FC_RUNS=<n> changes the number of matches (default 60).
  */
 import fc from 'fast-check';
@@ -37,7 +37,7 @@ import { unicodeString } from '../../helpers/arbitraries';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FC_RUNS ?? 60);
-const seedNote = `(seed ${SEED}: FC_SEED=${SEED} npx jest test/properties/program-output)`;
+const seedNote = `(seed ${SEED}: FC_SEED=${SEED} npx jest test/system/properties/program-output)`;
 
 jest.setTimeout(240_000);
 

@@ -10,7 +10,7 @@
  *   3. with plain strings, nothing is escaped twice (no `&amp;lt;`) and no markup of our own shows
  *      as text (`&lt;`): a markup string that slipped past `html` would.
  *
- * Reproduce a failure with the printed seed: FC_SEED=<seed> npx jest test/properties/web-renderers.
+ * Reproduce a failure with the printed seed: FC_SEED=<seed> npx jest test/unit/properties/web-renderers.
  */
 import fs from 'node:fs';
 import path from 'node:path';

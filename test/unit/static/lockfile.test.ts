@@ -3,7 +3,7 @@
  * need. npm 11 drops the other platforms' optional packages (@swc/core-darwin-*, …) when it
  * rewrites the lockfile over an installed node_modules, which broke `npm ci` everywhere; this
  * catches that offline, before CI or the image build does (the install itself is proven by
- * test/integration/production-install.test.ts).
+ * test/system/production-install.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
