@@ -16,7 +16,11 @@ import {
 import { runNativeInSandbox } from '../../../src/judging/sandbox/native-run';
 import { prepareSubmission } from '../../../src/judging/sandbox/prepare-submission';
 import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
-import { SANDBOX_LIMITS, runInSandbox, runScriptInSandbox } from '../../../src/judging/sandbox/run-in-sandbox';
+import {
+  SANDBOX_LIMITS,
+  runInSandbox,
+  runScriptInSandbox,
+} from '../../../src/judging/sandbox/run-in-sandbox';
 import { C_PRELUDE, EXIT_BY_SIGNAL, PRELUDE, compileC, osSandbox, runHostile } from './hostile';
 
 jest.setTimeout(60_000);

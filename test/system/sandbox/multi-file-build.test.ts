@@ -3,7 +3,12 @@
  * (test/helpers/multi-file-projects.ts) is detected, built in the wall with every file, and run;
  * JavaScript/TypeScript imports of anything but the submission's own files are compile errors.
  */
-import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from '../../../src/judging/program/build';
+import {
+  type BuildFolder,
+  buildProgram,
+  newBuildFolder,
+  runProgram,
+} from '../../../src/judging/program/build';
 import { detectProgram } from '../../../src/judging/program/detect';
 import { LANGUAGES } from '../../../src/judging/program/languages';
 import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';

@@ -5,7 +5,12 @@
  * runs through runProgram, the program judge's own way into the wall; rules.ts turns the result
  * into the verdict.
  */
-import { type BuildFolder, buildProgram, newBuildFolder, runProgram } from '../../../src/judging/program/build';
+import {
+  type BuildFolder,
+  buildProgram,
+  newBuildFolder,
+  runProgram,
+} from '../../../src/judging/program/build';
 import { LANGUAGES } from '../../../src/judging/program/languages';
 import { limitVerdict } from '../../../src/judging/program/rules';
 import { sandboxRuntime } from '../../../src/judging/sandbox/sandbox-runtime';
