@@ -480,7 +480,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          // The proof cases in test/static/boundaries.test.ts lint snippets from stdin as
+          // The proof cases in test/system/static/boundaries.test.ts lint snippets from stdin as
           // src/…/x.ts, files that are not on disk (so not in tsconfig.json's program).
           allowDefaultProject: ['src/*/x.ts', 'src/*/*/x.ts', 'src/*/*/*/x.ts'],
         },

@@ -1,22 +1,17 @@
 /**
- * One jest config, three projects (`--selectProjects unit|sandbox|integration`; plain `npx jest`
- * runs them all, as `npm test` does):
- * - unit (`npm run test:unit`): pure logic, pages and domain operations with the fakes
- *   (test/fakes: in-memory Temporal client, hand-moved clock, recording database); no PostgreSQL,
- *   no Temporal server, no worker, no child process: seconds;
- * - sandbox: the judging tests that run real child processes (the OS sandbox, the esbuild child);
- *   no stack, but minutes on a busy machine;
- * - integration: real PostgreSQL, Temporal dev server and worker over HTTP, and the property runs
- *   (global setup below, started only when a test of this project runs).
+ * One jest config, three tiers named by what a test needs (docs/testing.md); each runs alone with
+ * `npx jest --selectProjects unit|service|system`, and `npm test` (scripts/test.sh) runs them in
+ * that order after the lint step:
+ * - unit (`test/unit`): no process, no socket: rules, policies, pages, domain operations on the
+ *   fakes (test/fakes); passes with PostgreSQL and Temporal unreachable;
+ * - service (`test/service`): PostgreSQL and the API in-process, Temporal (dev server, or the
+ *   test's own worker on it); no judging worker, no sandbox;
+ * - system (`test/system`): the worker process, the OS sandbox, Chromium, builds, properties that
+ *   judge. Global setup per tier (test/setup), started only when a test of that tier runs.
+ * The fault run and the production topology have configs of their own (jest.faults.config.js,
+ * jest.topology.config.js).
  */
 const transform = { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
-const SANDBOX = [
-  '<rootDir>/test/unit/judging/toolchain.test.ts',
-  '<rootDir>/test/unit/judging/tests-judge.test.ts',
-  // The referee and `cli play` with players as plain child processes.
-  '<rootDir>/test/unit/judging/games/referee.test.ts',
-  '<rootDir>/test/unit/cli/games-play.test.ts',
-];
 const project = (displayName, rest) => ({ displayName, testEnvironment: 'node', transform, ...rest });
 module.exports = {
   testTimeout: 60_000,
@@ -27,14 +22,14 @@ module.exports = {
   forceExit: true,
   reporters: ['default'],
   projects: [
-    project('unit', {
-      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...SANDBOX],
+    project('unit', { testMatch: ['<rootDir>/test/unit/**/*.test.ts'] }),
+    project('service', {
+      testMatch: ['<rootDir>/test/service/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup-service.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     }),
-    project('sandbox', { testMatch: SANDBOX }),
-    project('integration', {
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/'],
+    project('system', {
+      testMatch: ['<rootDir>/test/system/**/*.test.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     }),

@@ -34,7 +34,7 @@ ensure_node_modules() {
     # A node_modules that links to another checkout's: drop the link, never the other tree
     # (`npm ci` empties what the link points to before it installs).
     if [ -L node_modules ]; then rm node_modules; fi
-    # `npm ci` only: the lockfile is the install (test/static/lockfile.test.ts keeps it complete).
+    # `npm ci` only: the lockfile is the install (test/unit/static/lockfile.test.ts keeps it complete).
     npm ci --no-audit --no-fund >&2
   fi
 }

@@ -1,6 +1,6 @@
 /**
  * Captures workflow histories from a Temporal server into test/fixtures/workflow-histories, for the
- * replay test (test/workflows/replay-histories.test.ts) that proves changed workflow code still
+ * replay test (test/service/workflows/replay-histories.test.ts) that proves changed workflow code still
  * replays the histories of runs started by the code before it (docs/decisions/platform.md,
  * "Changing workflows").
  *

@@ -1,7 +1,7 @@
 /**
  * The clarifications store's contract: the same cases against the in-memory store (unit tier,
  * test/unit/contracts/clarification-store.test.ts) and the SQL one on PostgreSQL
- * (test/integration/clarification-store.test.ts), so the fake cannot drift from the database.
+ * (test/service/clarification-store.test.ts), so the fake cannot drift from the database.
  */
 import type { ClarificationStore } from '../../src/db/queries/clarifications';
 import { storableText } from '../../src/lib/storable-text';

@@ -54,7 +54,7 @@ export function credentialKindsFor(auth: AuthMode): CredentialKind[] {
     case 'agentKey':
       return ['agentKey'];
     case 'webSession':
-      // The session cookie, which no bearer credential stands in for (test/integration/web-sign-in.test.ts).
+      // The session cookie, which no bearer credential stands in for (test/system/web-sign-in.test.ts).
       return [];
   }
 }

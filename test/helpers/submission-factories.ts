@@ -22,6 +22,8 @@ export interface ChallengeOptions {
   ends_at?: Date | null;
   max_submissions_per_session?: number;
   max_submissions_per_day?: number | null;
+  /** Default 'coding', shared by every file: a listing test filters by a category of its own. */
+  category?: string;
 }
 
 /** Inserts a challenge row directly (active, rubric judge unless told). */
@@ -29,7 +31,7 @@ export async function newChallenge(server: TestServer, options: ChallengeOptions
   const res = await server.deps.db.query<{ id: string }>(
     `INSERT INTO challenges (title, description, category, format, weight_class_id, status, time_limit_minutes, starts_at, ends_at,
                              judge, max_submissions_per_session, max_submissions_per_day)
-     VALUES ($1, 'test challenge', 'coding', 'solo', 'open', $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+     VALUES ($1, 'test challenge', $9, 'solo', 'open', $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
     [
       options.title ?? `challenge ${randomBytes(3).toString('hex')}`,
       options.status ?? 'active',
@@ -39,6 +41,7 @@ export async function newChallenge(server: TestServer, options: ChallengeOptions
       JSON.stringify(options.judge ?? RUBRIC_JUDGE),
       options.max_submissions_per_session ?? 10,
       options.max_submissions_per_day ?? null,
+      options.category ?? 'coding',
     ],
   );
   return res.rows[0].id;

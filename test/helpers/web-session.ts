@@ -1,7 +1,7 @@
 /**
  * A browser's part of signing in, over plain HTTP (redirects followed by hand, one cookie jar):
  * through /login, the embedded provider's sign-in page and /auth/callback, as a person would.
- * The real-Chromium journey is test/integration/web-journey.test.ts.
+ * The real-Chromium journey is test/system/web-journey.test.ts.
  */
 export class CookieJar {
   readonly cookies = new Map<string, string>();

@@ -102,30 +102,49 @@ async function startPostgresTemporal(port: number, databaseUrl: string): Promise
   await readyLine(server, 'TEMPORAL_POSTGRES_READY', 'temporal', 600_000);
 }
 
-export default async function globalSetup(): Promise<void> {
-  const env = testEnvironment();
-  Object.assign(process.env, env);
-  await recreateDatabase(env.DATABASE_URL);
+declare global {
+  var __TEST_STACK__: { worker: boolean } | undefined;
+}
 
-  const [host, portText] = env.TEMPORAL_ADDRESS.split(':');
-  const port = Number(portText);
-  if (!(await portOpen(host, port))) {
-    if (TEMPORAL_BACKEND === 'postgres') await startPostgresTemporal(port, env.DATABASE_URL);
-    else {
-      // No server there: start a headless in-memory dev server for this run.
-      startChild(
-        'temporal',
-        path.join(ROOT, 'temporal/dev-server.sh'),
-        [String(port), 'headless'],
-        process.env,
-      );
-      await waitFor(`Temporal dev server on ${env.TEMPORAL_ADDRESS}`, () => portOpen(host, port), 120_000);
+/**
+ * The stack a tier needs, started once per jest run: the test database (recreated and migrated),
+ * Temporal (the dev server, unless something already answers on its port) and, for the system
+ * tier only, the worker process. Running service and system in one jest run starts each piece once.
+ */
+export async function startStack(options: { worker: boolean }): Promise<void> {
+  const started = globalThis.__TEST_STACK__;
+  if (!started) {
+    const env = testEnvironment();
+    Object.assign(process.env, env);
+    await recreateDatabase(env.DATABASE_URL);
+
+    const [host, portText] = env.TEMPORAL_ADDRESS.split(':');
+    const port = Number(portText);
+    if (!(await portOpen(host, port))) {
+      if (TEMPORAL_BACKEND === 'postgres') await startPostgresTemporal(port, env.DATABASE_URL);
+      else {
+        // No server there: start a headless in-memory dev server for this run.
+        startChild(
+          'temporal',
+          path.join(ROOT, 'temporal/dev-server.sh'),
+          [String(port), 'headless'],
+          process.env,
+        );
+        await waitFor(`Temporal dev server on ${env.TEMPORAL_ADDRESS}`, () => portOpen(host, port), 120_000);
+      }
     }
+    globalThis.__TEST_STACK__ = { worker: false };
   }
+  if (options.worker && !globalThis.__TEST_STACK__!.worker) {
+    const worker = startChild('worker', process.execPath, [require.resolve('tsx/cli'), 'src/worker.ts'], {
+      ...process.env,
+    });
+    await readyLine(worker, 'WORKER_READY', 'worker', 120_000);
+    globalThis.__TEST_STACK__!.worker = true;
+  }
+}
 
-  const worker = startChild('worker', process.execPath, [require.resolve('tsx/cli'), 'src/worker.ts'], {
-    ...process.env,
-    ...env,
-  });
-  await readyLine(worker, 'WORKER_READY', 'worker', 120_000);
+/** The system tier (test/system): database, Temporal and the worker. */
+export default async function globalSetup(): Promise<void> {
+  await startStack({ worker: true });
 }

@@ -1,4 +1,4 @@
-/** Stops what global-setup started (worker, and the Temporal dev server when it started one). */
+/** Stops what global-setup started (the worker, and the Temporal dev server when it started one). */
 export default async function globalTeardown(): Promise<void> {
   const children = globalThis.__TEST_CHILDREN__ ?? [];
   await Promise.all(
@@ -12,4 +12,6 @@ export default async function globalTeardown(): Promise<void> {
         }),
     ),
   );
+  globalThis.__TEST_CHILDREN__ = [];
+  globalThis.__TEST_STACK__ = undefined;
 }

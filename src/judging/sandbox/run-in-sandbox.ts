@@ -5,7 +5,7 @@
  * particular not hidden-test inputs into public-test output, and a hung or crashed test is just a
  * dead process):
  *  - the operating-system wall of os-sandbox.ts (bubblewrap namespaces, rlimits, cgroups), which
- *    must hold even if every layer below is broken (test/sandbox/ proves it with plain Node);
+ *    must hold even if every layer below is broken (test/system/sandbox/ proves it with plain Node);
  *  - a judging slot (sandbox-runtime.ts): at most `slots` sandboxed processes at once;
  *  - `node --experimental-permission` with read access to the runner script only: no file
  *    writes, no other reads, no child processes, no workers, no native addons;
@@ -228,7 +228,7 @@ export async function runCallsInSandbox(request: SandboxBatchRequest): Promise<S
 
 /**
  * The parent side of runInSandbox around any script instead of the real harness. The
- * assume-breach suite (test/sandbox/) runs hostile programs with it, as if the harness and the vm
+ * assume-breach suite (test/system/sandbox/) runs hostile programs with it, as if the harness and the vm
  * were already broken; production code always goes through runInSandbox.
  */
 export async function runScriptInSandbox(

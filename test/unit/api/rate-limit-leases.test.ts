@@ -4,7 +4,7 @@ import type { RateLimitGrant, RateLimitTail, RateLimitTake } from '../../../src/
 /**
  * The process side of local allocations (src/api/rate-limits.ts) over an in-memory store with the
  * same grant rule as the table and the Redis script (those are tested against the real stores in
- * test/integration/rate-limit-leases.test.ts): what happens to an idle tail, requests that arrive
+ * test/service/rate-limit-leases.test.ts): what happens to an idle tail, requests that arrive
  * while a tail is on its way back, and a store that fails.
  */
 function memoryStore() {

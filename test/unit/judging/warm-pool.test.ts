@@ -1,7 +1,7 @@
 /**
  * The warm pool's bookkeeping (warm-pool.ts), with launches the test controls: which sandbox a run
  * gets (parked, still launching, or cold), what is launched ahead, and what is discarded. The
- * sandboxes themselves are proven in test/sandbox and tests-judge/program-judge.
+ * sandboxes themselves are proven in test/system/sandbox and tests-judge/program-judge.
  */
 import { WarmPool } from '../../../src/judging/sandbox/warm-pool';
 

@@ -42,7 +42,7 @@ const lastResort = proxyActivities<DeliverySteps>({
 
 /**
  * An attempt's local activity that failed through its retries: a local activity's failure reaches
- * the workflow as its own ApplicationFailure (test/workflows/webhooks.test.ts), a regular one's as
+ * the workflow as its own ApplicationFailure (test/service/workflows/webhooks.test.ts), a regular one's as
  * an ActivityFailure. Runs recorded before LOCAL_ATTEMPT_FAILURE_PATCH failed at that point.
  */
 function failedForGood(err: unknown): boolean {

@@ -92,7 +92,7 @@ describe('clarification text follows the agent-name rule', () => {
 
 /**
  * Who sees what (DESIGN "Fair contests"), on the domain's operations: what
- * test/integration/fair-contests.test.ts checked through HTTP for each audience, kept there only
+ * test/system/fair-contests.test.ts checked through HTTP for each audience, kept there only
  * for the wiring (credentials, the page).
  */
 describe('clarifications keep their audience', () => {

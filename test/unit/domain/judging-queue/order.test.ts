@@ -253,10 +253,10 @@ describe('a queue entry with several owners (a game match, one slot per seat)', 
 });
 
 /**
- * What test/integration/judging-queue-order.test.ts proved with 150 s of real judging (two owners
+ * What test/system/judging-queue-order.test.ts proved with 150 s of real judging (two owners
  * flooding 8 sleepers of 5 s, a third owner's submission sent while the flood waits), proved here on
  * the order functions over time, for every capacity a machine may have and every moment the victim
- * may come; test/integration/judging-queue-order.test.ts keeps one short run on the real queue.
+ * may come; test/system/judging-queue-order.test.ts keeps one short run on the real queue.
  */
 describe('the flood scenario, simulated for every capacity and arrival of the victim', () => {
   const FLOOD_LENGTH = 10;

@@ -1,7 +1,7 @@
 /**
  * Issue 37: the validation breakdown's stderr excerpt keeps the end of a long log. The marker
  * went after it, so a log ending with REPLACED_NOTE no longer ended saying bytes were replaced
- * (found by test/properties/program-output.test.ts, seed 251446788), and the cut could leave half
+ * (found by test/system/properties/program-output.test.ts, seed 251446788), and the cut could leave half
  * a surrogate pair at its start.
  */
 import { stderrExcerpt } from '../../../../src/judging/game-judge';

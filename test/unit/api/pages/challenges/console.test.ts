@@ -3,7 +3,7 @@
  * body, the domain's structured field errors shown inline, canonical JSON for "nothing changed")
  * and route handlers called as the pipeline calls them, against the recording database and the
  * in-memory Temporal client. The HTTP path (CSRF, operators only, browsers) is in
- * test/integration/admin-console.test.ts.
+ * test/system/admin-console.test.ts.
  */
 import { consoleChallengeRoutes } from '../../../../../src/api/pages/challenges/console-routes';
 import {
