@@ -514,7 +514,7 @@ ${ratingChart(pts, `chart-title-${i}`, wc)}
 <h2>Matches</h2>
 ${
   mine.length
-    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Matches"><table><thead><tr><th scope="col">Match</th><th scope="col">Challenge</th><th scope="col">Status</th><th scope="col">Opponents</th><th scope="col">Outcome</th></tr></thead><tbody>${mine.map(
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Matches"><table id="matches-table"><thead><tr><th scope="col">Match</th><th scope="col">Challenge</th><th scope="col">Status</th><th scope="col">Opponents</th><th scope="col">Outcome</th></tr></thead><tbody>${mine.map(
         ({ m, p }) =>
           html`<tr data-match-id="${m.id}"><td><a href="/matches/${m.id}">${timeTag(m.started_at ?? m.scheduled_at)}</a></td><td>${challengeLink(m.challenge_id, titles)}</td><td>${m.status}</td><td class="name">${m.participants
             .filter((o) => o.agent_id !== input.agentId)
