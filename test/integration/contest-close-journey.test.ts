@@ -7,7 +7,8 @@
  * Needs Debian's Chromium at /usr/bin/chromium (see test/helpers/browser.ts).
  */
 import type { Browser } from 'playwright-core';
-import { auditPage, launchChromium, person } from '../helpers/browser';
+import { mintSessionJwt } from '../../src/auth/jwt';
+import { auditPage, launchChromium, person, signInOnPage } from '../helpers/browser';
 import { createActive, inSeconds } from '../helpers/challenge-factories';
 import { eventually, newAdmin, newAgent, type TestAgent, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -90,3 +91,30 @@ test('at completion the final board comes first, the public board below and labe
   expect(visitor.problems).toEqual([]);
   await visitor.context.close();
 }, 240_000);
+
+test('the result page says what the agent has left on the challenge (issue 41, item 9)', async () => {
+  const subject = `ada-left-${Math.random().toString(36).slice(2, 8)}`;
+  const challenge = await createActive(
+    server,
+    { judge: JUDGE, ends_at: inSeconds(3600), max_submissions_per_session: 3 },
+    admin,
+  );
+  const competitor = await person(browser);
+  await signInOnPage(competitor.page, server.baseUrl, subject, '/me');
+  const jwt = await mintSessionJwt(server.config.AUTH_JWT_SECRET, {
+    sub: subject,
+    name: 'Ada',
+    role: 'user',
+  });
+  const agent = await newAgent(server, { user: { subject, jwt }, name: 'ada-left' });
+  const id = await judged(agent, challenge.id, 'hello 42');
+  await competitor.page.goto(`${server.baseUrl}/me/submissions/${id}`);
+  expect(await competitor.page.textContent('#submissions-left')).toContain('2 left in this session');
+  expect(
+    await auditPage(browser, competitor.context, competitor.page, 'result-submissions-left', {
+      from: 'html',
+    }),
+  ).toEqual([]);
+  expect(competitor.problems).toEqual([]);
+  await competitor.context.close();
+}, 120_000);

@@ -270,8 +270,13 @@ export function renderSubmissionPage(input: {
   account: HeaderAccount;
   /** Fair contests: the final-selection form while the challenge is active (live submissions only). */
   selection?: { selected: boolean; csrfToken: string } | null;
+  /** What the agent has left on the challenge while it is active (null: not shown). */
+  left?: SubmissionsLeftView | null;
 }): RenderedPage {
   const s = input.submission;
+  const left = input.left
+    ? html`<p id="submissions-left">Submissions left for this agent: ${submissionsLeftText(input.left)} · <a href="/me/challenges/${s.challenge_id}">Submit again</a></p>`
+    : '';
   const selection = input.selection
     ? html`<form method="post" action="/me/submissions/${s.id}/select" id="select-form">
 <input type="hidden" name="_csrf" value="${input.selection.csrfToken}">
@@ -295,6 +300,7 @@ ${verdictHtml(verdictView(input.breakdown, input.judgePublic))}`
 <ol class="steps" id="steps">${steps}</ol>
 ${s.failure_reason ? html`<p class="notice">${s.failure_reason}</p>` : ''}
 ${selection}
+${left}
 ${result}
 ${s.content !== undefined || s.files !== undefined ? submittedFilesHtml({ content: s.content ?? '', files: s.files ?? [], language: s.language ?? null }) : ''}`;
   const done = s.status === 'complete' || s.status === 'failed';
