@@ -150,9 +150,12 @@ test('the match page shows both sides delayed and reveals the result only after 
       for (const li of Array.from(
         (
           document as unknown as { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> }
-        ).querySelectorAll('.events li'),
-      ))
-        if (li.textContent && !(li.textContent in seen)) seen[li.textContent] = Date.now();
+        ).querySelectorAll('.events li[data-type]'),
+      )) {
+        // Each event reads "HH:MM:SS type: summary" (issue 41): keyed by what follows its time.
+        const text = li.textContent?.replace(/^\d\d:\d\d:\d\d /, '');
+        if (text && !(text in seen)) seen[text] = Date.now();
+      }
       if (window.__resultShownAt === undefined && document.querySelector('#result table'))
         window.__resultShownAt = Date.now();
     }).observe(document.querySelector('main') ?? document.querySelector('body'), {

@@ -65,7 +65,7 @@ test('agent, challenge, ladder and match pages show a just-completed match as ru
   const ladder = await tab(`/weight-classes/${bout.weightClassId}/ladder`);
 
   const shown = {
-    agentRow: await agent.textContent(`tr:has(a[href="/matches/${bout.matchId}"])`),
+    agentRow: await agent.textContent(`#matches-table tr:has(a[href="/matches/${bout.matchId}"])`),
     agentHistory: await agent.textContent('main'),
     challengeMatch: await challenge.textContent(`tr[data-match-id="${bout.matchId}"]`),
     challengeBoard: await challenge.textContent('#leaderboard'),
@@ -97,7 +97,9 @@ test('agent, challenge, ladder and match pages show a just-completed match as ru
   await agent.reload({ waitUntil: 'networkidle' });
   await challenge.reload({ waitUntil: 'networkidle' });
   await ladder.reload({ waitUntil: 'networkidle' });
-  expect(await agent.textContent(`tr:has(a[href="/matches/${bout.matchId}"])`)).toMatch(/complete.*win/);
+  expect(await agent.textContent(`#matches-table tr:has(a[href="/matches/${bout.matchId}"])`)).toMatch(
+    /complete.*win/,
+  );
   expect(await agent.textContent('main')).toContain('Rating after each rated match');
   expect(await challenge.textContent(`tr[data-match-id="${bout.matchId}"]`)).toContain('complete');
   expect(await challenge.textContent(`#leaderboard tr[data-agent-id="${bout.ada.agentId}"]`)).toContain(

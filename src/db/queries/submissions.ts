@@ -377,6 +377,8 @@ export interface SubmissionHistoryFilter {
 }
 
 export type SubmissionHistoryRow = SubmissionSummaryRow & {
+  /** The language the submission was judged as (null: detected from the file names, or text). */
+  language: string | null;
   agent_name: string;
   challenge_title: string;
   result_id: string | null;
@@ -416,7 +418,7 @@ export async function listSubmissionHistory(
   if (f.after)
     where.push(`(s.created_at, s.id) < (${arg(f.after.createdAt)}::timestamptz, ${arg(f.after.id)}::uuid)`);
   const res = await db.query<SubmissionHistoryRow>(
-    `SELECT ${LIGHT_COLUMNS}, a.name AS agent_name, c.title AS challenge_title,
+    `SELECT ${LIGHT_COLUMNS}, s.language, a.name AS agent_name, c.title AS challenge_title,
        r.id AS result_id, r.final_score::text AS final_score, r.private_score::text AS private_score, r.private_state, r.result_state, r.judged_at,
        to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_key
      FROM submissions s

@@ -14,7 +14,7 @@ export async function pageContestParts(
   db: Pool,
   challenge: { id: string; status: string },
   session: { userId: string; role: 'user' | 'admin'; name: string | null } | null,
-): Promise<{ finalBoard: FinalRow[] | null; clarifications: Clarification[] }> {
+): Promise<{ finalBoard: FinalRow[] | null; finalPending: number; clarifications: Clarification[] }> {
   const viewer: Principal = session
     ? { kind: 'user', userId: session.userId, role: session.role, name: session.name }
     : { kind: 'anonymous' };
@@ -28,5 +28,9 @@ export async function pageContestParts(
       askedBy: session?.userId ?? null,
     }),
   ]);
-  return { finalBoard: board?.rows ?? null, clarifications: rows.map(toClarification) };
+  return {
+    finalBoard: board?.rows ?? null,
+    finalPending: board?.pending ?? 0,
+    clarifications: rows.map(toClarification),
+  };
 }

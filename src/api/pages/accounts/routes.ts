@@ -27,6 +27,7 @@ import { openSession } from '../../../domain/sessions';
 import { submissionsLeftForOwner } from '../../../domain/submissions/allowance';
 import { getSubmissionHistory } from '../../../domain/submissions/history';
 import { createSubmission, loadSubmissionFor } from '../../../domain/submissions/intake';
+import { submissionsLeftFor } from '../../../domain/submissions/allowance';
 import { validationError } from '../../../errors';
 import { breakdownView, judgePublicView } from '../../../judging';
 import { showsPrivateTests } from '../../../domain/contests/policy';
@@ -294,6 +295,11 @@ export const accountFormRoutes: AnyRouteDef[] = [
           findCurrentResultForSubmission(deps.db, submission.id),
           findChallengeById(deps.db, submission.challenge_id),
         ]);
+        // What the agent has left here (Kaggle's "N submissions remaining"), while it may submit.
+        const left =
+          challenge?.status === 'active' && !submission.sandbox
+            ? await submissionsLeftFor(deps.db, submission.agent_id, submission.challenge_id)
+            : null;
         return htmlPage(
           renderSubmissionPage({
             submission,
@@ -306,6 +312,7 @@ export const accountFormRoutes: AnyRouteDef[] = [
               : null,
             judgePublic: challenge ? judgePublicView(challenge.judge) : undefined,
             account: headerAccount(webSession),
+            left,
             selection:
               challenge?.status === 'active' && !submission.sandbox && hasFinalSelection(challenge.format)
                 ? { selected: submission.selected_at !== null, csrfToken: webSession.csrfToken }
@@ -348,6 +355,9 @@ export const accountFormRoutes: AnyRouteDef[] = [
             status: r.status,
             final_score: r.final_score === null ? null : Number(r.final_score),
             created_at: r.created_at,
+            language: r.language,
+            result_state: r.result_state,
+            selected: r.selected_at !== null,
           })),
           filters: query,
           challenges: [...challengeIds].map(([id, title]) => ({ id, title })),

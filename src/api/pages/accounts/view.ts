@@ -270,8 +270,13 @@ export function renderSubmissionPage(input: {
   account: HeaderAccount;
   /** Fair contests: the final-selection form while the challenge is active (live submissions only). */
   selection?: { selected: boolean; csrfToken: string } | null;
+  /** What the agent has left on the challenge while it is active (null: not shown). */
+  left?: SubmissionsLeftView | null;
 }): RenderedPage {
   const s = input.submission;
+  const left = input.left
+    ? html`<p id="submissions-left">Submissions left for this agent: ${submissionsLeftText(input.left)} · <a href="/me/challenges/${s.challenge_id}">Submit again</a></p>`
+    : '';
   const selection = input.selection
     ? html`<form method="post" action="/me/submissions/${s.id}/select" id="select-form">
 <input type="hidden" name="_csrf" value="${input.selection.csrfToken}">
@@ -295,6 +300,7 @@ ${verdictHtml(verdictView(input.breakdown, input.judgePublic))}`
 <ol class="steps" id="steps">${steps}</ol>
 ${s.failure_reason ? html`<p class="notice">${s.failure_reason}</p>` : ''}
 ${selection}
+${left}
 ${result}
 ${s.content !== undefined || s.files !== undefined ? submittedFilesHtml({ content: s.content ?? '', files: s.files ?? [], language: s.language ?? null }) : ''}`;
   const done = s.status === 'complete' || s.status === 'failed';
@@ -334,6 +340,12 @@ export interface HistoryRow {
   status: string;
   final_score: number | null;
   created_at: Date;
+  /** The judged language (null: text, or not recorded). */
+  language?: string | null;
+  /** The result's state (scored, void, …); null until judged. */
+  result_state?: string | null;
+  /** Selected for the final board. */
+  selected?: boolean;
 }
 
 export function renderHistoryPage(input: {
@@ -346,7 +358,7 @@ export function renderHistoryPage(input: {
   const statuses = ['received', 'queued', 'judging', 'complete', 'failed'];
   const rows = input.rows.map(
     (r) =>
-      html`<tr><td>${fmtDate(r.created_at)}</td><td><a href="/challenges/${r.challenge_id}">${r.challenge_title}</a></td><td>${r.agent_name}</td><td>${r.status}</td><td class="num">${r.final_score === null ? '—' : r.final_score.toFixed(2)}</td><td><a href="/me/submissions/${r.id}">Details<span class="sr-only"> of the submission of ${fmtDate(r.created_at)}</span></a></td></tr>`,
+      html`<tr><td>${fmtDate(r.created_at)}</td><td><a href="/challenges/${r.challenge_id}">${r.challenge_title}</a></td><td>${r.agent_name}</td><td>${r.status}</td><td>${r.result_state ?? '—'}</td><td>${r.language ?? '—'}</td><td class="num">${r.final_score === null ? '—' : r.final_score.toFixed(2)}</td><td>${r.selected ? 'selected' : '—'}</td><td><a href="/me/submissions/${r.id}">Details<span class="sr-only"> of the submission of ${fmtDate(r.created_at)}</span></a></td></tr>`,
   );
   const q = new URLSearchParams();
   if (input.filters.status) q.set('status', input.filters.status);
@@ -357,7 +369,7 @@ export function renderHistoryPage(input: {
 <label for="f-status">Status<select id="f-status" name="status"><option value="">any</option>${statuses.map((s) => html`<option${s === input.filters.status ? ' selected' : ''}>${s}</option>`)}</select></label>
 <label for="f-challenge">Challenge<select id="f-challenge" name="challenge_id"><option value="">any</option>${input.challenges.map((c) => html`<option value="${c.id}"${c.id === input.filters.challenge_id ? ' selected' : ''}>${c.title}</option>`)}</select></label>
 <button type="submit">Filter</button></form>
-${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions, newest first"><table id="history-table"><caption class="sr-only">Submissions, newest first</caption><thead><tr><th scope="col">Submitted</th><th scope="col">Challenge</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No submission matches.</p>`}
+${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions, newest first"><table id="history-table"><caption class="sr-only">Submissions, newest first</caption><thead><tr><th scope="col">Submitted</th><th scope="col">Challenge</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Result</th><th scope="col">Language</th><th scope="col" class="num">Score</th><th scope="col">Final board</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No submission matches.</p>`}
 ${input.nextCursor ? html`<p><a href="/me?${q.toString()}">Older submissions</a></p>` : ''}`;
   return accountPage('My submissions', body, input.account);
 }

@@ -105,6 +105,7 @@ export const pageRoutes = [
                 yourAgents,
                 frozenSince: board?.frozenSince ?? null,
                 finalBoard: contest.finalBoard,
+                finalPending: contest.finalPending,
                 clarifications: contest.clarifications,
                 csrfToken: webSession?.csrfToken ?? null,
                 recentMatches: recentMatches?.data,

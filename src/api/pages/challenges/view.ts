@@ -273,6 +273,8 @@ export function renderChallengePage(input: {
   /** Fair contests: when the board shown froze (null: live), the final board once complete, clarifications. */
   frozenSince?: Date | null;
   finalBoard?: FinalRow[] | null;
+  /** Private passes the final board still waits for (it shows no rows while > 0). */
+  finalPending?: number;
   clarifications?: Clarification[];
   /** A signed-in person's form token (they may ask a question). */
   csrfToken?: string | null;
@@ -287,10 +289,15 @@ export function renderChallengePage(input: {
   const judge = judgePublicView(c.judge);
   const phase = phaseOf(c, input.now ?? new Date());
   const matchFormat = input.recentMatches !== undefined;
+  // At completion (Kaggle's close): the final board first, the public board below and labelled,
+  // no submit commands.
+  const finalFirst = input.finalBoard !== null && input.finalBoard !== undefined;
+  const closed = c.status === 'complete' || c.status === 'archived';
   const body = html`<p class="muted small"><a href="/">← All challenges</a></p>
 <h1 class="wrap">${c.title}</h1>
 <p class="facts"><span class="badge b-${phase}">${phase}</span><span>${c.category}</span><span>${c.format}</span><span>${c.entry_count} ${c.entry_count === 1 ? 'entry' : 'entries'}</span></p>
 ${input.takePartClosed ? html`<p class="notice" id="take-part-closed">${input.takePartClosed}</p>` : ''}
+${finalFirst ? finalBoardSection(c.id, input.finalBoard ?? null, input.finalPending ?? 0) : ''}
 <p>${input.takePartClosed ? '' : html`<a href="/me/challenges/${c.id}">Take part: enter an agent, submit from the browser</a> · `}<a href="/challenges/${c.id}/watch">Watch agents live</a> · <a href="/api/v1/leaderboards/${c.id}/export.csv">Leaderboard as CSV</a></p>
 ${matchFormat ? html`<p><a href="/weight-classes/${c.weight_class_id}/ladder">Ladder of this weight class</a> · <a href="#matches">Recent matches</a> · <a href="/api/v1/challenges/${c.id}/matches">Matches as JSON</a></p>` : ''}
 <div class="grid2">
@@ -310,10 +317,11 @@ ${
     ? html`<h2 id="your-left">Submissions left</h2><ul id="submissions-left" class="wrap">${input.yourAgents.map((a) => html`<li data-agent-id="${a.id}">${a.name}: ${submissionsLeftText(a.left)}</li>`)}</ul>`
     : ''
 }
-${takePart(c, judge, input.baseUrl)}
+${closed ? html`<p class="muted" id="submissions-closed">The challenge is ${c.status}: it takes no more submissions.</p>` : takePart(c, judge, input.baseUrl)}
 </section>
 <section aria-labelledby="lb-title">
-<h2 id="lb-title">Leaderboard</h2>
+<h2 id="lb-title">${finalFirst ? 'Public leaderboard (during the contest)' : 'Leaderboard'}</h2>
+${finalFirst ? html`<p class="muted small" id="public-board-note">Scores on the public tests while the contest ran; the final board above decides.</p>` : ''}
 ${frozenNotice(input.frozenSince ?? null)}
 <div id="leaderboard" aria-live="polite">${input.ratingBoard ? ratingBoardTable(input.ratingBoard) : leaderboardTable(input.entries)}</div>
 ${input.hasMore ? html`<p class="small"><a href="/api/v1/leaderboards/${c.id}/export.csv">The whole leaderboard (CSV)</a></p>` : ''}
@@ -325,7 +333,6 @@ ${input.hasMore ? html`<p class="small"><a href="/api/v1/leaderboards/${c.id}/ex
 </section>
 </div>
 ${input.recentMatches ? recentMatchesSection(c, input.recentMatches, input.matchHold ?? HOLD_EVERY_OUTCOME) : ''}
-${finalBoardSection(c.id, input.finalBoard ?? null)}
 ${clarificationsSection({ challengeId: c.id, items: input.clarifications ?? [], csrfToken: input.csrfToken ?? null })}
 <script type="application/json" id="page-config">${scriptJson({ challengeId: c.id, limit: 50, board: input.ratingBoard ? 'rating' : 'score' })}</script>`;
   return renderPage({ title: c.title, body, script: CHALLENGE_SCRIPT, account: input.account });

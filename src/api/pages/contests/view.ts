@@ -17,12 +17,18 @@ export function frozenNotice(since: Date | null): SafeHtml {
   return html`<p class="notice" id="leaderboard-frozen" role="status">The leaderboard is frozen since ${fmtTime(since)}: new scores show when the challenge is complete.</p>`;
 }
 
-export function finalBoardSection(challengeId: string, rows: FinalRow[] | null): SafeHtml {
+/**
+ * The final board (issue 41, item 5; Kaggle's close): shown first once the challenge is complete;
+ * while private passes are pending it says so instead of showing rows.
+ */
+export function finalBoardSection(challengeId: string, rows: FinalRow[] | null, pending = 0): SafeHtml {
   if (rows === null) return html``;
   const table =
-    rows.length === 0
-      ? html`<p class="muted">No scored submissions.</p>`
-      : html`<table id="final-board-table"><caption class="sr-only">Final board</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Private score</th><th scope="col" class="num">Public score</th></tr></thead><tbody>
+    pending > 0
+      ? html`<p class="notice" id="final-board-pending" role="status">The final board waits for ${pending} private ${pending === 1 ? 'pass' : 'passes'} still being judged; it shows here once they are done (reload the page).</p>`
+      : rows.length === 0
+        ? html`<p class="muted">No scored submissions.</p>`
+        : html`<table id="final-board-table"><caption class="sr-only">Final board</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Private score</th><th scope="col" class="num">Public score</th></tr></thead><tbody>
 ${joinHtml(
   rows.map(
     (r) =>
@@ -33,8 +39,8 @@ ${joinHtml(
 </tbody></table>`;
   return html`<section aria-labelledby="final-title" id="final-board">
 <h2 id="final-title">Final board</h2>
-<p class="muted small">Each agent's selected submissions (or its best public ones), ranked by the held-out score.</p>
-<div class="table-wrap" tabindex="0" role="region" aria-labelledby="final-title">${table}</div>
+<p class="muted small">The contest is over: this board decides. Each agent's selected submissions (or its best public ones), ranked by the held-out score.</p>
+${pending > 0 ? table : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="final-title">${table}</div>`}
 <p class="small"><a href="/api/v1/leaderboards/${challengeId}/export.csv?board=final">The final board (CSV)</a></p>
 </section>`;
 }

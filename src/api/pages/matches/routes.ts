@@ -4,10 +4,14 @@
  */
 import { z } from 'zod';
 import { findAgentById } from '../../../db/queries/agents';
+import { challengeTitlesOf } from '../../../db/queries/challenges';
 import { listRatingsPage } from '../../../domain/matches/ratings';
 import { listMatchesPage } from '../../../domain/matches/reads';
 import { heldRatedOutcomes, pageHold } from '../../../domain/matches/shown';
 import { openMatchFeed } from '../../../domain/matches/spectating';
+import { shownOne } from '../../../domain/matches/policy';
+import { pageMatchLogs } from '../../../domain/games/page';
+import { headerAccount } from '../../../web/layout';
 import { notFound } from '../../../errors';
 import { htmlPage, pageFor } from '../../html-page';
 import { publicPage } from '../../page-routes';
@@ -82,19 +86,28 @@ export const matchPageRoutes = [
     {
       scope: 'challenge:read',
       params: uuidParam,
-      async handler({ params, principal, deps }) {
+      async handler({ params, principal, deps, webSession, ctx }) {
         return pageFor(
           () => openMatchFeed(deps, principal, params.id),
           async ({ match, feed }) => {
             const now = new Date();
+            const hold = pageHold(principal, deps.config, now);
+            // The owner's stderr beside the replay: only once the page may show the result.
+            const logs =
+              match.kind === 'game'
+                ? await pageMatchLogs(deps.db, match.id, webSession, shownOne(match, hold).revealed)
+                : { readsAny: false, logs: [] };
             // No spoilers: nothing of the result reaches the HTML before the hold ends (operators: at once).
             return htmlPage(
               renderMatchPage({
                 match,
-                hold: pageHold(principal, deps.config, now),
+                hold,
                 challengeTitle: feed.challenge.title,
                 delayMs: feed.delayMs,
                 now,
+                account: headerAccount(webSession, ctx.url),
+                logs: logs.logs,
+                readsLogs: logs.readsAny,
               }),
             );
           },
@@ -105,21 +118,24 @@ export const matchPageRoutes = [
   publicPage('agentArenaPage', '/agents/:id', "Web page: an agent's matches and rating history", {
     scope: 'challenge:read',
     params: uuidParam,
-    async handler({ params, principal, deps }) {
+    async handler({ params, principal, deps, webSession, ctx }) {
       return pageFor(
         async () => {
           const agent = await findAgentById(deps.db, params.id);
           if (!agent) throw notFound('agent');
           const page = await listMatchesPage(deps.db, principal, { agentId: agent.id, limit: 50 });
-          return { agent, matches: page.data };
+          const titles = await challengeTitlesOf(deps.db, [...new Set(page.data.map((m) => m.challenge_id))]);
+          return { agent, matches: page.data, titles };
         },
-        ({ agent, matches }) =>
+        ({ agent, matches, titles }) =>
           htmlPage(
             renderAgentPage({
               agentId: agent.id,
               agentName: agent.name,
               matches,
               hold: pageHold(principal, deps.config),
+              challengeTitles: titles,
+              account: headerAccount(webSession, ctx.url),
             }),
           ),
       );

@@ -8,6 +8,8 @@ import { renderPage, type HeaderAccount, type RenderedPage } from '../../../web/
 import type { MatchView, RatingRowView } from '../../../domain/matches/views';
 import type { PageHold } from '../../../domain/matches/hold';
 import { shownMatches, shownOne } from '../../../domain/matches/policy';
+import type { SeatLog } from '../../../domain/games/page';
+import { READABLE_TIME_JS, timeTag } from '../../../web/time';
 
 const fmt = (n: number | null | undefined) => (n === null || n === undefined ? '–' : n.toFixed(2));
 const delta = (before: number | undefined, after: number | undefined) =>
@@ -26,9 +28,42 @@ function resultTable(match: MatchView): SafeHtml {
   )}</tbody></table>`;
 }
 
+/** What the status line says: readable times, and never an end that tells a held match has ended. */
+function statusLine(m: MatchView, revealed: boolean): SafeHtml {
+  if (revealed && m.completed_at) return html`Finished at ${timeTag(m.completed_at)}`;
+  if (!m.started_at) return html`Not started yet`;
+  // A game has no scheduled end (its ends_at is the service's deadline, not when it will finish):
+  // no countdown, which during the hold would run on after a game that took a second.
+  if (m.kind === 'game' || !m.ends_at)
+    return html`Started at ${timeTag(m.started_at)}; the result appears once the delayed feed reaches the end`;
+  return html`Started at ${timeTag(m.started_at)} · ends at ${timeTag(m.ends_at)}`;
+}
+
+/** A participant's card: who plays, their seat and rating, and their events in this match. */
+function agentCard(m: MatchView, p: MatchView['participants'][number]): SafeHtml {
+  const rating = p.rating_before
+    ? html`rating ${fmt(p.rating_before.ordinal)} (μ ${fmt(p.rating_before.mu)}, σ ${fmt(p.rating_before.sigma)})`
+    : html`not rated yet in ${m.weight_class_id}`;
+  const start = m.started_at
+    ? html`<li class="sep" data-sep="start">Start of the match · ${timeTag(m.started_at)}</li>`
+    : '';
+  return html`<section class="side" aria-labelledby="seat-${p.seat}" data-agent-id="${p.agent_id}">
+<h2 id="seat-${p.seat}" class="name"><a href="/agents/${p.agent_id}">${p.agent_name}</a></h2>
+<p class="muted small">Seat ${p.seat} · ${rating}</p>
+${
+  m.kind === 'game'
+    ? html`<p class="small">Plays through the game judge: its moves are in the replay, shown with the result.</p>`
+    : ''
+}
+<ol class="events" aria-label="Events of ${p.agent_name} in this match">${start}<li class="muted none">${m.started_at ? 'No events in this match yet.' : 'Events appear once the match starts.'}</li></ol>
+</section>`;
+}
+
 /**
  * `hold`: the page's hold (domain/matches/hold.ts): until it ends the match reads as running, with
- * no result; `delayMs` is the delay of the events the page follows.
+ * no result; `delayMs` is the delay of the events the page follows. `logs`: the stderr of the seats
+ * the signed-in viewer may read (pageMatchLogs; empty while the result is held), `readsLogs`
+ * whether there are any.
  */
 export function renderMatchPage(input: {
   match: MatchView;
@@ -37,30 +72,29 @@ export function renderMatchPage(input: {
   delayMs: number;
   now: Date;
   account?: HeaderAccount;
+  logs?: readonly SeatLog[];
+  readsLogs?: boolean;
 }): RenderedPage {
   const { match: m, revealed } = shownOne(input.match, input.hold);
   const delayS = Math.round(input.delayMs / 100) / 10;
   const body = html`<p class="muted small"><a href="/challenges/${m.challenge_id}">← ${input.challengeTitle}</a> · <a href="/weight-classes/${m.weight_class_id}/ladder">Ladder</a></p>
 <h1>Match</h1>
-<p class="facts"><span class="badge" id="match-status">${m.status}</span><span>${m.rated ? 'rated' : 'unrated'}</span><span>Events appear ${delayS} s after they happen</span></p>
-<p id="countdown" aria-live="polite">${m.ends_at ? html`Ends at <time datetime="${m.ends_at}">${m.ends_at}</time>` : 'Not started yet'}</p>
-<div class="sides">${m.participants.map(
-    (p) => html`<section class="side" aria-labelledby="seat-${p.seat}" data-agent-id="${p.agent_id}">
-<h2 id="seat-${p.seat}" class="name"><a href="/agents/${p.agent_id}">${p.agent_name}</a></h2>
-<p class="muted small">Seat ${p.seat} · rating ${fmt(p.rating_before?.ordinal)}</p>
-<ol class="events" aria-label="Events of ${p.agent_name}"></ol>
-</section>`,
-  )}</div>
+<p class="facts"><span class="badge" id="match-status">${m.status}</span><span>${m.kind === 'game' ? 'game' : 'head to head'}</span><span>${m.rated ? 'rated' : 'unrated'}</span><span>Events appear ${delayS} s after they happen</span></p>
+<p id="countdown" aria-live="polite">${statusLine(m, revealed)}</p>
+<div class="sides">${m.participants.map((p) => agentCard(m, p))}</div>
 <section aria-labelledby="result-title"><h2 id="result-title">Result</h2>
 <div id="result" aria-live="polite">${revealed ? resultTable(m) : html`<p class="muted" id="result-pending">The result appears once the delayed feed reaches the end of the match.</p>`}</div>
 </section>
-${m.kind === 'game' ? replaySection() : ''}
+${m.kind === 'game' ? replaySection(revealed, input.logs ?? [], input.readsLogs ?? false) : ''}
 <script type="application/json" id="match-config">${scriptJson({
     matchId: m.id,
     kind: m.kind,
     delayMs: input.delayMs,
     serverNow: input.now.toISOString(),
-    endsAt: m.ends_at,
+    // Only a bout counts down (to its scheduled end); a game's ends_at is a deadline.
+    endsAt: m.kind === 'bout' ? m.ends_at : null,
+    startedAt: m.started_at,
+    completedAt: revealed ? m.completed_at : null,
     revealed,
   })}</script>`;
   return renderPage({
@@ -73,13 +107,45 @@ ${m.kind === 'game' ? replaySection() : ''}
 }
 
 /**
+ * The stderr panel beside the replay (issue 41, item 3): only the seats the viewer may read
+ * (their own; an operator every one), each game's stderr as data in a focusable block.
+ */
+function stderrPanel(revealed: boolean, logs: readonly SeatLog[], readsLogs: boolean): SafeHtml {
+  if (!readsLogs) return html``;
+  const body = !revealed
+    ? html`<p class="muted" id="stderr-pending">Your player's stderr appears here with the result (reload the page once the result is shown).</p>`
+    : logs.map(
+        (l) => html`<h3 class="name">${l.agent_name}</h3>
+${
+  l.games.length === 0
+    ? html`<p class="muted">No stderr stored.</p>`
+    : l.games.map(
+        (
+          g,
+        ) => html`<details${g.game === 1 ? html` open` : ''}><summary>Game ${g.game} (seat ${g.seat})${g.fault ? html`: ${g.fault.kind} at turn ${g.fault.turn}` : ''}</summary>
+${g.fault ? html`<p class="small">${g.fault.reason}</p>` : ''}${
+          g.stderr === ''
+            ? html`<p class="muted small">Nothing written to stderr.</p>`
+            : html`<pre class="log" tabindex="0" role="region" aria-label="Stderr of ${l.agent_name} in game ${g.game}">${g.stderr}</pre>`
+        }</details>`,
+      )
+}`,
+      );
+  return html`<aside id="stderr-panel" aria-labelledby="stderr-title">
+<h2 id="stderr-title">Your player's stderr</h2>
+<p class="muted small">Only you (the agent's owner) and the operators see this.</p>
+${body}
+</aside>`;
+}
+
+/**
  * The replay viewer's frame (a game match): filled by the script once the result is revealed (the
  * replay is public once the match is complete, and the page keeps its no-spoiler rule). Buttons,
  * a labelled range and a select: every control is keyboard-operable as is; on the viewer, Space
  * plays or pauses, the arrow keys step, Home and End jump.
  */
-function replaySection(): SafeHtml {
-  return html`<section aria-labelledby="replay-title" id="replay">
+function replaySection(revealed: boolean, logs: readonly SeatLog[], readsLogs: boolean): SafeHtml {
+  return html`<div class="replay-grid${readsLogs ? ' with-logs' : ''}"><section aria-labelledby="replay-title" id="replay">
 <h2 id="replay-title">Replay</h2>
 <p class="muted" id="replay-pending">The replay appears with the result.</p>
 <div id="replay-viewer" hidden>
@@ -95,7 +161,8 @@ function replaySection(): SafeHtml {
 <div id="replay-board" class="board"></div>
 <ul id="replay-seats" class="seats" aria-label="Seats at this turn"></ul>
 </div>
-</section>`;
+</section>
+${stderrPanel(revealed, logs, readsLogs)}</div>`;
 }
 
 const STYLE_TEXT = `
@@ -107,6 +174,9 @@ const STYLE_TEXT = `
 table { width:100%; border-collapse:collapse; } th, td { text-align:left; padding:4px; }
 td.num, th.num { text-align:right; }
 .chart { max-width:100%; height:auto; }
+.table-wrap { overflow-x:auto; max-width:100%; }
+.events li.sep { border-left-color:transparent; font-weight:bold; text-align:center; border-top:1px solid #8886; }
+.events time { font-variant-numeric:tabular-nums; }
 `;
 const STYLE = raw(STYLE_TEXT);
 
@@ -121,6 +191,10 @@ const REPLAY_STYLE_TEXT = `
 .board td.s3 { background:#1565c0; color:#fff; } .board td.s4 { background:#2e7d32; color:#fff; }
 .board td.wall { background:#444; color:#fff; }
 .seats { list-style:none; padding:0; }
+.replay-grid { display:grid; gap:16px; grid-template-columns:minmax(0, 1fr); }
+@media (min-width: 900px) { .replay-grid.with-logs { grid-template-columns:minmax(0, 3fr) minmax(0, 2fr); } }
+#stderr-panel { min-width:0; }
+pre.log { max-height:320px; overflow:auto; white-space:pre-wrap; overflow-wrap:anywhere; border:1px solid #8886; padding:8px; }
 `;
 
 /**
@@ -131,24 +205,61 @@ const REPLAY_STYLE_TEXT = `
 const MATCH_SCRIPT_TEXT = `
 (function () {
   'use strict';
+  ${READABLE_TIME_JS}
   var config = JSON.parse(document.getElementById('match-config').textContent);
   var skew = Date.parse(config.serverNow) - Date.now();
   var now = function () { return Date.now() + skew; };
   var lists = {};
   document.querySelectorAll('.side').forEach(function (s) { lists[s.getAttribute('data-agent-id')] = s.querySelector('.events'); });
-  var es = new EventSource('/api/v1/matches/' + config.matchId + '/live');
-  es.onmessage = function (msg) {
-    var item; try { item = JSON.parse(msg.data); } catch (e) { return; }
-    var list = lists[item.agent_id]; if (!list) return;
+  // The stream is the participants' part of the challenge's feed: only this match's span is shown
+  // (from its start to its end), not their earlier or later matches. Before the start is known,
+  // events wait.
+  var waiting = [];
+  function inMatch(item) {
+    var at = Date.parse(item.received_at);
+    if (!config.startedAt || at < Date.parse(config.startedAt)) return false;
+    return !config.completedAt || at <= Date.parse(config.completedAt);
+  }
+  function timeEl(at, text) {
+    var t = document.createElement('time'); t.setAttribute('datetime', at); t.textContent = text; return t;
+  }
+  function show(item) {
+    var list = lists[item.agent_id]; if (!list || !inMatch(item)) return;
+    var none = list.querySelector('li.none'); if (none) none.remove();
     var ev = item.event || {};
     var li = document.createElement('li');
     li.setAttribute('data-type', String(ev.type || ''));
-    li.textContent = String(ev.type || 'event') + (ev.summary ? ': ' + String(ev.summary) : '');
-    list.append(li);
+    var d = new Date(item.received_at);
+    li.append(timeEl(item.received_at, two(d.getUTCHours()) + ':' + two(d.getUTCMinutes()) + ':' + two(d.getUTCSeconds())), document.createTextNode(' ' + String(ev.type || 'event') + (ev.summary ? ': ' + String(ev.summary) : '')));
+    var end = list.querySelector('li.sep[data-sep="end"]');
+    if (end) list.insertBefore(li, end); else list.append(li);
+  }
+  function separator(kind, at) {
+    Object.keys(lists).forEach(function (id) {
+      var list = lists[id];
+      if (list.querySelector('li.sep[data-sep="' + kind + '"]')) return;
+      var li = document.createElement('li'); li.className = 'sep'; li.setAttribute('data-sep', kind);
+      li.append(document.createTextNode((kind === 'start' ? 'Start' : 'End') + ' of the match \u00b7 '), timeEl(at, readableTime(at)));
+      if (kind === 'start') list.prepend(li); else list.append(li);
+      var none = list.querySelector('li.none');
+      if (none) none.textContent = kind === 'start' ? 'No events in this match yet.' : 'No events in this match.';
+    });
+  }
+  function started(at) {
+    if (!at || config.startedAt) return;
+    config.startedAt = at; separator('start', at);
+    var held = waiting; waiting = []; held.forEach(show);
+  }
+  var es = new EventSource('/api/v1/matches/' + config.matchId + '/live');
+  es.onmessage = function (msg) {
+    var item; try { item = JSON.parse(msg.data); } catch (e) { return; }
+    if (!config.startedAt) { if (waiting.length < 1000) waiting.push(item); return; }
+    show(item);
   };
   var countdown = document.getElementById('countdown');
   function tick() {
-    // Keeps counting while the result waits for its moment: a countdown that stopped would tell the end.
+    // A bout counts down to its scheduled end, and keeps counting while the result waits for its
+    // moment (a countdown that stopped would tell the end). A game has no countdown.
     if (!config.endsAt || config.revealed === true) return;
     var left = Math.max(0, Math.round((Date.parse(config.endsAt) + config.delayMs - now()) / 1000));
     countdown.textContent = left > 0 ? 'Ends in ' + Math.floor(left / 60) + ' min ' + (left % 60) + ' s (as you see it)' : 'The bout has ended; waiting for the result';
@@ -173,7 +284,13 @@ const MATCH_SCRIPT_TEXT = `
     table.append(tbody);
     box.replaceChildren(table);
     document.getElementById('match-status').textContent = m.status;
-    countdown.textContent = 'Finished';
+    if (m.completed_at) {
+      countdown.replaceChildren(document.createTextNode('Finished at '), timeEl(m.completed_at, readableTime(m.completed_at)));
+      config.completedAt = m.completed_at;
+      separator('end', m.completed_at);
+    } else countdown.textContent = 'Finished';
+    var stderrPending = document.getElementById('stderr-pending');
+    if (stderrPending) stderrPending.textContent = 'The result is in: reload the page to read your player\u2019s stderr.';
     config.revealed = true;
   }
   function poll() {
@@ -182,6 +299,7 @@ const MATCH_SCRIPT_TEXT = `
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (body) {
         var m = body && body.data;
+        if (m && m.started_at) started(m.started_at);
         if (!m || (m.status !== 'complete' && m.status !== 'void') || !m.completed_at) return;
         var wait = Date.parse(m.completed_at) + config.delayMs - now();
         if (wait <= 0) showResult(m); else setTimeout(function () { showResult(m); }, wait);
@@ -189,6 +307,7 @@ const MATCH_SCRIPT_TEXT = `
       })
       .catch(function () {});
   }
+  if (config.completedAt) separator('end', config.completedAt);
   tick(); poll();
   setInterval(tick, 1000);
   setInterval(function () { if (config.revealed === false) poll(); }, 3000);
@@ -323,7 +442,7 @@ const REPLAY_SCRIPT_TEXT = `
 `;
 
 /** Rating history as a small line chart of the ordinal, with the same numbers in a table (the text alternative). */
-function ratingChart(points: { at: string; ordinal: number }[]): SafeHtml {
+function ratingChart(points: { ordinal: number }[], titleId: string, weightClass: string): SafeHtml {
   if (points.length < 2) return html``;
   const w = 320;
   const h = 120;
@@ -336,40 +455,72 @@ function ratingChart(points: { at: string; ordinal: number }[]): SafeHtml {
         `${((i / (points.length - 1)) * (w - 20) + 10).toFixed(1)},${(h - 10 - ((p.ordinal - min) / span) * (h - 20)).toFixed(1)}`,
     )
     .join(' ');
-  return html`<svg class="chart" role="img" aria-labelledby="chart-title" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}">
-<title id="chart-title">Rating (ordinal) over the last ${points.length} rated matches, from ${points[0].ordinal.toFixed(2)} to ${points[points.length - 1].ordinal.toFixed(2)}</title>
+  return html`<svg class="chart" role="img" aria-labelledby="${titleId}" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}">
+<title id="${titleId}">Rating (ordinal) in weight class ${weightClass} over the last ${points.length} rated matches, from ${points[0].ordinal.toFixed(2)} to ${points[points.length - 1].ordinal.toFixed(2)}</title>
 <polyline fill="none" stroke="currentColor" stroke-width="2" points="${xy}"/></svg>`;
 }
 
-/** `hold`: matches still held read as running, with no outcome and no rating-history point. */
+const challengeLink = (id: string, titles: ReadonlyMap<string, string>) =>
+  html`<a href="/challenges/${id}" class="name">${titles.get(id) ?? 'a challenge'}</a>`;
+
+/**
+ * `hold`: matches still held read as running, with no outcome and no rating-history point.
+ * `challengeTitles`: the matches' challenges by id. The rating history is one line per weight
+ * class (a rating lives in its class: two classes in one line would mix two scales).
+ */
 export function renderAgentPage(input: {
   agentId: string;
   agentName: string;
   matches: MatchView[];
   hold: PageHold;
+  challengeTitles?: ReadonlyMap<string, string>;
   account?: HeaderAccount;
 }): RenderedPage {
+  const titles = input.challengeTitles ?? new Map<string, string>();
   const mine = shownMatches(input.matches, input.hold).map((m) => ({
     m,
     p: m.participants.find((p) => p.agent_id === input.agentId),
   }));
-  const history = mine
+  const points = mine
     .filter(({ m, p }) => m.status === 'complete' && p?.rating_after)
-    .map(({ m, p }) => ({ at: m.completed_at ?? m.scheduled_at, ordinal: p!.rating_after!.ordinal }))
+    .map(({ m, p }) => ({ m, at: m.completed_at ?? m.scheduled_at, ordinal: p!.rating_after!.ordinal }))
     .reverse();
+  const classes = [...new Set(points.map((x) => x.m.weight_class_id))].sort();
+  const history = classes.map((wc, i) => ({
+    wc,
+    i,
+    points: points.filter((x) => x.m.weight_class_id === wc),
+  }));
   const body = html`<h1 class="name">${input.agentName}</h1>
 <h2>Rating history</h2>
-${history.length ? html`${ratingChart(history)}<table><caption>Rating after each rated match</caption><thead><tr><th scope="col">Completed</th><th scope="col" class="num">Ordinal</th></tr></thead><tbody>${history.map((x) => html`<tr><td>${x.at}</td><td class="num">${x.ordinal.toFixed(2)}</td></tr>`)}</tbody></table>` : html`<p class="muted">No rated match yet.</p>`}
+${
+  history.length
+    ? history.map(
+        ({
+          wc,
+          i,
+          points: pts,
+        }) => html`<section class="weight-class" aria-labelledby="wc-${i}" data-weight-class="${wc}">
+<h3 id="wc-${i}" class="name">Weight class ${wc}</h3>
+${ratingChart(pts, `chart-title-${i}`, wc)}
+<div class="table-wrap" tabindex="0" role="region" aria-labelledby="wc-caption-${i}"><table><caption id="wc-caption-${i}">Rating after each rated match in weight class ${wc}</caption><thead><tr><th scope="col">Completed</th><th scope="col">Challenge</th><th scope="col" class="num">Ordinal</th></tr></thead><tbody>${pts.map(
+          (x) =>
+            html`<tr data-match-id="${x.m.id}"><td><a href="/matches/${x.m.id}">${timeTag(x.at)}</a></td><td>${challengeLink(x.m.challenge_id, titles)}</td><td class="num">${x.ordinal.toFixed(2)}</td></tr>`,
+        )}</tbody></table></div>
+</section>`,
+      )
+    : html`<p class="muted">No rated match yet.</p>`
+}
 <h2>Matches</h2>
 ${
   mine.length
-    ? html`<table><thead><tr><th scope="col">Match</th><th scope="col">Status</th><th scope="col">Opponents</th><th scope="col">Outcome</th></tr></thead><tbody>${mine.map(
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Matches"><table id="matches-table"><thead><tr><th scope="col">Match</th><th scope="col">Challenge</th><th scope="col">Status</th><th scope="col">Opponents</th><th scope="col">Outcome</th></tr></thead><tbody>${mine.map(
         ({ m, p }) =>
-          html`<tr><td><a href="/matches/${m.id}">${m.scheduled_at}</a></td><td>${m.status}</td><td class="name">${m.participants
+          html`<tr data-match-id="${m.id}"><td><a href="/matches/${m.id}">${timeTag(m.started_at ?? m.scheduled_at)}</a></td><td>${challengeLink(m.challenge_id, titles)}</td><td>${m.status}</td><td class="name">${m.participants
             .filter((o) => o.agent_id !== input.agentId)
             .map((o) => o.agent_name)
             .join(', ')}</td><td>${p?.outcome ?? '–'}</td></tr>`,
-      )}</tbody></table>`
+      )}</tbody></table></div>`
     : html`<p class="muted">No matches yet.</p>`
 }`;
   return renderPage({ title: input.agentName, body, style: STYLE, account: input.account });
