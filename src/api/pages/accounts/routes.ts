@@ -41,7 +41,7 @@ import {
 import type { ShownOnce } from '../../../web/forms';
 import type { AppDeps } from '../../deps';
 import { describeZodIssues } from '../../errors';
-import { formValue, type ParsedForm } from '../../form-body';
+import { FORM_BODY_LIMIT_BYTES, formValue, type ParsedForm } from '../../form-body';
 import { htmlPage } from '../../html-page';
 import { type AnyRouteDef } from '../../route';
 import { signedInForm, signedInPage } from '../../page-routes';
@@ -235,6 +235,7 @@ export const accountFormRoutes: AnyRouteDef[] = [
             enteredAgentIds: new Set(entries.rows.map((e) => e.agent_id)),
             judge: judgePublicView(challenge.judge),
             fileSlots: SUBMIT_FILE_SLOTS,
+            sizeLimitBytes: FORM_BODY_LIMIT_BYTES,
             submissionsLeft: new Map(left.map((a) => [a.id, a.left])),
             csrfToken: session.csrfToken,
             account: headerAccount(session),
