@@ -272,7 +272,7 @@ export interface DemoIdentity {
 }
 
 /**
- * Sets a demo agent up through the public API with a session JWT: creates the agent, a
+ * Sets a demo agent up through the public API with a session JWT: finds or creates the agent, a
  * connector key and an API token, and enters it into the given (or first active) challenge, so
  * the challenge shows up in the agent's assignments.
  */
@@ -303,10 +303,13 @@ export async function bootstrapDemoAgent(input: {
     challengeId = list.data[0]?.id;
     if (!challengeId) throw new Error('no active challenge to enter: publish one first');
   }
-  const agent = await call<{ data: { id: string } }>('POST', '/api/v1/agents', {
-    name: input.agentName ?? 'Demo Agent',
-    model_name: 'scripted-demo',
-  });
+  // Reuse this user's agent of that name (the seed's, or an earlier run's): `npm start` twice on
+  // one database keeps one pair of demo agents.
+  const name = input.agentName ?? 'Demo Agent';
+  const mine = await call<{ data: { id: string; name: string }[] }>('GET', '/api/v1/agents');
+  const agent = mine.data.some((a) => a.name === name)
+    ? { data: mine.data.find((a) => a.name === name)! }
+    : await call<{ data: { id: string } }>('POST', '/api/v1/agents', { name, model_name: 'scripted-demo' });
   const key = await call<{ data: { key: string } }>('POST', `/api/v1/agents/${agent.data.id}/keys`, {});
   const token = await call<{ data: { token: string } }>('POST', '/api/v1/auth/tokens', {
     name: 'demo agent',

@@ -17,7 +17,7 @@ import { ConnectorClient } from '../connector-client/client';
 import { bootstrapDemoAgent, DEMO_AGENT_NAMES, runDemo, type DemoPersona } from '../connector-client/demo';
 import { playArenaBouts } from '../connector-client/demo-arena';
 import { submitDemoGameProgram } from '../connector-client/demo-game';
-import { DEMO_CHALLENGE_IDS } from './seed';
+import { DEMO_CHALLENGE_IDS, demoPersonaSubject } from './seed';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => stop.abort());
   const runPersona = async (persona: DemoPersona, startAfterMs: number) => {
     const jwt = await mintSessionJwt(config.AUTH_JWT_SECRET, {
-      sub: `demo|${persona}`,
+      sub: demoPersonaSubject(persona),
       name: DEMO_AGENT_NAMES[persona],
     });
     const identity = await bootstrapDemoAgent({

@@ -19,6 +19,8 @@ import { createChallengeBody } from '../api/schemas/challenges';
 import { mintSessionJwt } from '../auth/jwt';
 import { findChallengeById, updateChallenge } from '../db/queries/challenges';
 import { upsertUserBySubject } from '../db/queries/users';
+import { insertAgent, listAgentsByOwner, markAgentDeleted } from '../db/queries/agents';
+import { DEMO_AGENT_NAMES, type DemoPersona } from '../connector-client/demo';
 import { createChallenge, publishChallenge } from '../domain/challenges/lifecycle';
 import { createLogger } from '../lib/logger';
 import type { ServiceDeps } from '../service-deps';
@@ -316,6 +318,31 @@ export interface SeedSummary {
   adminUserId: string;
   created: string[];
   published: string[];
+  /** The demo agents (one per persona), found or created. */
+  demoAgents: Record<DemoPersona, string>;
+}
+
+/** The subject of a demo persona's user (src/dev/demo-agent.ts signs in as it). */
+export const demoPersonaSubject = (persona: DemoPersona) => `demo|${persona}`;
+
+/**
+ * One agent per demo persona, owned by that persona's user: found by name when an earlier run
+ * made it, else created; further live ones of that name (left by runs before this rule) are
+ * deleted, so the pages never show "Basil (quick draft)" against "Basil (quick draft)".
+ */
+async function seedDemoAgents(db: Pool): Promise<Record<DemoPersona, string>> {
+  const ids = {} as Record<DemoPersona, string>;
+  for (const persona of Object.keys(DEMO_AGENT_NAMES) as DemoPersona[]) {
+    const name = DEMO_AGENT_NAMES[persona];
+    const user = await upsertUserBySubject(db, demoPersonaSubject(persona), storableText(name), 'user');
+    const same = (await listAgentsByOwner(db, user.id)).filter((a) => a.name === name);
+    const kept =
+      same[0] ?? (await insertAgent(db, user.id, storableText(name), storableText('scripted-demo')));
+    if (!kept) throw new Error(`could not create the demo agent ${name}`);
+    for (const extra of same.slice(1)) await markAgentDeleted(db, extra.id);
+    ids[persona] = kept.id;
+  }
+  return ids;
 }
 
 /**
@@ -326,7 +353,12 @@ export interface SeedSummary {
 export async function seedDemoData(db: Pool, options: SeedOptions = {}): Promise<SeedSummary> {
   const log = options.log ?? (() => undefined);
   const adminUser = await upsertUserBySubject(db, DEMO_ADMIN_SUBJECT, storableText('Demo Operator'), 'admin');
-  const summary: SeedSummary = { adminUserId: adminUser.id, created: [], published: [] };
+  const summary: SeedSummary = {
+    adminUserId: adminUser.id,
+    created: [],
+    published: [],
+    demoAgents: await seedDemoAgents(db),
+  };
   const deps = options.deps ?? null;
 
   for (const demo of demoChallenges()) {

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { upsertEntry } from '../../src/db/queries/entries';
 import { challengeCommands } from '../../src/cli/commands/challenges';
-import { DEMO_ADMIN_SUBJECT, DEMO_CHALLENGE_IDS, seedDemoData } from '../../src/dev/seed';
+import { DEMO_ADMIN_SUBJECT, DEMO_CHALLENGE_IDS, demoPersonaSubject, seedDemoData } from '../../src/dev/seed';
+import { bootstrapDemoAgent, DEMO_AGENT_NAMES, type DemoPersona } from '../../src/connector-client/demo';
+import { insertAgent } from '../../src/db/queries/agents';
+import { mintSessionJwt } from '../../src/auth/jwt';
+import { storableText } from '../../src/lib/storable-text';
 import {
   challengeBody,
   createActive,
@@ -158,7 +162,7 @@ describe('public listing and reading', () => {
   test('filters: status, category, weight_class, format combine', async () => {
     const category = uniqueCategory();
     const a = await createActive(server, { category, weight_class_id: 'light', format: 'solo' }, admin);
-    const b = await createActive(server, { category, weight_class_id: 'heavy', format: 'duel' }, admin);
+    const b = await createActive(server, { category, weight_class_id: 'heavy', format: 'text' }, admin);
     const c = await createActive(server, { category, weight_class_id: 'heavy', format: 'solo' }, admin);
     await transition(server, c.id, 'retire', undefined, admin);
     const ids = async (qs: string) =>
@@ -421,6 +425,32 @@ describe('operator endpoints', () => {
     const cleared = await server.request('PATCH', url, { auth: admin.jwt, body: { starts_at: null } });
     expect(cleared.body.data.starts_at).toBeNull();
     expect(cleared.body.data.ends_at).toBe('2031-02-01T00:00:00.000Z');
+  });
+
+  test('format is a menu: an unknown one → 400 naming the allowed ones; a stored older value stays editable', async () => {
+    const created = await server.request('POST', '/api/v1/admin/challenges', {
+      auth: admin.jwt,
+      body: challengeBody({ format: 'head to head' }),
+    });
+    expectError(created, 400, 'VALIDATION_ERROR');
+    expect(created.body.error.message).toContain('format');
+    expect(created.body.error.message).toContain('solo, text, code, head_to_head, game');
+
+    const draft = await createDraft(server, { format: 'text' }, admin);
+    const url = `/api/v1/admin/challenges/${draft.id}`;
+    const changed = await server.request('PATCH', url, { auth: admin.jwt, body: { format: 'duel' } });
+    expectError(changed, 400, 'VALIDATION_ERROR');
+    expect(changed.body.error.message).toContain('head_to_head');
+    expect((await server.request('GET', url, { auth: admin.jwt })).body.data.format).toBe('text');
+
+    // A row stored before the menu keeps its value through an edit that sends it unchanged.
+    await server.deps.db.query(`UPDATE challenges SET format = 'legacy' WHERE id = $1`, [draft.id]);
+    const kept = await server.request('PATCH', url, {
+      auth: admin.jwt,
+      body: { format: 'legacy', title: 'Still editable' },
+    });
+    expect(kept.status).toBe(200);
+    expect(kept.body.data).toMatchObject({ format: 'legacy', title: 'Still editable' });
   });
 
   test('publish → quarantine → publish → retire, each with exactly one outbox row; repeats emit nothing', async () => {
@@ -748,7 +778,12 @@ describe('demo data', () => {
       expect(first.created.sort()).toEqual([...ids].sort());
       expect(first.published.sort()).toEqual([...ids].sort());
       const second = await seedDemoData(server.deps.db, options);
-      expect(second).toEqual({ adminUserId: first.adminUserId, created: [], published: [] });
+      expect(second).toEqual({
+        adminUserId: first.adminUserId,
+        created: [],
+        published: [],
+        demoAgents: first.demoAgents,
+      });
 
       const kinds = new Set<string>();
       for (const id of ids) {
@@ -771,5 +806,43 @@ describe('demo data', () => {
       for (const id of ids)
         await server.request('POST', `/api/v1/admin/challenges/${id}/retire`, { auth: admin.jwt });
     }
+  });
+
+  test('npm start twice on one database leaves one pair of demo agents: the seed and the demo agent reuse them', async () => {
+    const live = async (persona: DemoPersona) =>
+      (
+        await server.deps.db.query(
+          `SELECT a.id FROM agents a JOIN users u ON u.id = a.owner_user_id
+            WHERE u.subject = $1 AND a.name = $2 AND a.deleted_at IS NULL`,
+          [demoPersonaSubject(persona), DEMO_AGENT_NAMES[persona]],
+        )
+      ).rows.map((r) => r.id as string);
+    const first = await seedDemoData(server.deps.db);
+    // A duplicate left by a run before this rule is retired by the next seed.
+    const owner = await server.deps.db.query('SELECT id FROM users WHERE subject = $1', [
+      demoPersonaSubject('basil'),
+    ]);
+    await insertAgent(server.deps.db, owner.rows[0].id, storableText(DEMO_AGENT_NAMES.basil), null);
+    const second = await seedDemoData(server.deps.db);
+    expect(second.demoAgents).toEqual(first.demoAgents);
+    for (const persona of ['ada', 'basil'] as const)
+      expect(await live(persona)).toEqual([first.demoAgents[persona]]);
+
+    // src/dev/demo-agent.ts signs in as the persona and bootstraps through the API: twice, one agent.
+    const jwt = await mintSessionJwt(server.config.AUTH_JWT_SECRET, {
+      sub: demoPersonaSubject('ada'),
+      name: DEMO_AGENT_NAMES.ada,
+    });
+    const challenge = await createActive(server, {}, admin);
+    for (let run = 0; run < 2; run++) {
+      const identity = await bootstrapDemoAgent({
+        baseUrl: server.baseUrl,
+        jwt,
+        challengeId: challenge.id,
+        agentName: DEMO_AGENT_NAMES.ada,
+      });
+      expect(identity.agentId).toBe(first.demoAgents.ada);
+    }
+    expect(await live('ada')).toEqual([first.demoAgents.ada]);
   });
 });

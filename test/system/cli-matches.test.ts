@@ -139,3 +139,36 @@ test("an operator reads a challenge's matches and, with ratings --challenge-id, 
   const userRatings = await cli(['ratings', '--challenge-id', challengeId, '--jwt', ada.user.jwt]);
   expect(userRatings.out).not.toContain('matchmaker:');
 });
+
+test('an operator starts an exhibition with `matches create` and voids it with `matches void` (issue 41)', async () => {
+  const created = await cli(
+    ['matches', 'create', challengeId, '--agent-id', ada.agentId, '--agent-id', bob.agentId, '--json'],
+    { API_JWT: admin.jwt },
+  );
+  expect(created.code).toBe(0);
+  const match = JSON.parse(created.out);
+  expect(match).toMatchObject({ challenge_id: challengeId, rated: false });
+  expect(match.participants.map((p: { agent_id: string }) => p.agent_id).sort()).toEqual(
+    [ada.agentId, bob.agentId].sort(),
+  );
+
+  const voided = await cli(['matches', 'void', match.id, '--reason', 'operator check'], {
+    API_JWT: admin.jwt,
+  });
+  expect(voided.code).toBe(0);
+  expect(voided.out).toContain(`${match.id}  void (operator check)`);
+  const stored = await server.deps.db.query('SELECT status, reason FROM matches WHERE id = $1', [match.id]);
+  expect(stored.rows[0]).toMatchObject({ status: 'void', reason: 'operator check' });
+
+  const again = await cli(['matches', 'void', match.id, '--reason', 'twice'], { API_JWT: admin.jwt });
+  expect(again.code).toBe(1);
+  expect(again.err).toMatch(/void|409|CONFLICT/i);
+  // A participant's credential is no operator's: refused, nothing created.
+  const refused = await cli(
+    ['matches', 'create', challengeId, '--agent-id', ada.agentId, '--agent-id', bob.agentId],
+    {
+      API_JWT: ada.user.jwt,
+    },
+  );
+  expect(refused.code).toBe(1);
+});

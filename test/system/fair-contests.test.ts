@@ -8,10 +8,17 @@ import { eventually, newAgent, type TestAgent, type TestUser } from '../helpers/
 import { getWithinLimits, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 import { expectError, type TestServer } from '../helpers/server';
 import { startServerAndAdmin } from '../helpers/server-and-admin';
+import { signInThroughEmbeddedProvider, webClient, type WebClient } from '../helpers/web-session';
 
+const OPERATOR = `ops|fair-${Date.now().toString(36)}`;
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => ({ server, admin } = await startServerAndAdmin()));
+let operator: WebClient;
+beforeAll(async () => {
+  ({ server, admin } = await startServerAndAdmin({ AUTH_OPERATOR_SUBJECTS: OPERATOR }));
+  operator = webClient(server.baseUrl);
+  await signInThroughEmbeddedProvider(operator, OPERATOR);
+});
 afterAll(() => server.close());
 
 const WAIT = 30_000;
@@ -142,6 +149,34 @@ describe('private tests and the final board', () => {
       adminList.body.data.map((s: any) => [s.id, s.result.private_score]),
     );
     expect(privateScores).toEqual({ [adaFirst]: 0, [adaSecond]: 100, [bobOnly]: 50 });
+    // The console's listing shows them beside the public score, and its CSV export carries both.
+    const consoleList = await (await operator.fetch(`/admin/challenges/${challenge.id}/submissions`)).text();
+    const rowOf = (id: string) =>
+      consoleList.split('<tr>').find((tr) => tr.includes(`/admin/submissions/${id}"`));
+    expect(consoleList).toContain('<th scope="col" class="num">Private score</th>');
+    // The same numbers as the API's listing above: the public score, then the private one.
+    const listed: { id: string; result: { final_score: number; private_score: number } }[] =
+      adminList.body.data;
+    for (const { id, result } of listed)
+      expect(rowOf(id)).toContain(
+        `<td class="num">${result.final_score.toFixed(2)}</td><td class="num">${result.private_score.toFixed(2)}</td>`,
+      );
+    const exported = await operator.fetch(`/admin/challenges/${challenge.id}/submissions.csv`);
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toMatch(/^text\/csv/);
+    const csvRows = (await exported.text()).trim().split('\r\n');
+    expect(csvRows[0]).toBe(
+      'submitted_at,submission_id,agent_id,agent_name,status,run,sandbox,final_score,private_score,private_state',
+    );
+    expect(
+      Object.fromEntries(
+        csvRows.slice(1).map((line) => [line.split(',')[1], line.split(',').slice(7).join(',')]),
+      ),
+    ).toEqual(
+      Object.fromEntries(
+        listed.map(({ id, result }) => [id, `${result.final_score},${result.private_score},done`]),
+      ),
+    );
 
     // Selection: the owner only, up to final_submissions (1 here).
     expectError(

@@ -6,9 +6,13 @@ import { submissionsLeftSchema } from './submissions';
 import { isoDate, queryInt, safeText } from './common';
 import { iso } from '../../lib/time';
 import { matchSettingsOf } from '../../domain/matches/rules';
+import { CHALLENGE_FORMATS, FORMAT_MESSAGE } from '../../domain/challenges/rules';
 import { matchSettingsInput, matchSettingsSchema } from './matches';
 
 export const challengeStatusSchema = z.enum(CHALLENGE_STATUSES);
+
+/** The format menu as the API accepts it on create (the console's form offers the same). */
+export const challengeFormatOptions: readonly string[] = CHALLENGE_FORMATS;
 
 // ---- responses ---------------------------------------------------------------------------------
 
@@ -259,6 +263,8 @@ const WINDOW_MESSAGE = { message: 'ends_at must be after starts_at', path: ['end
 export const createChallengeBody = z
   .object({
     ...challengeFieldShape,
+    // The menu on create; an edit may keep a stored row's older value (editChallenge checks a change).
+    format: z.enum(CHALLENGE_FORMATS, { errorMap: () => ({ message: FORMAT_MESSAGE }) }),
     description: challengeFieldShape.description.default(''),
     time_limit_minutes: challengeFieldShape.time_limit_minutes.default(null),
     entry_fee_cents: challengeFieldShape.entry_fee_cents.default(null),

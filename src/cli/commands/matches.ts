@@ -4,6 +4,8 @@
  *   matches list [<challengeId>] [--agent-id <id>] [--status S] [--limit N] [--cursor C] [--json]
  *   matches get <matchId> [--json]
  *   matches watch <matchId> [--timeout <s>] [--json]
+ *   matches create <challengeId> --agent-id <id> --agent-id <id>… [--rated] [--json]   (operators)
+ *   matches void <matchId> --reason <text> [--json]                                    (operators)
  *   ratings (--weight-class <id> | --challenge-id <id>) [--limit N] [--cursor C] [--json]
  *
  * Participant view (--token / CCS_TOKEN): `matches list` without a challenge lists your agent's
@@ -308,6 +310,56 @@ export const commands: CliCommand[] = [
           throw new CliError(`still ${data.status} after ${timeout} s; look later: matches get ${id}`);
         await sleep(delay);
       }
+    },
+  },
+  {
+    name: 'matches create',
+    summary:
+      'Operators: start an exhibition match now between entered agents (unrated unless --rated; repeat --agent-id, 2 to 8)',
+    usage:
+      'matches create <challengeId> --agent-id <id> --agent-id <id> [--agent-id <id>…] [--rated] [--json]\n' +
+      'The agents must be entered in the challenge and not in a running match; a rated exhibition\n' +
+      'may not name two agents of one owner. Follow it with: matches watch <matchId>.',
+    options: {
+      'agent-id': { type: 'string', multiple: true },
+      rated: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    async run(args, ctx) {
+      const challengeId = uuidAt(args, 'challenge id', true);
+      const raw = args.values['agent-id'];
+      const agentIds = raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)];
+      if (agentIds.length < 2 || agentIds.length > 8)
+        throw usageError('name 2 to 8 agents, each with --agent-id <id>');
+      const wrong = agentIds.find((a) => !UUID_PATTERN.test(a));
+      if (wrong !== undefined) throw usageError(`--agent-id "${wrong}" is not an id (a UUID)`);
+      const { data } = await ctx.api<{ data: MatchView }>(
+        'POST',
+        `/api/v1/admin/challenges/${challengeId}/matches`,
+        { agent_ids: agentIds, rated: args.values.rated === true },
+      );
+      if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
+      ctx.out(matchLines(data).join('\n'));
+      ctx.err(`follow it: matches watch ${data.id}`);
+    },
+  },
+  {
+    name: 'matches void',
+    summary: 'Operators: void a scheduled or running match with a reason (unrated; its sessions close)',
+    usage:
+      'matches void <matchId> --reason <text> [--json]\n' +
+      'A match already complete or void is refused (409). The reason is shown with the match.',
+    options: { reason: { type: 'string' }, json: { type: 'boolean' } },
+    async run(args, ctx) {
+      const id = uuidAt(args, 'match id', true);
+      const reason = args.values.reason;
+      if (typeof reason !== 'string' || reason.trim() === '')
+        throw usageError('--reason <text> is required (why the match is void)');
+      const { data } = await ctx.api<{ data: MatchView }>('POST', `/api/v1/admin/matches/${id}/void`, {
+        reason,
+      });
+      if (args.values.json) return ctx.out(JSON.stringify(data, null, 2));
+      ctx.out(matchLines(data).join('\n'));
     },
   },
   {

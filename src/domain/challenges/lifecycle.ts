@@ -38,6 +38,7 @@ import { canSeeChallenge } from './policy';
 import { checkGameChallenge, resolveMatchSettings, type MatchSettings } from '../matches/rules';
 import { startMatchmakerFor } from '../matches/matchmaking';
 import {
+  checkFormat,
   checkVersion,
   checkWindow,
   instantMs,
@@ -139,6 +140,7 @@ export async function createChallenge(
   challenge: NewChallenge,
   id?: string,
 ): Promise<ChallengeRow | null> {
+  checkFormat(challenge.format);
   return withTransaction(db, async (tx) => {
     const row = await insertChallenge(tx, toChallengeFields(challenge), { createdBy, id });
     if (row && createdBy)
@@ -200,6 +202,7 @@ export async function editChallenge(
     checkWindow(startsAt, endsAt);
 
     const update: ChallengeUpdate = {};
+    if (body.format !== undefined) checkFormat(body.format, row.format);
     for (const [key, value] of Object.entries(body) as [keyof ChallengePatch, unknown][]) {
       if (key === 'starts_at' || key === 'ends_at') continue;
       (update as Record<string, unknown>)[key] = value;

@@ -7,6 +7,25 @@ import { type ChallengeFields, type ChallengeRow } from '../../db/queries/challe
 import type { ChallengeSchedule } from './contract';
 import { checkGameChallenge, resolveMatchSettings, type MatchSettings } from '../matches/rules';
 
+/**
+ * The formats a challenge may be created with or changed to (DESIGN "Multi-file programs and the
+ * competitor's second pass"). Stored rows keep whatever they hold and stay editable; list filters
+ * stay free strings.
+ */
+export const CHALLENGE_FORMATS = ['solo', 'text', 'code', 'head_to_head', 'game'] as const;
+export type ChallengeFormat = (typeof CHALLENGE_FORMATS)[number];
+
+export const FORMAT_MESSAGE = `must be one of ${CHALLENGE_FORMATS.join(', ')}`;
+
+export function isChallengeFormat(format: string): format is ChallengeFormat {
+  return (CHALLENGE_FORMATS as readonly string[]).includes(format);
+}
+
+/** A format set on create, or changed by an edit, must be one of the menu's (400 naming them). */
+export function checkFormat(format: string, stored?: string): void {
+  if (format !== stored && !isChallengeFormat(format)) throw invalidFields({ format: FORMAT_MESSAGE });
+}
+
 /** A new challenge as an operator describes it (times as ISO 8601); the API's schema validates it. */
 export type NewChallenge = Omit<ChallengeFields, 'starts_at' | 'ends_at' | 'judge'> & {
   starts_at: string | null;

@@ -568,7 +568,7 @@ describe('regressions found by the properties', () => {
     kind: 'rubric',
     criteria: [{ name, check: { type: 'exact', value } }],
   });
-  const challenge = { title: 't', category: 'c', format: 'f', weight_class_id: 'w' };
+  const challenge = { title: 't', category: 'c', format: 'solo', weight_class_id: 'w' };
   const cursor = (at: string) =>
     Buffer.from(JSON.stringify(['1', at, creds.agent.agentId])).toString('base64url');
 

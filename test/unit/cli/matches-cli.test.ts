@@ -1,5 +1,5 @@
 /**
- * `matches list|get|watch` and `ratings` (src/cli/commands/matches.ts) against a fake API: which
+ * `matches list|get|watch|create|void` and `ratings` (src/cli/commands/matches.ts) against a fake API: which
  * route each view calls with which credential (participant token, operator JWT), and what it prints.
  */
 import { runCli } from '../../../src/cli/framework';
@@ -65,6 +65,7 @@ interface Call {
   url: string;
   method: string;
   auth: string | undefined;
+  body?: unknown;
 }
 
 async function cli(argv: string[], respond: (url: string) => unknown, env: NodeJS.ProcessEnv = ENV) {
@@ -73,7 +74,12 @@ async function cli(argv: string[], respond: (url: string) => unknown, env: NodeJ
   let err = '';
   const fakeFetch = (async (url: string, init: RequestInit) => {
     const headers = init.headers as Record<string, string>;
-    calls.push({ url, method: String(init.method), auth: headers.authorization });
+    calls.push({
+      url,
+      method: String(init.method),
+      auth: headers.authorization,
+      ...(typeof init.body === 'string' ? { body: JSON.parse(init.body) } : {}),
+    });
     const body = respond(url);
     if (body instanceof Response) return body;
     return new Response(JSON.stringify(body), { status: 200 });
@@ -171,6 +177,72 @@ describe('matches get and watch', () => {
     expect(run.code).toBe(1);
     expect(run.err).toMatch(/still running after 1 s; look later: matches get/);
   }, 20_000);
+});
+
+describe('matches create and void (operators)', () => {
+  test('create posts the exhibition with the named agents as the operator and prints the match', async () => {
+    const run = await cli(['matches', 'create', C, '--agent-id', A, '--agent-id', B, '--rated'], () => ({
+      data: match('scheduled'),
+    }));
+    expect(run.code).toBe(0);
+    expect(run.calls).toEqual([
+      expect.objectContaining({
+        url: `http://127.0.0.1:3999/api/v1/admin/challenges/${C}/matches`,
+        method: 'POST',
+        body: { agent_ids: [A, B], rated: true },
+      }),
+    ]);
+    expect(run.calls[0].auth).toMatch(/^Bearer ey/);
+    expect(run.out).toContain(`${M}  scheduled  bout  rated`);
+    expect(run.err).toContain(`matches watch ${M}`);
+  });
+
+  test('create: unrated by default; fewer than two agents or a bad id is a usage error, nothing sent', async () => {
+    const unrated = await cli(['matches', 'create', C, '--agent-id', A, '--agent-id', B, '--json'], () => ({
+      data: match('scheduled'),
+    }));
+    expect(unrated.calls[0].body).toEqual({ agent_ids: [A, B], rated: false });
+    expect(JSON.parse(unrated.out).id).toBe(M);
+    for (const argv of [
+      ['matches', 'create', C, '--agent-id', A],
+      ['matches', 'create', C, '--agent-id', A, '--agent-id', 'nope'],
+      ['matches', 'create', '--agent-id', A, '--agent-id', B],
+    ]) {
+      const run = await cli(argv, () => ({}));
+      expect({ argv, code: run.code, calls: run.calls.length }).toEqual({ argv, code: 2, calls: 0 });
+    }
+  });
+
+  test('void posts the reason and prints the void match; the reason is required; a 409 is said, exit 1', async () => {
+    const run = await cli(['matches', 'void', M, '--reason', 'agent crashed'], () => ({
+      data: { ...match('void'), reason: 'agent crashed' },
+    }));
+    expect(run.code).toBe(0);
+    expect(run.calls).toEqual([
+      expect.objectContaining({
+        url: `http://127.0.0.1:3999/api/v1/admin/matches/${M}/void`,
+        method: 'POST',
+        body: { reason: 'agent crashed' },
+      }),
+    ]);
+    expect(run.out).toContain(`${M}  void (agent crashed)`);
+    const noReason = await cli(['matches', 'void', M], () => ({}));
+    expect(noReason.code).toBe(2);
+    expect(noReason.err).toContain('--reason');
+    expect(noReason.calls).toHaveLength(0);
+    const done = await cli(
+      ['matches', 'void', M, '--reason', 'late'],
+      () =>
+        new Response(
+          JSON.stringify({ error: { code: 'CONFLICT', message: 'the match is already complete' } }),
+          {
+            status: 409,
+          },
+        ),
+    );
+    expect(done.code).toBe(1);
+    expect(done.err).toContain('already complete');
+  });
 });
 
 describe('ratings', () => {

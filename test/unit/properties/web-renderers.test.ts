@@ -165,6 +165,7 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
       enteredAgentIds: new Set([s]),
       judge: { kind: s, languages: [s], entry: s },
       fileSlots: 2,
+      sizeLimitBytes: 2 * 1024 * 1024,
       submissionsLeft: new Map([[s, { session: 1, day: 2, day_resets_at: AT.toISOString() }]]),
       csrfToken: s,
       account: account(s),
@@ -266,7 +267,20 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
   challengeSubmissions: (s) =>
     renderChallengeSubmissionsPage({
       challenge: { id: s, title: s, status: s },
-      rows: [{ id: s, agentId: s, agentName: s, status: s, score: 40, run: 2, sandbox: true, createdAt: AT }],
+      rows: [
+        {
+          id: s,
+          agentId: s,
+          agentName: s,
+          status: s,
+          score: 40,
+          privateScore: 50,
+          privateState: s,
+          run: 2,
+          sandbox: true,
+          createdAt: AT,
+        },
+      ],
       filters: { status: s, agent_id: `${s}x`, min_score: 1, max_score: 99 },
       statuses: [s],
       agents: [{ id: s, name: s }],

@@ -42,7 +42,7 @@ import {
 import type { ShownOnce } from '../../../web/forms';
 import type { AppDeps } from '../../deps';
 import { describeZodIssues } from '../../errors';
-import { formValue, type ParsedForm } from '../../form-body';
+import { FORM_BODY_LIMIT_BYTES, formValue, type ParsedForm } from '../../form-body';
 import { htmlPage } from '../../html-page';
 import { type AnyRouteDef } from '../../route';
 import { signedInForm, signedInPage } from '../../page-routes';
@@ -236,6 +236,7 @@ export const accountFormRoutes: AnyRouteDef[] = [
             enteredAgentIds: new Set(entries.rows.map((e) => e.agent_id)),
             judge: judgePublicView(challenge.judge),
             fileSlots: SUBMIT_FILE_SLOTS,
+            sizeLimitBytes: FORM_BODY_LIMIT_BYTES,
             submissionsLeft: new Map(left.map((a) => [a.id, a.left])),
             csrfToken: session.csrfToken,
             account: headerAccount(session),
@@ -273,10 +274,10 @@ export const accountFormRoutes: AnyRouteDef[] = [
       }),
       async handler({ params, body, principal, deps, form: posted }) {
         const challenge = await requireVisibleChallenge(deps.db, principal, params.id);
-        const submissionBody = createSubmissionBody.safeParse(
-          browserSubmission(judgePublicView(challenge.judge), body, posted),
-        );
-        if (!submissionBody.success) throw validationError(describeZodIssues(submissionBody.error.issues));
+        const typed = browserSubmissionWithLabels(judgePublicView(challenge.judge), body, posted);
+        const submissionBody = createSubmissionBody.safeParse(typed.body);
+        if (!submissionBody.success)
+          throw validationError(describeFormIssues(submissionBody.error.issues, typed.labels));
         const { session } = await openSession(deps.db, principal, params.id, body.agent_id);
         const { submission } = await createSubmission(deps, principal, session.id, submissionBody.data, null);
         return { redirect: `/me/submissions/${submission.id}`, status: 303 };
@@ -376,41 +377,100 @@ export const accountFormRoutes: AnyRouteDef[] = [
  * beside it (its own name when none is typed).
  */
 export function browserSubmission(
-  judge: { languages: string[] | null },
+  judge: { languages: string[] | null; entry?: string | null },
   body: { language?: string; content?: string; paste_path?: string },
   posted: ParsedForm | null,
 ): { content: string; files?: { path: string; content: string }[]; language?: string } {
+  return browserSubmissionWithLabels(judge, body, posted).body;
+}
+
+/** The form's label of each file of the body, by index (what an error about `files.N` names). */
+export type FileLabels = string[];
+
+/** As browserSubmission, with the label the form shows for each file (the paste box, "Path of file N"). */
+export function browserSubmissionWithLabels(
+  judge: { languages: string[] | null; entry?: string | null },
+  body: { language?: string; content?: string; paste_path?: string },
+  posted: ParsedForm | null,
+): {
+  body: { content: string; files?: { path: string; content: string }[]; language?: string };
+  labels: FileLabels;
+} {
   const language = (body.language ?? '').trim();
   if (language !== '' && judge.languages !== null && !judge.languages.includes(language))
     throw validationError(
       `language ${language} is not offered here (allowed: ${judge.languages.join(', ')})`,
     );
   const files: { path: string; content: string }[] = [];
+  const labels: FileLabels = [];
+  const entry = judge.entry ?? null;
   for (let slot = 1; slot <= SUBMIT_FILE_SLOTS; slot++) {
     const upload = posted?.files[`file_${slot}`]?.[0];
     const typed = (posted ? formValue(posted, `path_${slot}`) : undefined)?.trim() ?? '';
     if (upload === undefined) {
-      if (typed !== '') throw validationError(`file ${slot}: a path (${typed}) but no file chosen`);
+      if (typed !== '') throw validationError(`Path of file ${slot}: ${typed}, but no file was chosen`);
       continue;
     }
-    files.push({ path: typed || upload.filename, content: upload.content });
+    // A browser sends only the file's name: the challenge's entry (src/solution.ts) keeps its folder.
+    const named = entry !== null && entry.endsWith(`/${upload.filename}`) ? entry : upload.filename;
+    files.push({ path: typed || named, content: upload.content });
+    labels.push(`Path of file ${slot}`);
   }
   const pasted = body.content ?? '';
   const pastePath = (body.paste_path ?? '').trim();
   let content = pasted;
+  let chosen = language;
   if (judge.languages !== null && pastePath !== '' && pasted.trim() !== '') {
     files.unshift({ path: pastePath, content: pasted });
+    labels.unshift('Save the pasted code as');
     content = '';
   } else if (judge.languages !== null && files.length > 0 && pasted.trim() !== '')
     // With files the judge reads only the files: pasted code without a path would vanish unsaid.
     throw validationError(
       'you pasted code and uploaded files: give the pasted code its path in your project under "Save the pasted code as" (main.py, for instance), or upload it as a file',
     );
+  else if (judge.languages !== null && language === '' && pasted.trim() !== '') {
+    // "Detect from the file name" with pasted code: its name, the one language offered, or say so.
+    if (judge.languages.length === 1) chosen = judge.languages[0]!;
+    else
+      throw validationError(
+        'Language: "detect from the file name" needs a file name: choose the language of the pasted code, or name its file under "Save the pasted code as" (main.py, for instance)',
+      );
+  }
   return {
-    content,
-    ...(files.length ? { files } : {}),
-    ...(language !== '' && judge.languages !== null ? { language } : {}),
+    body: {
+      content,
+      ...(files.length ? { files } : {}),
+      ...(chosen !== '' && judge.languages !== null ? { language: chosen } : {}),
+    },
+    labels,
   };
+}
+
+/**
+ * The API schema's issues in the form's words: `files.0.path` is the label the form shows for that
+ * file ("Path of file 1", "Save the pasted code as"), never the body's field name.
+ */
+export function describeFormIssues(
+  issues: { path: (string | number)[]; message: string }[],
+  labels: FileLabels,
+): string {
+  return issues
+    .slice(0, 10)
+    .map((i) => {
+      const [head, index, field] = i.path;
+      if (head === 'files' && typeof index === 'number') {
+        const label = labels[index] ?? `File ${index + 1}`;
+        return field === 'path' || field === undefined
+          ? `${label}: ${i.message}`
+          : `${label.replace(/^Path of file/, 'File')} (${String(field)}): ${i.message}`;
+      }
+      if (head === 'files') return `Files: ${i.message}`;
+      if (head === 'content') return `Code or answer: ${i.message}`;
+      if (head === 'language') return `Language: ${i.message}`;
+      return describeZodIssues([i]);
+    })
+    .join('; ');
 }
 
 /** Polls the submission's status (one light read every 500 ms) and pushes each change; ends once judged. */

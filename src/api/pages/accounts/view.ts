@@ -112,6 +112,8 @@ export function renderTakePartPage(input: {
   enteredAgentIds: Set<string>;
   judge: TakePartJudge;
   fileSlots: number;
+  /** The form's size limit (bytes), shown before it is exceeded. */
+  sizeLimitBytes: number;
   /** Per entered agent. */
   submissionsLeft?: Map<string, SubmissionsLeftView>;
   csrfToken: string;
@@ -181,6 +183,7 @@ ${code ? html`<label for="submit-paste-path">Save the pasted code as (path; opti
 <fieldset><legend>${code ? 'Upload files, each with its path in your project (every file is part of the program; the entry runs)' : 'Files (optional)'}</legend>
 ${slots}
 </fieldset>
+<p class="small muted" id="submit-size-limit" data-limit-bytes="${input.sizeLimitBytes}">Up to ${input.sizeLimitBytes / 1024 / 1024} MiB in all (the pasted text and every file together). <span id="submit-size" role="status" aria-live="polite"></span></p>
 <button type="submit">Submit</button></form>`
     : ''
 }`;
@@ -192,15 +195,37 @@ ${slots}
   );
 }
 
-/** A chosen file fills its empty path field with the file's name (typed paths are kept). */
+/**
+ * A chosen file fills its empty path field with the file's name (typed paths are kept); the size
+ * sent so far is shown against the form's limit before it is exceeded, not after.
+ */
 const TAKE_PART_SCRIPT = raw(`(function () {
   'use strict';
+  var limitEl = document.getElementById('submit-size-limit');
+  var sizeEl = document.getElementById('submit-size');
+  var limit = limitEl ? Number(limitEl.getAttribute('data-limit-bytes')) : 0;
+  var mib = function (n) { return (n / 1048576).toFixed(2) + ' MiB'; };
+  function showSize() {
+    if (!sizeEl || !limit) return;
+    var total = 0;
+    var text = document.getElementById('submit-content');
+    if (text) total += new Blob([text.value]).size;
+    document.querySelectorAll('input[type=file][data-path-field]').forEach(function (input) {
+      if (input.files && input.files[0]) total += input.files[0].size;
+    });
+    sizeEl.textContent = total === 0 ? '' : total > limit
+      ? 'Now ' + mib(total) + ': over the limit; remove a file or send the project with the CLI.'
+      : 'Now ' + mib(total) + ' of ' + mib(limit) + '.';
+  }
   document.querySelectorAll('input[type=file][data-path-field]').forEach(function (input) {
     input.addEventListener('change', function () {
       var field = document.getElementById(input.getAttribute('data-path-field'));
       if (field && field.value === '' && input.files && input.files[0]) field.value = input.files[0].name;
+      showSize();
     });
   });
+  var content = document.getElementById('submit-content');
+  if (content) content.addEventListener('change', showSize);
 })();`);
 
 const STATUS_STEPS = ['received', 'queued', 'judging', 'complete'] as const;

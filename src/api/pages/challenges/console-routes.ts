@@ -409,7 +409,7 @@ export const consoleChallengeRoutes: AnyRouteDef[] = [
   signedInPage(
     'consoleNewChallenge',
     '/admin/challenges/new',
-    "Console: the form of a new draft challenge (?template= a whole starting point: rubric, program or game; ?kind= the judge from that kind's template)",
+    "Console: the form of a new draft challenge (?template= a whole starting point, one per format: solo, text, code, program, head_to_head or game; ?kind= the judge from that kind's template)",
     {
       query: newChallengeQuery,
       async handler({ query, webSession }) {

@@ -13,6 +13,7 @@ import { canonicalJson } from '../../../lib/canonical-json';
 import { formatScore } from '../../../lib/score';
 import type { ParsedForm } from '../../form-body';
 import { unstorableString } from '../../schemas/common';
+import { challengeFormatOptions } from '../../schemas/challenges';
 import { csrfField } from '../../../web/forms';
 import { consolePage, fmtTime, statusBadge } from '../console/view';
 import { type HeaderAccount, type RenderedPage } from '../../../web/layout';
@@ -20,7 +21,8 @@ import { html, joinHtml, type SafeHtml } from '../../../web/html';
 import { JUDGE_TESTS_SCRIPT, judgeEditorHtml, judgeTemplateText, type JudgeKind } from './judge-editor-view';
 import { TESTS_FILE_FIELD, TEST_ROWS_FIELD, type JudgeTestsState } from './judge-tests';
 
-export type ChallengeFieldKind = 'text' | 'textarea' | 'integer' | 'number' | 'instant' | 'checkbox' | 'json';
+export type ChallengeFieldKind =
+  'text' | 'select' | 'textarea' | 'integer' | 'number' | 'instant' | 'checkbox' | 'json';
 
 export interface ChallengeField {
   name: string;
@@ -35,6 +37,8 @@ export interface ChallengeField {
   blankIsDefault?: boolean;
   hint?: string;
   maxLength?: number;
+  /** A menu's choices (kind 'select'); a stored value outside them is offered too, as it is. */
+  options?: readonly string[];
 }
 
 /** Every operator-editable field, in the form's order (createChallengeBody's fields). */
@@ -42,7 +46,13 @@ export const CHALLENGE_FIELDS: readonly ChallengeField[] = [
   { name: 'title', label: 'Title', kind: 'text', maxLength: 200 },
   { name: 'description', label: 'Description', kind: 'textarea', maxLength: 20_000 },
   { name: 'category', label: 'Category', kind: 'text', maxLength: 100 },
-  { name: 'format', label: 'Format', kind: 'text', maxLength: 100, hint: 'e.g. solo' },
+  {
+    name: 'format',
+    label: 'Format',
+    kind: 'select',
+    options: challengeFormatOptions,
+    hint: 'solo, text and code: one submission judged alone; head_to_head and game: agents meet in matches (then fill the match settings; a template below fills both)',
+  },
   { name: 'weight_class_id', label: 'Weight class', kind: 'text', maxLength: 100, hint: 'e.g. open' },
   {
     name: 'time_limit_minutes',
@@ -157,17 +167,49 @@ export const NEW_CHALLENGE_VALUES: ChallengeFormValues = {
 };
 
 /**
- * Judge-config templates for a new draft (`/admin/challenges/new?template=<id>`): the fields a
- * format needs, to edit. The game template: a connect-four `game` judge with DESIGN's defaults,
- * match settings, and a sample program (first legal column) for the dry run against the boss.
+ * Templates for a new draft (`/admin/challenges/new?template=<id>`), one per format (Codabench's
+ * organizer templates): the format, its judge config and, for match formats, the match settings,
+ * each with a sample for the dry run. `rubric` and `program` are the older ids of `solo` and a
+ * program-judged `code` challenge, kept so links keep working.
  */
 export const CHALLENGE_TEMPLATES: Readonly<
   Record<string, { label: string; values: Partial<ChallengeFormValues> }>
 > = {
-  rubric: { label: 'Rubric (solo)', values: {} },
-  program: {
-    label: 'Program (solo)',
+  solo: {
+    label: 'solo: a rubric judges one submission',
+    values: { format: 'solo', judge: judgeTemplateText('rubric') },
+  },
+  text: {
+    label: 'text: a written answer checked by a rubric',
     values: {
+      format: 'text',
+      judge: JSON.stringify(
+        {
+          kind: 'rubric',
+          criteria: [
+            { name: 'names the answer', weight: 2, check: { type: 'contains', value: '42' } },
+            { name: 'short', weight: 1, check: { type: 'length', max: 200 } },
+          ],
+        },
+        null,
+        2,
+      ),
+      sample: 'The answer is 42.',
+    },
+  },
+  code: {
+    label: 'code: exported functions run against tests',
+    values: {
+      format: 'code',
+      judge: judgeTemplateText('tests'),
+      sample:
+        "```ts\n// src/solution.ts\nexport function reverse(s: string): string {\n  return [...s].reverse().join('');\n}\n```",
+    },
+  },
+  program: {
+    label: 'code: a program reads stdin, writes stdout',
+    values: {
+      format: 'code',
       judge: JSON.stringify(
         {
           kind: 'program',
@@ -179,8 +221,19 @@ export const CHALLENGE_TEMPLATES: Readonly<
       sample: '```python\na, b = map(int, input().split())\nprint(a + b)\n```',
     },
   },
+  head_to_head: {
+    label: 'head_to_head: two agents, one bout, the better score wins',
+    values: {
+      format: 'head_to_head',
+      time_limit_minutes: '10',
+      judge: judgeTemplateText('tests'),
+      match: JSON.stringify({ players: 2, every_minutes: 10, rated: true }, null, 2),
+      sample:
+        "```ts\n// src/solution.ts\nexport function reverse(s: string): string {\n  return [...s].reverse().join('');\n}\n```",
+    },
+  },
   game: {
-    label: 'Game (programs play each other)',
+    label: 'game: programs play each other',
     values: {
       format: 'game',
       judge: JSON.stringify(
@@ -210,9 +263,17 @@ export const CHALLENGE_TEMPLATES: Readonly<
   },
 };
 
+/** Older template ids, still accepted in links. */
+const TEMPLATE_ALIASES: Readonly<Record<string, string>> = { rubric: 'solo' };
+
+/** The template ids the console offers, one per format (program is the second `code` one). */
+export const TEMPLATE_MENU = ['solo', 'text', 'code', 'program', 'head_to_head', 'game'] as const;
+
 /** A new draft's values from a template id (unknown or absent: the plain defaults). */
 export function newChallengeValues(template: string | undefined): ChallengeFormValues {
-  const chosen = template !== undefined ? CHALLENGE_TEMPLATES[template] : undefined;
+  const id = template !== undefined ? (TEMPLATE_ALIASES[template] ?? template) : undefined;
+  const chosen =
+    id !== undefined && Object.hasOwn(CHALLENGE_TEMPLATES, id) ? CHALLENGE_TEMPLATES[id] : undefined;
   return { ...NEW_CHALLENGE_VALUES, ...(chosen?.values ?? {}) } as ChallengeFormValues;
 }
 
@@ -232,7 +293,14 @@ function fieldHtml(f: ChallengeField, value: string, errors: string[] | undefine
   if (f.kind === 'checkbox')
     return html`<div><label class="check" for="${id}"><span><input type="checkbox" id="${id}" name="${f.name}"${value === 'on' ? ' checked' : ''}${aria}> ${f.label}</span></label>${err}</div>`;
   let control: SafeHtml;
-  if (f.kind === 'textarea' || f.kind === 'json') {
+  if (f.kind === 'select') {
+    const options = f.options ?? [];
+    const choices = options.includes(value) || value === '' ? options : [...options, value];
+    control = html`<select id="${id}" name="${f.name}"${aria}>${choices.map(
+      (o) =>
+        html`<option value="${o}"${o === value ? ' selected' : ''}>${o}${options.includes(o) ? '' : ' (stored; no longer offered)'}</option>`,
+    )}</select>`;
+  } else if (f.kind === 'textarea' || f.kind === 'json') {
     const rows = f.kind === 'json' ? 18 : 5;
     control = html`<textarea id="${id}" name="${f.name}" rows="${rows}"${max}${aria} spellcheck="false">${value}</textarea>`;
   } else {
@@ -389,8 +457,8 @@ ${
   c
     ? ''
     : html`<nav aria-label="Judge templates"><p class="small">Start from a template: ${joinHtml(
-        Object.entries(CHALLENGE_TEMPLATES).map(
-          ([id, t]) => html`<a href="/admin/challenges/new?template=${id}">${t.label}</a>`,
+        TEMPLATE_MENU.map(
+          (id) => html`<a href="/admin/challenges/new?template=${id}">${CHALLENGE_TEMPLATES[id]!.label}</a>`,
         ),
         ' · ',
       )}</p></nav>`
@@ -492,6 +560,7 @@ export function challengeInput(values: ChallengeFormValues): {
     const trimmed = raw.trim();
     switch (f.kind) {
       case 'text':
+      case 'select':
       case 'textarea':
         input[f.name] = raw;
         break;

@@ -13,6 +13,8 @@ import { findUserById } from '../../../db/queries/users';
 import { actorOf } from '../../../domain/audit/policy';
 import { submissionWorkflowId } from '../../../domain/submissions/contract';
 import { listAllSubmissions } from '../../../domain/submissions/history';
+import { csvLine } from '../../../domain/leaderboard';
+import type { SubmissionHistoryRow } from '../../../db/queries/submissions';
 import { rejudgeSubmission } from '../../../domain/submissions/rejudge';
 import { notFound } from '../../../errors';
 import { breakdownView } from '../../../judging';
@@ -55,6 +57,41 @@ export function temporalWorkflowUrl(
   return `${base}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
+/** The CSV export holds at most this many rows (the newest first). */
+const CSV_MAX_ROWS = 10_000;
+
+const CSV_HEADER = [
+  'submitted_at',
+  'submission_id',
+  'agent_id',
+  'agent_name',
+  'status',
+  'run',
+  'sandbox',
+  'final_score',
+  'private_score',
+  'private_state',
+] as const;
+
+/** The operators' submissions as CSV: the public score and, beside it, the private one. */
+export function submissionsCsv(rows: SubmissionHistoryRow[]): string {
+  const lines = rows.map((r) =>
+    csvLine([
+      r.created_at.toISOString(),
+      r.id,
+      r.agent_id,
+      r.agent_name,
+      r.status,
+      r.judge_run,
+      r.sandbox ? 'yes' : 'no',
+      r.final_score === null ? '' : Number(r.final_score),
+      r.private_score === null ? '' : Number(r.private_score),
+      r.private_state ?? 'none',
+    ]),
+  );
+  return csvLine([...CSV_HEADER]) + lines.join('');
+}
+
 // ---- the routes --------------------------------------------------------------------------------
 
 export const consoleSubmissionRoutes: AnyRouteDef[] = [
@@ -80,6 +117,8 @@ export const consoleSubmissionRoutes: AnyRouteDef[] = [
               agentName: r.agent_name,
               status: r.status,
               score: r.final_score === null ? null : Number(r.final_score),
+              privateScore: r.private_score === null ? null : Number(r.private_score),
+              privateState: r.private_state ?? 'none',
               run: r.judge_run,
               sandbox: r.sandbox,
               createdAt: r.created_at,
@@ -97,6 +136,36 @@ export const consoleSubmissionRoutes: AnyRouteDef[] = [
             account: account(webSession),
           }),
         );
+      },
+    },
+  ),
+  signedInPage(
+    'consoleChallengeSubmissionsCsv',
+    '/admin/challenges/:id/submissions.csv',
+    "Console: a challenge's submissions as CSV (the listing's filters; public and private scores), newest first",
+    {
+      params: uuidParam,
+      query: submissionsQuery.omit({ cursor: true, limit: true }),
+      responses: { 200: { description: 'CSV', contentType: 'text/csv' } },
+      async handler({ params, query, deps }) {
+        const row = await requireConsoleChallenge(deps, params.id);
+        const rows: SubmissionHistoryRow[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await listAllSubmissions(deps.db, {
+            ...query,
+            challenge_id: row.id,
+            limit: 100,
+            cursor,
+          });
+          rows.push(...page.rows);
+          cursor = page.pagination.next_cursor ?? undefined;
+        } while (cursor && rows.length < CSV_MAX_ROWS);
+        return {
+          raw: submissionsCsv(rows.slice(0, CSV_MAX_ROWS)),
+          contentType: 'text/csv; charset=utf-8',
+          headers: { 'Content-Disposition': `attachment; filename="submissions-${row.id}.csv"` },
+        };
       },
     },
   ),

@@ -10,6 +10,9 @@ export interface AdminSubmissionListRow {
   agentName: string;
   status: string;
   score: number | null;
+  /** Operators see the private pass's score beside the public one (DESIGN "private tests"). */
+  privateScore: number | null;
+  privateState: string;
   run: number;
   sandbox: boolean;
   createdAt: Date;
@@ -20,6 +23,13 @@ export interface SubmissionFilters {
   agent_id?: string;
   min_score?: number;
   max_score?: number;
+}
+
+/** The private score, or why there is none yet (pending: the private pass runs after the public result). */
+function privateCell(r: AdminSubmissionListRow): string {
+  if (r.privateState === 'pending') return 'pending';
+  if (r.privateState === 'none' || r.privateScore === null) return '—';
+  return formatScore(r.privateScore);
 }
 
 export function renderChallengeSubmissionsPage(input: {
@@ -41,10 +51,11 @@ export function renderChallengeSubmissionsPage(input: {
     agentOptions.push({ id: f.agent_id, name: `agent ${f.agent_id}` });
   const rows = input.rows.map(
     (r) =>
-      html`<tr><td>${fmtTime(r.createdAt)}</td><td><a href="${base}?agent_id=${r.agentId}">${r.agentName}</a>${r.sandbox ? html` <span class="badge">sandbox</span>` : ''}</td><td>${r.status}</td><td class="num">${formatScore(r.score)}</td><td class="num">${r.run}</td><td><a href="/admin/submissions/${r.id}">Details<span class="sr-only"> of ${r.agentName}'s submission of ${fmtTime(r.createdAt)}</span></a></td></tr>`,
+      html`<tr><td>${fmtTime(r.createdAt)}</td><td><a href="${base}?agent_id=${r.agentId}">${r.agentName}</a>${r.sandbox ? html` <span class="badge">sandbox</span>` : ''}</td><td>${r.status}</td><td class="num">${formatScore(r.score)}</td><td class="num">${privateCell(r)}</td><td class="num">${r.run}</td><td><a href="/admin/submissions/${r.id}">Details<span class="sr-only"> of ${r.agentName}'s submission of ${fmtTime(r.createdAt)}</span></a></td></tr>`,
   );
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(f)) if (v !== undefined) q.set(k, String(v));
+  const csvQuery = new URLSearchParams(q);
   if (input.limit) q.set('limit', String(input.limit));
   if (input.nextCursor) q.set('cursor', input.nextCursor);
   const body = html`<p class="muted small"><a href="/admin/challenges/${c.id}">← ${c.title}</a></p>
@@ -56,8 +67,9 @@ export function renderChallengeSubmissionsPage(input: {
 <label for="f-min">Score at least<input id="f-min" name="min_score" type="number" min="0" max="100" step="0.01" value="${f.min_score ?? ''}"></label>
 <label for="f-max">Score at most<input id="f-max" name="max_score" type="number" min="0" max="100" step="0.01" value="${f.max_score ?? ''}"></label>
 <button type="submit">Filter</button></form>
-${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions, newest first"><table id="submissions-table"><caption class="sr-only">Submissions, newest first</caption><thead><tr><th scope="col">Submitted</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col" class="num">Run</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No submission matches.</p>`}
-${input.nextCursor ? html`<p class="pager"><a href="${base}?${q.toString()}">Older submissions</a></p>` : ''}`;
+${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions, newest first"><table id="submissions-table"><caption class="sr-only">Submissions, newest first</caption><thead><tr><th scope="col">Submitted</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col" class="num">Private score</th><th scope="col" class="num">Run</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No submission matches.</p>`}
+${input.nextCursor ? html`<p class="pager"><a href="${base}?${q.toString()}">Older submissions</a></p>` : ''}
+<p><a id="submissions-csv" href="${base}.csv${csvQuery.size ? `?${csvQuery.toString()}` : ''}" download>Download these submissions as CSV</a> <span class="muted small">(public and private scores, up to 10,000 rows)</span></p>`;
   return consolePage({
     title: `Submissions: ${c.title}`,
     section: 'challenges',

@@ -166,7 +166,7 @@ describe('request bodies', () => {
   const base = {
     title: 'T',
     category: 'c',
-    format: 'f',
+    format: 'solo',
     weight_class_id: 'w',
     judge: { kind: 'rubric', criteria: [{ name: 'n', check: { type: 'contains', value: 'x' } }] },
   };

@@ -8,7 +8,11 @@
 import { consoleChallengeRoutes } from '../../../../../src/api/pages/challenges/console-routes';
 import {
   CHALLENGE_FIELDS,
+  CHALLENGE_TEMPLATES,
   NEW_CHALLENGE_VALUES,
+  TEMPLATE_MENU,
+  issuesToErrors,
+  newChallengeValues,
   challengeInput,
   changedFields,
   domainErrorsToFields,
@@ -29,6 +33,8 @@ import type { HandlerInput } from '../../../../../src/api/route';
 import { CHALLENGE_LIFECYCLE_WORKFLOW } from '../../../../../src/domain/challenges/contract';
 import { invalidFields, validationError } from '../../../../../src/errors';
 import { fakeServiceDeps } from '../../../../fakes/deps';
+import { createChallengeBody } from '../../../../../src/api/schemas/challenges';
+import { CHALLENGE_FORMATS, toChallengeFields } from '../../../../../src/domain/challenges/rules';
 
 const ID = '55555555-5555-4555-8555-555555555555';
 const NOW = new Date('2026-03-01T12:00:00Z');
@@ -188,6 +194,54 @@ describe('the challenge form module', () => {
     expect(page).toContain('&lt;b&gt;typed&lt;/b&gt;');
     expect(page).toContain('value="csrf-1"');
     expect(CHALLENGE_FIELDS.every((f) => page.includes(`name="${f.name}"`))).toBe(true);
+  });
+});
+
+describe('the format menu and its templates (issue 41)', () => {
+  test('every format has a template whose form the API accepts as it stands, match settings where the format needs them', () => {
+    const formats = TEMPLATE_MENU.map((id) => CHALLENGE_TEMPLATES[id]!.values.format);
+    expect(new Set(formats)).toEqual(new Set(CHALLENGE_FORMATS));
+    for (const id of TEMPLATE_MENU) {
+      const values = { ...newChallengeValues(id), title: `From ${id}`, category: 'c' };
+      const { input, errors } = challengeInput(values);
+      expect({ id, errors }).toEqual({ id, errors: {} });
+      const parsed = createChallengeBody.parse(input);
+      expect(parsed.format).toBe(CHALLENGE_TEMPLATES[id]!.values.format);
+      const fields = toChallengeFields(parsed); // the domain's checks: match settings per format, game judge
+      expect(fields.match === null).toBe(!['head_to_head', 'game'].includes(parsed.format));
+    }
+    expect(newChallengeValues('rubric').format).toBe('solo'); // the older link still works
+  });
+
+  test('the form offers the menu (a stored older value too); a value outside it is an error beside the field', () => {
+    const page = (values: Record<string, string>, errors: FieldErrors = {}) =>
+      renderChallengeFormPage({
+        challenge: null,
+        values: { ...NEW_CHALLENGE_VALUES, ...values },
+        errors,
+        csrfToken: 'csrf-1',
+        account: null as never,
+      }).html.toString();
+    const menu = page({ format: 'game' });
+    expect(menu).toContain('<select id="f-format" name="format"');
+    for (const f of CHALLENGE_FORMATS) expect(menu).toContain(`<option value="${f}"`);
+    expect(menu).toContain('<option value="game" selected>game</option>');
+    for (const id of TEMPLATE_MENU) expect(menu).toContain(`href="/admin/challenges/new?template=${id}"`);
+    expect(page({ format: 'head to head' })).toContain(
+      '<option value="head to head" selected>head to head (stored; no longer offered)</option>',
+    );
+
+    const { input, errors } = challengeInput({
+      ...NEW_CHALLENGE_VALUES,
+      title: 't',
+      category: 'c',
+      format: 'duel',
+    });
+    const parsed = createChallengeBody.safeParse(input);
+    expect(parsed.success).toBe(false);
+    if (!parsed.success) issuesToErrors(parsed.error.issues, errors);
+    expect(errors.format).toEqual(['must be one of solo, text, code, head_to_head, game']);
+    expect(page({ format: 'duel' }, errors)).toContain('<a href="#f-format">Format</a>: must be one of solo');
   });
 });
 
