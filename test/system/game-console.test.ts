@@ -37,6 +37,11 @@ function formOf(html: string): Record<string, string> {
     out[m[1]] = unescape(m[2]);
   for (const m of html.matchAll(/<textarea id="[^"]+" name="([a-z_]+)"[^>]*>([\s\S]*?)<\/textarea>/g))
     out[m[1]] = unescape(m[2]);
+  // A menu posts its selected option, as a browser does.
+  for (const m of html.matchAll(/<select id="[^"]+" name="([a-z_]+)"[^>]*>([\s\S]*?)<\/select>/g)) {
+    const selected = /<option value="([^"]*)" selected>/.exec(m[2]);
+    if (selected) out[m[1]] = unescape(selected[1]);
+  }
   out._csrf = csrfFrom(html);
   return out;
 }

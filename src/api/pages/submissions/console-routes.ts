@@ -146,7 +146,11 @@ export const consoleSubmissionRoutes: AnyRouteDef[] = [
     {
       params: uuidParam,
       query: submissionsQuery.omit({ cursor: true, limit: true }),
-      responses: { 200: { description: 'CSV', contentType: 'text/csv' } },
+      // Errors are pages like every console route's (a browser follows the download link).
+      responses: {
+        200: { description: 'CSV', contentType: 'text/csv' },
+        403: { description: 'HTML page', contentType: 'text/html' },
+      },
       async handler({ params, query, deps }) {
         const row = await requireConsoleChallenge(deps, params.id);
         const rows: SubmissionHistoryRow[] = [];
