@@ -479,14 +479,33 @@ export class ChangeJournal {
     return Number(res.rows[0].id ?? 0);
   }
 
-  /** The changes since the last call (or since install), oldest first; the empty list when none. */
+  /**
+   * The net changes since the last call (or since install), oldest first; the empty list when none.
+   * Net, as the fingerprint it replaces was: a row inserted and deleted again within the window (an
+   * Idempotency-Key reserved, then released when the request is refused) changed nothing.
+   */
   async changes(): Promise<JournalEntry[]> {
     const res = await this.db.query<{ id: string; table_name: string; op: string; row_text: string | null }>(
-      'SELECT id, table_name, op, row_text FROM test_change_journal WHERE id > $1 ORDER BY id LIMIT 20',
+      'SELECT id, table_name, op, row_text FROM test_change_journal WHERE id > $1 ORDER BY id LIMIT 1000',
       [this.seen],
     );
     if (res.rows.length === 0) return [];
     this.seen = await this.last();
-    return res.rows.map((r) => ({ id: Number(r.id), table: r.table_name, op: r.op, row: r.row_text ?? '' }));
+    const entries = res.rows.map((r) => ({
+      id: Number(r.id),
+      table: r.table_name,
+      op: r.op,
+      row: r.row_text ?? '',
+    }));
+    const cancelled = new Set<number>();
+    entries.forEach((del, i) => {
+      if (del.op !== 'DELETE') return;
+      const insert = entries.findIndex(
+        (e, j) =>
+          j < i && !cancelled.has(j) && e.op === 'INSERT' && e.table === del.table && e.row === del.row,
+      );
+      if (insert >= 0) cancelled.add(insert).add(i);
+    });
+    return entries.filter((_, i) => !cancelled.has(i)).slice(0, 20);
   }
 }
