@@ -16,6 +16,11 @@ export function assertMayManageMatches(principal: Principal): void {
 }
 
 /** A match challenge's matches are public once the challenge is (drafts: operators only). */
+/** A match page offers the console's "Void this match": to operators, while the match can still be voided. */
+export function offersVoid(principal: Principal, match: { status: string }): boolean {
+  return isAdmin(principal) && (match.status === 'scheduled' || match.status === 'running');
+}
+
 export function canSeeMatchesOf(principal: Principal, challenge: { status: string }): boolean {
   return challenge.status !== 'draft' || isAdmin(principal);
 }
