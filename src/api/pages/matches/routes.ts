@@ -108,7 +108,7 @@ export const matchPageRoutes = [
                 account: headerAccount(webSession, ctx.url),
                 logs: logs.logs,
                 readsLogs: logs.readsAny,
-                operatorActions: offersVoid(principal, match),
+                operatorActions: offersVoid(webSession, match),
               }),
             );
           },
