@@ -89,6 +89,51 @@ function answerWithPage(
   ctx.body = page.html.toString();
 }
 
+/** The part of the provider's context its logout pages see (the package ships no types). */
+interface ProviderLogoutContext {
+  type: string;
+  body: unknown;
+  set(h: string, v: string): void;
+  redirect(url: string): void;
+  status: number;
+  cookies: { set(name: string, value: null, options: Record<string, unknown>): void };
+  oidc: {
+    client?: { clientId: string };
+    entities: { IdTokenHint?: unknown };
+    provider: {
+      cookieName(name: string): string;
+      Grant: { find(id: string): Promise<{ destroy(): Promise<void> } | undefined> };
+    };
+    session: {
+      accountId?: string;
+      state?: { postLogoutRedirectUri?: string };
+      authorizations?: Record<string, { grantId?: string }>;
+      destroy(): Promise<void>;
+    };
+  };
+}
+
+/**
+ * What the provider's own confirmation does on "Yes" (its grants revoked, the session destroyed,
+ * its cookie cleared, back to post_logout_redirect_uri), done without the page when the request
+ * carries a valid ID token of our client: the provider checked the hint, the client and the
+ * redirect before calling logoutSource. Answers false when the page must still be shown.
+ */
+async function endOwnSessionAtOnce(ctx: ProviderLogoutContext): Promise<boolean> {
+  const { oidc } = ctx;
+  const target = oidc.session.state?.postLogoutRedirectUri;
+  if (oidc.client?.clientId !== EMBEDDED_OIDC_CLIENT_ID || !oidc.entities.IdTokenHint || !target)
+    return false;
+  for (const { grantId } of Object.values(oidc.session.authorizations ?? {})) {
+    if (grantId) await (await oidc.provider.Grant.find(grantId))?.destroy();
+  }
+  await oidc.session.destroy();
+  ctx.cookies.set(oidc.provider.cookieName('session'), null, { httpOnly: true, sameSite: 'lax' });
+  ctx.status = 303;
+  ctx.redirect(target);
+  return true;
+}
+
 function buildProvider(issuer: string, origin: string, trustProxy: boolean): OidcProvider {
   const Provider = loadNativeEsm<{ default: ProviderConstructor }>('oidc-provider').default;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -120,10 +165,11 @@ function buildProvider(issuer: string, origin: string, trustProxy: boolean): Oid
         // RP-initiated logout: signing out of the service ends this provider's session too.
         rpInitiatedLogout: {
           enabled: true,
-          async logoutSource(
-            ctx: { type: string; body: unknown; set(h: string, v: string): void },
-            form: string,
-          ) {
+          // Our own client's sign-out (its ID token as the hint) ends this provider's session at
+          // once: asking again, and "No" keeping the session, signed people back in silently (issue
+          // 41, item 8). Anything else (no hint, another client) still gets the confirmation page.
+          async logoutSource(ctx: ProviderLogoutContext, form: string) {
+            if (await endOwnSessionAtOnce(ctx)) return;
             answerWithPage(ctx, renderEmbeddedProviderSignOut({ form }));
           },
           async postLogoutSuccessSource(ctx: {

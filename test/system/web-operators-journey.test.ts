@@ -144,17 +144,8 @@ test('sign out, then sign in as someone else on the same browser', async () => {
   await signInOnPage(page, server.baseUrl, first, '/me');
   expect(await page.textContent('form.signout')).toContain(first);
 
+  // One step: the provider's session ends too, without its page (test/system/sign-out-unsent-browser.test.ts).
   await page.click('form.signout button[type="submit"]');
-  // The provider asks whether to end its session too (RP-initiated logout).
-  await page.waitForSelector('#provider-sign-out');
-  const violations: string[] = [];
-  violations.push(
-    ...(await auditPage(browser, someone.context, page, 'provider-sign-out', {
-      from: 'html',
-      name: 'provider sign-out',
-    })),
-  );
-  await page.click('#provider-sign-out');
   await page.waitForURL(`${server.baseUrl}/`);
 
   // The next sign-in asks who is there (signInOnPage fails if /login goes straight back).
@@ -162,7 +153,6 @@ test('sign out, then sign in as someone else on the same browser', async () => {
   const header = await page.textContent('form.signout');
   expect(header).toContain(second);
   expect(header).not.toContain(first);
-  expect(violations).toEqual([]);
   expect(someone.problems).toEqual([]);
   await someone.context.close();
 });

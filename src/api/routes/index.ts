@@ -21,6 +21,7 @@ import { gameRoutes } from './games';
 import { deliveryPageRoutes } from '../pages/webhooks/routes';
 import { consolePageRoutes } from '../pages/console/routes';
 import { consoleChallengeRoutes } from '../pages/challenges/console-routes';
+import { consoleMatchRoutes } from '../pages/matches/console-routes';
 import { consoleSubmissionRoutes } from '../pages/submissions/console-routes';
 import { consoleAuditRoutes } from '../pages/audit/console-routes';
 import { contestRoutes } from './contests';
@@ -61,6 +62,7 @@ export function allRoutes(): AnyRouteDef[] {
     ...deliveryPageRoutes,
     ...consolePageRoutes,
     ...consoleChallengeRoutes,
+    ...consoleMatchRoutes,
     ...consoleSubmissionRoutes,
     ...consoleAuditRoutes,
     ...contestRoutes,

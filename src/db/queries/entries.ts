@@ -397,3 +397,18 @@ export async function countLiveEntriesBefore(
   );
   return new Map(res.rows.map((r) => [r.challenge_id, r.n]));
 }
+
+/** The agents an exhibition may pick (the console's form): live ladder entries, by name. */
+export async function listExhibitionCandidates(
+  db: Queryable,
+  challengeId: string,
+  limit: number,
+): Promise<{ agent_id: string; agent_name: string }[]> {
+  const res = await db.query<{ agent_id: string; agent_name: string }>(
+    `SELECT e.agent_id, a.name AS agent_name FROM entries e JOIN agents a ON a.id = e.agent_id
+      WHERE e.challenge_id = $1 AND e.match_id IS NULL AND NOT e.sandbox AND a.deleted_at IS NULL
+      ORDER BY a.name, e.agent_id LIMIT $2`,
+    [challengeId, limit],
+  );
+  return res.rows;
+}

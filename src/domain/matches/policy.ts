@@ -7,6 +7,7 @@
  */
 import { isAdmin, type Principal } from '../../auth/principal';
 import { forbidden } from '../../errors';
+import { isOperatorSession } from '../accounts/policy';
 import { shownMatch, type PageHold } from './hold';
 import type { MatchView } from './views';
 
@@ -16,6 +17,18 @@ export function assertMayManageMatches(principal: Principal): void {
 }
 
 /** A match challenge's matches are public once the challenge is (drafts: operators only). */
+/**
+ * A match page offers the console's "Void this match" to an operator signed in on the web (pages'
+ * principal is not the web session), while the match can still be voided.
+ */
+export function offersVoid(viewer: { role?: string } | null, match: { status: string }): boolean {
+  return (
+    viewer !== null &&
+    isOperatorSession(viewer) &&
+    (match.status === 'scheduled' || match.status === 'running')
+  );
+}
+
 export function canSeeMatchesOf(principal: Principal, challenge: { status: string }): boolean {
   return challenge.status !== 'draft' || isAdmin(principal);
 }

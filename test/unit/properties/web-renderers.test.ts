@@ -48,6 +48,7 @@ import {
 } from '../../../src/api/pages/accounts/sign-in-view';
 import { renderWatchPage } from '../../../src/api/pages/connector/watch-view';
 import { renderAgentPage, renderLadderPage, renderMatchPage } from '../../../src/api/pages/matches/view';
+import { renderExhibitionPage } from '../../../src/api/pages/matches/console-view';
 import { renderGamePage, renderGamesPage } from '../../../src/api/pages/games/view';
 import { renderClarificationsConsole } from '../../../src/api/pages/contests/console-view';
 import {
@@ -196,6 +197,7 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
         id: s,
         title: s,
         status: s,
+        format: s,
         quarantine_reason: s,
         published_at: AT,
         quarantined_at: AT,
@@ -263,6 +265,17 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
       csrfToken: s,
       account: account(s),
       reason: { value: s, error: s },
+    }),
+  exhibition: (s) =>
+    renderExhibitionPage({
+      challenge: { id: s, title: s },
+      players: 2,
+      candidates: [{ agent_id: s, agent_name: s }],
+      picked: new Set([s]),
+      rated: true,
+      error: s,
+      csrfToken: s,
+      account: account(s),
     }),
   challengeSubmissions: (s) =>
     renderChallengeSubmissionsPage({

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { z } from 'zod';
 import { SCOPES, scopeSchema } from '../../../auth/scopes';
+import type { Principal } from '../../../auth/principal';
 import { listAgentKeys } from '../../../db/queries/agent-keys';
 import { listAgentsByOwner } from '../../../db/queries/agents';
 import { listUnrevokedApiTokens } from '../../../db/queries/api-tokens';
@@ -38,6 +39,7 @@ import {
   renderSubmissionPage,
   renderTakePartPage,
   renderTokensPage,
+  type RestoredForm,
 } from './view';
 import type { ShownOnce } from '../../../web/forms';
 import type { AppDeps } from '../../deps';
@@ -50,7 +52,7 @@ import { safeText } from '../../schemas/common';
 import { agentNameSchema } from '../../schemas/identity';
 import { createSubmissionBody } from '../../schemas/submissions';
 
-async function agentsPage(deps: AppDeps, session: WebSession, shown?: ShownOnce) {
+async function agentsPage(deps: AppDeps, session: WebSession, shown?: ShownOnce, restored?: RestoredForm) {
   const agents = await listAgentsByOwner(deps.db, session.userId);
   const withKeys = await Promise.all(
     agents.map(async (agent) => ({ agent, keys: await listAgentKeys(deps.db, agent.id) })),
@@ -61,8 +63,66 @@ async function agentsPage(deps: AppDeps, session: WebSession, shown?: ShownOnce)
       csrfToken: session.csrfToken,
       account: headerAccount(session),
       shown,
+      restored,
     }),
   );
+}
+
+async function takePartPage(
+  deps: AppDeps,
+  principal: Principal,
+  session: WebSession,
+  challengeId: string,
+  restored?: RestoredForm,
+) {
+  const challenge = await requireVisibleChallenge(deps.db, principal, challengeId);
+  const [agents, entries, left] = await Promise.all([
+    listAgentsByOwner(deps.db, session.userId),
+    listEntries(
+      deps.db,
+      { challengeId: challenge.id, ownerUserId: session.userId },
+      { limit: 1000, offset: 0 },
+    ),
+    submissionsLeftForOwner(deps.db, session.userId, challenge.id),
+  ]);
+  return htmlPage(
+    renderTakePartPage({
+      challenge,
+      agents,
+      enteredAgentIds: new Set(entries.rows.map((e) => e.agent_id)),
+      judge: judgePublicView(challenge.judge),
+      fileSlots: SUBMIT_FILE_SLOTS,
+      sizeLimitBytes: FORM_BODY_LIMIT_BYTES,
+      submissionsLeft: new Map(left.map((a) => [a.id, a.left])),
+      csrfToken: session.csrfToken,
+      account: headerAccount(session),
+      closed: takePartClosedReason(challenge),
+      restored,
+    }),
+  );
+}
+
+const SUBMIT_ACTION = /^\/me\/challenges\/([0-9a-f-]{36})\/submissions$/;
+
+/**
+ * /unsent for the forms people fill at length (issue 41, item 8): the take-part submit form and
+ * "Create an agent" come back as themselves, values in their fields, posting where they posted.
+ * Null for any other form: the caller shows its fields generically.
+ */
+export async function unsentFormAsItself(
+  deps: AppDeps,
+  principal: Principal,
+  session: WebSession,
+  stash: { action: string; fields: [string, string][]; had_files: boolean },
+) {
+  // One value per name: these forms have no repeated fields (the first one typed wins).
+  const values = new Map<string, string>();
+  for (const [name, value] of stash.fields) if (!values.has(name)) values.set(name, value);
+  const restored: RestoredForm = { values, hadFiles: stash.had_files };
+  if (stash.action === '/me/agents') return agentsPage(deps, session, undefined, restored);
+  const submit = SUBMIT_ACTION.exec(stash.action);
+  if (submit) return takePartPage(deps, principal, session, submit[1], restored);
+  return null;
 }
 
 /** Pages of a person signed in on the web, under /me (docs/decisions/web.md); hidden from OpenAPI. */
@@ -218,31 +278,7 @@ export const accountFormRoutes: AnyRouteDef[] = [
     {
       params: agentIdParams,
       async handler({ params, principal, deps, webSession }) {
-        const session = webSession;
-        const challenge = await requireVisibleChallenge(deps.db, principal, params.id);
-        const [agents, entries, left] = await Promise.all([
-          listAgentsByOwner(deps.db, session.userId),
-          listEntries(
-            deps.db,
-            { challengeId: challenge.id, ownerUserId: session.userId },
-            { limit: 1000, offset: 0 },
-          ),
-          submissionsLeftForOwner(deps.db, session.userId, challenge.id),
-        ]);
-        return htmlPage(
-          renderTakePartPage({
-            challenge,
-            agents,
-            enteredAgentIds: new Set(entries.rows.map((e) => e.agent_id)),
-            judge: judgePublicView(challenge.judge),
-            fileSlots: SUBMIT_FILE_SLOTS,
-            sizeLimitBytes: FORM_BODY_LIMIT_BYTES,
-            submissionsLeft: new Map(left.map((a) => [a.id, a.left])),
-            csrfToken: session.csrfToken,
-            account: headerAccount(session),
-            closed: takePartClosedReason(challenge),
-          }),
-        );
+        return takePartPage(deps, principal, webSession, params.id);
       },
     },
   ),

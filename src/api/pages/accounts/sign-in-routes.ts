@@ -27,6 +27,7 @@ import {
 } from '../../../domain/accounts/form-stash';
 import { renderUnsentFormPage } from './sign-in-view';
 import { headerAccount } from '../../../web/layout';
+import { unsentFormAsItself } from './routes';
 
 const loginQuery = z.object({ return_to: z.string().optional().catch(undefined) });
 /** The provider's answer: checked by openid-client from the full URL, not field by field here. */
@@ -168,11 +169,14 @@ export const webSignInRoutes = [
     rateLimit: 'reads',
     internal: true,
     responses: { 200: { description: 'the kept form (HTML page)', contentType: 'text/html' } },
-    async handler({ deps, ctx, webSession }) {
+    async handler({ deps, ctx, webSession, principal }) {
       const stashSecret = readFormStashSecret(ctx, deps.config);
       // Only the person the form was rendered for sees it; another's is dropped with its cookie.
       const stash = await findStashedFormFor(deps.db, stashSecret, webSession);
       if (stashSecret && !stash) clearFormStashCookie(ctx, deps.config);
+      // The take-part and agent forms come back as themselves; other forms' fields generically.
+      const asItself = stash && (await unsentFormAsItself(deps, principal, webSession, stash));
+      if (asItself) return asItself;
       return htmlPage(
         renderUnsentFormPage({
           stash,

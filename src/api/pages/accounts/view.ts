@@ -13,6 +13,20 @@ import { submissionsLeftText, type SubmissionsLeftView } from '../../../web/subm
 
 const fmtDate = (d: Date | null) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—');
 
+/**
+ * A form sent while signed out (/unsent), shown again as the form it was: its typed values put back
+ * in their fields (files cannot be kept), under a notice that nothing was sent.
+ */
+export interface RestoredForm {
+  values: ReadonlyMap<string, string>;
+  hadFiles: boolean;
+}
+
+function unsentNotice(restored: RestoredForm | undefined): SafeHtml | '' {
+  if (!restored) return '';
+  return html`<p class="notice" role="status" id="unsent-notice">Your form was not sent: you were signed out when you sent it (from another tab, or the session had ended), so nothing changed. What you typed is back in the form below: check it, then send it again.${restored.hadFiles ? ' The files you attached could not be kept: choose them again.' : ''}</p>`;
+}
+
 function accountPage(title: string, body: SafeHtml, account: HeaderAccount, script?: SafeHtml): RenderedPage {
   return renderPage({ title, body, account, script });
 }
@@ -23,8 +37,10 @@ export function renderAgentsPage(input: {
   account: HeaderAccount;
   shown?: ShownOnce;
   now?: Date;
+  restored?: RestoredForm;
 }): RenderedPage {
   const now = input.now ?? new Date();
+  const typed = (name: string) => input.restored?.values.get(name) ?? '';
   const csrf = csrfField(input.csrfToken);
   const agents = input.agents.map(({ agent, keys }) => {
     const live = keys.filter((k) => !k.revoked_at && k.expires_at.getTime() > now.getTime());
@@ -52,9 +68,10 @@ ${live.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-lab
   });
   const body = html`<h1>My agents</h1>
 ${shownOnceBlock(input.shown)}
+${unsentNotice(input.restored)}
 <form class="row" method="post" action="/me/agents" aria-label="Create an agent">${csrf}
-<label for="agent-name">Name<input id="agent-name" name="name" required maxlength="100"></label>
-<label for="agent-model">Model (optional)<input id="agent-model" name="model_name" maxlength="100"></label>
+<label for="agent-name">Name<input id="agent-name" name="name" required maxlength="100" value="${typed('name')}"></label>
+<label for="agent-model">Model (optional)<input id="agent-model" name="model_name" maxlength="100" value="${typed('model_name')}"></label>
 <button type="submit">Create agent</button></form>
 ${input.agents.length ? html`<ul class="cards">${joinHtml(agents, '\n')}</ul>` : html`<p class="muted">You have no agent yet.</p>`}`;
   return accountPage('My agents', body, input.account);
@@ -120,9 +137,13 @@ export function renderTakePartPage(input: {
   account: HeaderAccount;
   /** Why nobody can take part (archived, quarantined, ended): said instead of forms that could only fail. */
   closed?: string | null;
+  restored?: RestoredForm;
 }): RenderedPage {
   const csrf = csrfField(input.csrfToken);
   const c = input.challenge;
+  const restored = input.restored?.values;
+  const typed = (name: string) => restored?.get(name) ?? '';
+  const selected = (name: string, value: string) => (restored?.get(name) === value ? raw(' selected') : '');
   if (input.closed)
     return accountPage(
       `Take part: ${c.title}`,
@@ -135,7 +156,8 @@ export function renderTakePartPage(input: {
   const code = judge.languages !== null;
   const entered = input.agents.filter((a) => input.enteredAgentIds.has(a.id));
   const notEntered = input.agents.filter((a) => !input.enteredAgentIds.has(a.id));
-  const options = (agents: AgentRow[]) => agents.map((a) => html`<option value="${a.id}">${a.name}</option>`);
+  const options = (agents: AgentRow[], field?: string) =>
+    agents.map((a) => html`<option value="${a.id}"${field ? selected(field, a.id) : ''}>${a.name}</option>`);
   const left = (agentId: string) => {
     const l = input.submissionsLeft?.get(agentId);
     return l
@@ -145,11 +167,11 @@ export function renderTakePartPage(input: {
   const slots = Array.from({ length: input.fileSlots }, (_, i) => i + 1).map(
     (n) => html`<div class="row file-slot">
 <label for="submit-file-${n}">File ${n}<input id="submit-file-${n}" name="file_${n}" type="file" data-path-field="submit-path-${n}"></label>
-<label for="submit-path-${n}">Path of file ${n} in your project<input id="submit-path-${n}" name="path_${n}" maxlength="255" placeholder="${judge.entry ?? 'src/main.py'}" autocomplete="off" spellcheck="false"></label>
+<label for="submit-path-${n}">Path of file ${n} in your project<input id="submit-path-${n}" name="path_${n}" maxlength="255" value="${typed(`path_${n}`)}" placeholder="${judge.entry ?? 'src/main.py'}" autocomplete="off" spellcheck="false"></label>
 </div>`,
   );
   const languageMenu = code
-    ? html`<label for="submit-language">Language<select id="submit-language" name="language"><option value="">detect from the file name</option>${judge.languages!.map((l) => html`<option value="${l}">${l}</option>`)}</select></label>`
+    ? html`<label for="submit-language">Language<select id="submit-language" name="language"><option value="">detect from the file name</option>${judge.languages!.map((l) => html`<option value="${l}"${selected('language', l)}>${l}</option>`)}</select></label>`
     : '';
   const entryNote = judge.entry
     ? html`<p class="small">The judge loads <code id="judge-entry">${judge.entry}</code>: submit a file under that path (upload it with its folder path, or paste it below).</p>`
@@ -158,6 +180,7 @@ export function renderTakePartPage(input: {
       : '';
   const body = html`<p class="muted small"><a href="/challenges/${c.id}">← ${c.title}</a></p>
 <h1 class="wrap">Take part: ${c.title}</h1>
+${unsentNotice(input.restored)}
 ${
   input.agents.length === 0
     ? html`<p class="notice">You have no agent yet: <a href="/me/agents">create one</a> first.</p>`
@@ -176,10 +199,10 @@ ${
     ? html`<h2>Submit from the browser</h2>
 ${entryNote}
 <form class="stack" id="submit-form" method="post" action="/me/challenges/${c.id}/submissions" enctype="multipart/form-data">${csrf}
-<label for="submit-agent">Agent<select id="submit-agent" name="agent_id">${options(entered)}</select></label>
+<label for="submit-agent">Agent<select id="submit-agent" name="agent_id">${options(entered, 'agent_id')}</select></label>
 ${languageMenu}
-<label for="submit-content">${code ? 'Paste your code' : 'Your answer (paste it here)'}<textarea id="submit-content" name="content" rows="12" maxlength="100000" spellcheck="false"></textarea></label>
-${code ? html`<label for="submit-paste-path">Save the pasted code as (path; optional)<input id="submit-paste-path" name="paste_path" maxlength="255" value="${judge.entry ?? ''}" autocomplete="off" spellcheck="false"></label>` : ''}
+<label for="submit-content">${code ? 'Paste your code' : 'Your answer (paste it here)'}<textarea id="submit-content" name="content" rows="12" maxlength="100000" spellcheck="false">${typed('content')}</textarea></label>
+${code ? html`<label for="submit-paste-path">Save the pasted code as (path; optional)<input id="submit-paste-path" name="paste_path" maxlength="255" value="${restored?.has('paste_path') ? typed('paste_path') : (judge.entry ?? '')}" autocomplete="off" spellcheck="false"></label>` : ''}
 <fieldset><legend>${code ? 'Upload files, each with its path in your project (every file is part of the program; the entry runs)' : 'Files (optional)'}</legend>
 ${slots}
 </fieldset>

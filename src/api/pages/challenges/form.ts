@@ -384,6 +384,7 @@ export interface ChallengeLifecycleView {
   id: string;
   title: string;
   status: string;
+  format: string;
   quarantine_reason: string | null;
   published_at: Date | null;
   quarantined_at: Date | null;
@@ -401,6 +402,10 @@ function lifecycleHtml(c: ChallengeLifecycleView): SafeHtml {
       : '',
     c.status !== 'archived'
       ? html`<a class="button" href="/admin/challenges/${c.id}/retire">Retire…</a>`
+      : '',
+    // Exhibitions run only in an active match challenge (domain/matches/exhibition.ts).
+    c.status === 'active' && (c.format === 'head_to_head' || c.format === 'game')
+      ? html`<a class="button" href="/admin/challenges/${c.id}/exhibition" id="exhibition-link">Start an exhibition…</a>`
       : '',
   ];
   return html`<section aria-labelledby="lifecycle-title">

@@ -9,7 +9,7 @@ import { listRatingsPage } from '../../../domain/matches/ratings';
 import { listMatchesPage } from '../../../domain/matches/reads';
 import { heldRatedOutcomes, pageHold } from '../../../domain/matches/shown';
 import { openMatchFeed } from '../../../domain/matches/spectating';
-import { shownOne } from '../../../domain/matches/policy';
+import { offersVoid, shownOne } from '../../../domain/matches/policy';
 import { pageMatchLogs } from '../../../domain/games/page';
 import { headerAccount } from '../../../web/layout';
 import { notFound } from '../../../errors';
@@ -108,6 +108,7 @@ export const matchPageRoutes = [
                 account: headerAccount(webSession, ctx.url),
                 logs: logs.logs,
                 readsLogs: logs.readsAny,
+                operatorActions: offersVoid(webSession, match),
               }),
             );
           },

@@ -74,6 +74,8 @@ export function renderMatchPage(input: {
   account?: HeaderAccount;
   logs?: readonly SeatLog[];
   readsLogs?: boolean;
+  /** An operator looking at a scheduled or running match: the console's "Void this match". */
+  operatorActions?: boolean;
 }): RenderedPage {
   const { match: m, revealed } = shownOne(input.match, input.hold);
   const delayS = Math.round(input.delayMs / 100) / 10;
@@ -81,6 +83,7 @@ export function renderMatchPage(input: {
 <h1>Match</h1>
 <p class="facts"><span class="badge" id="match-status">${m.status}</span><span>${m.kind === 'game' ? 'game' : 'head to head'}</span><span>${m.rated ? 'rated' : 'unrated'}</span><span>Events appear ${delayS} s after they happen</span></p>
 <p id="countdown" aria-live="polite">${statusLine(m, revealed)}</p>
+${input.operatorActions ? html`<p class="actions" id="operator-actions"><a class="button" href="/admin/matches/${m.id}/void" id="void-link">Void this match…</a></p>` : ''}
 <div class="sides">${m.participants.map((p) => agentCard(m, p))}</div>
 <section aria-labelledby="result-title"><h2 id="result-title">Result</h2>
 <div id="result" aria-live="polite">${revealed ? resultTable(m) : html`<p class="muted" id="result-pending">The result appears once the delayed feed reaches the end of the match.</p>`}</div>
