@@ -100,9 +100,14 @@ export async function axeViolations(
   browser: Browser,
   context: BrowserContext,
   target: Page | string,
-  options: { from?: 'url' | 'html'; impacts?: 'all' | 'serious'; name?: string } = {},
+  options: { from?: 'url' | 'html'; impacts?: 'all' | 'serious'; name?: string; width?: number } = {},
 ): Promise<string[]> {
-  const copy = await browser.newContext({ bypassCSP: true, storageState: await context.storageState() });
+  const copy = await browser.newContext({
+    bypassCSP: true,
+    storageState: await context.storageState(),
+    // A narrow width shows what only a phone meets (scrolling regions, wrapped headings).
+    ...(options.width ? { viewport: { width: options.width, height: 844 } } : {}),
+  });
   try {
     const checked = await copy.newPage();
     const url = typeof target === 'string' ? target : target.url();

@@ -240,7 +240,7 @@ describe('/me', () => {
       );
     // Newest first: the leaderboard test above may have added a second submission of Solo's.
     expect(links).toEqual([...soloSubmissions].reverse().map((id) => `/me/submissions/${id}`));
-    const scores = await cells(page, '#history-table tbody td:nth-child(5)');
+    const scores = await cells(page, '#history-table tbody td.num'); // the Score column
     expect(scores).toHaveLength(soloSubmissions.length);
     expect(scores[scores.length - 1]).toBe('80.00'); // the first, '42', scored in beforeAll
     await context.close();
