@@ -6,7 +6,7 @@
  * (never a bare 400 page) and changes nothing; practice rows and their result page offer no
  * selection. Chromium at 1280 and 390 px with axe.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createActive, inSeconds } from '../helpers/challenge-factories';
 import { newAgent, newUser } from '../helpers/factories';
 import { auditPage, axeViolations, launchChromium, person, signInOnPage } from '../helpers/browser';
@@ -23,6 +23,43 @@ afterAll(async () => {
   await browser?.close();
   await server.close();
 });
+
+/** The words of the history table's column headings that the browser laid out over two lines. */
+function wordsBrokenInHeadings(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    // Runs in the browser (tsconfig has no DOM lib): the little of the DOM used here.
+    interface TextNode {
+      nodeType: number;
+      textContent: string | null;
+    }
+    const doc = (
+      globalThis as unknown as {
+        document: {
+          querySelectorAll(s: string): Iterable<{ firstChild: TextNode | null }>;
+          createRange(): {
+            setStart(n: TextNode, i: number): void;
+            setEnd(n: TextNode, i: number): void;
+            getClientRects(): { length: number };
+          };
+        };
+      }
+    ).document;
+    const broken: string[] = [];
+    for (const th of doc.querySelectorAll('#history-table thead th')) {
+      const node = th.firstChild;
+      if (!node || node.nodeType !== 3) continue;
+      let at = 0;
+      for (const word of String(node.textContent).split(' ')) {
+        const range = doc.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + word.length);
+        if (word !== '' && range.getClientRects().length > 1) broken.push(word);
+        at += word.length + 1;
+      }
+    }
+    return broken;
+  });
+}
 
 const judge = (withPrivate: boolean) => ({
   kind: 'tests',
@@ -101,6 +138,10 @@ test('tick two for the final board, a third is refused beside the boxes; practic
   const shown = async (id: string) =>
     (await server.request('GET', `/api/v1/submissions/${id}`, { auth: agent.token })).body.data.selected;
   expect([await shown(first), await shown(second), await shown(wrong)]).toEqual([true, true, false]);
+  // At 390 px the table scrolls in its region and no column heading breaks inside a word (41.9).
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await wordsBrokenInHeadings(page)).toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 860 });
   expect(await auditPage(browser, ada.context, page, 'final-selection-saved')).toEqual([]);
   expect(
     await axeViolations(browser, ada.context, page, { impacts: 'serious', width: 390, name: 'saved-390' }),
