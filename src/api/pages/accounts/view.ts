@@ -237,16 +237,17 @@ export function verdictHtml(v: VerdictView): SafeHtml {
     (r, i) =>
       html`<tr class="${r.passed ? 'ok' : 'bad'}"><th scope="row">${r.hidden ? r.name : html`<a href="#${anchor(i)}">${r.name}</a>`}${r.hidden ? html` <span class="badge">hidden</span>` : ''}${r.private ? html` <span class="badge">private</span>` : ''}</th><td data-verdict="${r.verdict}">${r.verdict}</td><td class="num">${formatMs(r.time_ms)}</td><td class="num">${formatKb(r.memory_kb)}</td><td class="detail">${r.feedback && r.feedback !== r.verdict ? r.feedback : ''}</td></tr>`,
   );
-  const block = (label: string, text: string | null) =>
+  // Each excerpt is named (an empty one too: "Output of small"), so a keyboard user focusing it hears what it is.
+  const block = (label: string, text: string | null, test: string) =>
     text === null
       ? ''
-      : html`<p class="small muted">${label}</p><pre class="excerpt" tabindex="0"><code class="language-plaintext">${text}</code></pre>`;
+      : html`<p class="small muted">${label}</p><pre class="excerpt" tabindex="0" role="region" aria-label="${label} of ${test}"><code class="language-plaintext">${text}</code></pre>`;
   const excerpts = v.rows.flatMap((r, i) =>
     r.hidden
       ? []
       : [
           html`<details id="${anchor(i)}"${i === v.firstFailing ? html` open` : ''}><summary>${r.name}: ${r.verdict}</summary>
-${block('Input', r.input)}${block('Expected', r.expected)}${block(r.passed ? 'Output' : 'Got', r.output)}${block('Standard error / logs', r.stderr)}
+${block('Input', r.input, r.name)}${block('Expected', r.expected, r.name)}${block(r.passed ? 'Output' : 'Got', r.output, r.name)}${block('Standard error / logs', r.stderr, r.name)}
 </details>`,
         ],
   );
