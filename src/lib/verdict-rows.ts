@@ -176,3 +176,21 @@ export function verdictView(breakdown: unknown, judgePublic?: unknown): VerdictV
 export const formatMs = (ms: number | null): string => (ms === null ? '—' : `${Math.round(ms)} ms`);
 export const formatKb = (kb: number | null): string =>
   kb === null ? '—' : kb >= 1024 ? `${(kb / 1024).toFixed(1)} MB` : `${kb} KB`;
+
+/**
+ * One word for a result, as DOMjudge's submission lists show it: `correct`, `compile error`, or the
+ * first failing test's verdict (`wrong answer`, `time limit exceeded`, …), from the breakdown the
+ * competitor is served (no private test before completion). A judge without per-test verdicts
+ * (rubric, HTTP) says its summary; a failed or disqualified result says so.
+ */
+export function verdictWord(view: VerdictView, result: { result_state: string; summary: string }): string {
+  if (result.result_state === 'failed') return 'judging failed';
+  if (result.result_state === 'disqualified') return 'disqualified';
+  if (view.compileError) return 'compile error';
+  const failing = view.rows.find((r) => !r.private && !r.passed);
+  const hiddenFailed = view.hiddenCounted !== null && view.hiddenCounted.passed < view.hiddenCounted.total;
+  if (failing) return failing.verdict === 'failed' ? 'wrong answer' : failing.verdict;
+  if (hiddenFailed) return 'wrong answer';
+  if (view.rows.length > 0 || view.hiddenCounted !== null) return 'correct';
+  return view.reason ?? (result.summary.trim() || '—');
+}

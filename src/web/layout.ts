@@ -143,6 +143,12 @@ main { overflow-wrap:anywhere; }
 input, select { max-width:100%; min-width:0; }
 form.filters label { max-width:100%; }
 .table-wrap { overflow-x:auto; max-width:100%; }
+/* Column headings break between words only, never mid-word (issue 41.9): a table wider than 390 px scrolls in its region. */
+thead th, th[scope="col"] { overflow-wrap:normal; word-break:normal; hyphens:manual; }
+.field-error { color:var(--bad); font-size:13px; margin:4px 0 0; }
+form.selection { border:1px solid var(--line); border-radius:6px; padding:6px 12px; margin:8px 0; }
+form.selection.invalid { border-color:var(--bad); }
+form.selection p { margin:6px 0; }
 ul.inline { list-style:none; padding:0; margin:0; display:flex; flex-wrap:wrap; gap:4px 10px; }
 ul.next { display:flex; flex-wrap:wrap; gap:8px 20px; padding:0; list-style:none; }
 @media (max-width: 600px) { main { padding:14px 12px 40px; } .site { padding:10px 12px; gap:10px; } }

@@ -45,8 +45,9 @@ export interface Person {
 }
 
 /** A person at a desktop window with cookies of their own. */
-export async function person(browser: Browser): Promise<Person> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+export async function person(browser: Browser, options: { bypassCSP?: boolean } = {}): Promise<Person> {
+  // bypassCSP: axe may then run in the page as it is (`from: 'live'`), e.g. while events stream in.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...options });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
@@ -100,9 +101,20 @@ export async function axeViolations(
   browser: Browser,
   context: BrowserContext,
   target: Page | string,
-  options: { from?: 'url' | 'html'; impacts?: 'all' | 'serious'; name?: string } = {},
+  options: {
+    from?: 'url' | 'html' | 'live';
+    impacts?: 'all' | 'serious';
+    name?: string;
+    width?: number;
+  } = {},
 ): Promise<string[]> {
-  const copy = await browser.newContext({ bypassCSP: true, storageState: await context.storageState() });
+  if (options.from === 'live' && typeof target !== 'string') return axeOnPage(target, options);
+  const copy = await browser.newContext({
+    bypassCSP: true,
+    storageState: await context.storageState(),
+    // A narrow width shows what only a phone meets (scrolling regions, wrapped headings).
+    ...(options.width ? { viewport: { width: options.width, height: 844 } } : {}),
+  });
   try {
     const checked = await copy.newPage();
     const url = typeof target === 'string' ? target : target.url();
@@ -122,6 +134,31 @@ export async function axeViolations(
 }
 
 /**
+ * axe in the page itself, as it is now (what a stream has added included), at its width or the
+ * given one: the person's context must bypass the CSP (`person(browser, { bypassCSP: true })`).
+ */
+async function axeOnPage(
+  page: Page,
+  options: { impacts?: 'all' | 'serious'; name?: string; width?: number },
+): Promise<string[]> {
+  const before = page.viewportSize();
+  if (options.width) await page.setViewportSize({ width: options.width, height: 844 });
+  try {
+    if (!(await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined')))
+      await page.addScriptTag({ content: AXE_SOURCE });
+    const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    const where = options.name ?? page.url();
+    return results.violations
+      .filter((v) => options.impacts === 'all' || v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) => `${where}: ${v.id} [${v.impact}] (${v.help}) ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+      );
+  } finally {
+    if (options.width && before) await page.setViewportSize(before);
+  }
+}
+
+/**
  * A page as people meet it: both widths (no sideways scrolling, a screenshot each, named
  * `screenshot`) and axe's findings at the given impacts (serious and critical by default).
  */
@@ -130,7 +167,7 @@ export async function auditPage(
   context: BrowserContext,
   page: Page,
   screenshot: string,
-  options: { from?: 'url' | 'html'; impacts?: 'all' | 'serious'; name?: string } = {},
+  options: { from?: 'url' | 'html' | 'live'; impacts?: 'all' | 'serious'; name?: string } = {},
 ): Promise<string[]> {
   await checkTwoWidths(page, screenshot);
   return axeViolations(browser, context, page, { impacts: 'serious', ...options });

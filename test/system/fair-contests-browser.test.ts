@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { axeViolations, checkTwoWidths, launchChromium, person, signInOnPage } from '../helpers/browser';
 import { newAgent } from '../helpers/factories';
-import { createActive, inSeconds } from '../helpers/challenge-factories';
+import { createActive, inSeconds, rubricJudge } from '../helpers/challenge-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
 
@@ -30,7 +30,15 @@ afterAll(async () => {
 });
 
 test('a competitor selects a final submission and asks; an operator answers publicly', async () => {
-  const challenge = await createActive(server, { ends_at: inSeconds(3600), final_submissions: 1 });
+  // A private criterion: a final board to select for (a challenge without one is practice).
+  const judge = rubricJudge();
+  judge.criteria.push({
+    name: 'polite',
+    weight: 1,
+    check: { type: 'contains', value: 'there', case_sensitive: false },
+    private: true,
+  } as (typeof judge.criteria)[number]);
+  const challenge = await createActive(server, { ends_at: inSeconds(3600), final_submissions: 1, judge });
   const competitor = await person(browser);
   const violations: string[] = [];
   const visit = async (who: typeof competitor, name: string) => {

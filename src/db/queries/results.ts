@@ -287,3 +287,17 @@ export async function latestValidatedSubmissions(
   );
   return new Map(res.rows.map((row) => [row.agent_id, row.submission_id]));
 }
+
+/** The current result's stored outcome of each given submission (the history page's verdicts). */
+export async function listCurrentOutcomes(
+  db: Queryable,
+  submissionIds: readonly string[],
+): Promise<Map<string, JudgeOutcome>> {
+  if (submissionIds.length === 0) return new Map();
+  const res = await db.query<{ submission_id: string; breakdown: JudgeOutcome }>(
+    `SELECT submission_id, breakdown FROM results
+      WHERE submission_id = ANY($1::uuid[]) AND superseded_at IS NULL`,
+    [submissionIds],
+  );
+  return new Map(res.rows.map((r) => [r.submission_id, r.breakdown]));
+}

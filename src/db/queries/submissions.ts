@@ -489,3 +489,32 @@ export async function countSelectedSubmissions(
   );
   return row?.n ?? 0;
 }
+
+/** Which of the given submissions belong to this agent in this challenge, live (not sandbox). */
+export async function listSelectableIds(
+  db: Queryable,
+  challengeId: string,
+  agentId: string,
+  ids: readonly string[],
+): Promise<{ id: string; selected: boolean }[]> {
+  if (ids.length === 0) return [];
+  const res = await db.query<{ id: string; selected: boolean }>(
+    `SELECT id, selected_at IS NOT NULL AS selected FROM submissions
+      WHERE challenge_id = $1 AND agent_id = $2 AND NOT sandbox AND id = ANY($3::uuid[])`,
+    [challengeId, agentId, ids],
+  );
+  return res.rows;
+}
+
+/** The ids of an agent's submissions to a challenge that are selected for the final board. */
+export async function listSelectedIds(
+  db: Queryable,
+  challengeId: string,
+  agentId: string,
+): Promise<string[]> {
+  const res = await db.query<{ id: string }>(
+    'SELECT id FROM submissions WHERE challenge_id = $1 AND agent_id = $2 AND selected_at IS NOT NULL',
+    [challengeId, agentId],
+  );
+  return res.rows.map((r) => r.id);
+}

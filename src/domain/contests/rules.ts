@@ -14,6 +14,34 @@ export function hasFinalSelection(format: string): boolean {
   return !isMatchFormat(format);
 }
 
+/** Whether a judge config (as stored) has a private test or criterion: a final board to play for. */
+export function judgeHasPrivateItems(judge: unknown): boolean {
+  if (typeof judge !== 'object' || judge === null) return false;
+  const { tests, criteria } = judge as { tests?: unknown; criteria?: unknown };
+  const items = [...(Array.isArray(tests) ? tests : []), ...(Array.isArray(criteria) ? criteria : [])];
+  return items.some(
+    (item) => typeof item === 'object' && item !== null && (item as { private?: unknown }).private === true,
+  );
+}
+
+/**
+ * A practice challenge (docs/decisions/contests.md, "Practice challenges"): a match format, or a
+ * solo one whose judge has no private test or criterion. Its final board ranks every agent's best
+ * public score, which no selection could improve (Kaggle's playground), so the pages offer no
+ * "Select for the final board" there. The API's select keeps DESIGN's rule (solo formats).
+ */
+export function isPractice(challenge: { format: string; judge: unknown }): boolean {
+  return !hasFinalSelection(challenge.format) || !judgeHasPrivateItems(challenge.judge);
+}
+
+/** The pages offer final selection: a live submission of an active challenge that is not practice. */
+export function offersFinalSelection(
+  challenge: { format: string; judge: unknown; status: string },
+  submission: { sandbox: boolean },
+): boolean {
+  return challenge.status === 'active' && !submission.sandbox && !isPractice(challenge);
+}
+
 /** Private tests, private_score and the final board are public once the challenge is complete. */
 export function isRevealed(status: string): boolean {
   return status === 'complete' || status === 'archived';

@@ -14,11 +14,14 @@ import { bumpLeaderboardVersion } from '../../db/queries/leaderboard-versions';
 import {
   countSelectedSubmissions,
   findSubmissionSummary,
+  listSelectableIds,
+  listSelectedIds,
   setSubmissionSelected,
   type SubmissionSummaryRow,
 } from '../../db/queries/submissions';
-import { conflict, notFound, validationError } from '../../errors';
-import { hasFinalSelection } from './rules';
+import { conflict, invalidFields, notFound, validationError } from '../../errors';
+import { requireOwnedAgent } from '../identity';
+import { hasFinalSelection, isPractice } from './rules';
 
 export async function selectSubmission(
   db: Pool,
@@ -54,5 +57,59 @@ export async function selectSubmission(
     // The final board (operators may read it before completion) shows selections.
     await bumpLeaderboardVersion(tx, submission.challenge_id);
     return row!;
+  });
+}
+
+export interface SelectionChange {
+  challengeId: string;
+  agentId: string;
+  /** The agent's submissions the form showed (a history page shows one page of them). */
+  shown: readonly string[];
+  /** Those of `shown` that are ticked; the agent's selections not shown are kept. */
+  chosen: readonly string[];
+}
+
+/**
+ * The history page's checkboxes (Kaggle's "select per row"): one agent's selection in one
+ * challenge set at once, all or nothing. More than `final_submissions` → VALIDATION_ERROR with the
+ * field `selected` (the form says it beside the boxes); a practice challenge offers no selection.
+ */
+export async function saveSelection(
+  db: Pool,
+  principal: Principal,
+  change: SelectionChange,
+): Promise<{ selected: number; limit: number }> {
+  await requireOwnedAgent(db, principal, change.agentId);
+  return withTransaction(db, async (tx) => {
+    await lockEntry(tx, change.challengeId, change.agentId);
+    const challenge = await findChallengeById(tx, change.challengeId);
+    if (!challenge) throw notFound('challenge');
+    if (isPractice(challenge))
+      throw validationError('this challenge is practice: it has no final board to select for');
+    if (challenge.status !== 'active')
+      throw conflict(`final selections are closed: the challenge is ${challenge.status}`);
+    const shown = new Set(change.shown);
+    const rows = await listSelectableIds(tx, change.challengeId, change.agentId, [...shown]);
+    const known = new Map(rows.map((r) => [r.id, r.selected]));
+    if (change.chosen.some((id) => !known.has(id))) throw notFound('submission');
+    const chosen = new Set(change.chosen);
+    const kept = (await listSelectedIds(tx, change.challengeId, change.agentId)).filter(
+      (id) => !shown.has(id),
+    );
+    const total = kept.length + chosen.size;
+    const limit = challenge.final_submissions;
+    if (total > limit)
+      throw invalidFields({
+        selected: `you ticked ${total}, but at most ${limit} submission${limit === 1 ? '' : 's'} of this agent count on the final board: untick ${total - limit}`,
+      });
+    let changed = false;
+    for (const [id, was] of known) {
+      const want = chosen.has(id);
+      if (want === was) continue;
+      await setSubmissionSelected(tx, id, want);
+      changed = true;
+    }
+    if (changed) await bumpLeaderboardVersion(tx, change.challengeId);
+    return { selected: total, limit };
   });
 }

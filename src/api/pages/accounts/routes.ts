@@ -7,13 +7,14 @@ import { listAgentsByOwner } from '../../../db/queries/agents';
 import { listUnrevokedApiTokens } from '../../../db/queries/api-tokens';
 import { findChallengeById } from '../../../db/queries/challenges';
 import { listEntries } from '../../../db/queries/entries';
-import { findCurrentResultForSubmission } from '../../../db/queries/results';
-import { findSubmissionSummary } from '../../../db/queries/submissions';
+import { findCurrentResultForSubmission, listCurrentOutcomes } from '../../../db/queries/results';
+import { findSubmissionSummary, listSelectedIds } from '../../../db/queries/submissions';
 import type { WebSession } from '../../../domain/accounts/web-sessions';
 import { enterChallenge } from '../../../domain/challenges/entries';
 import { requireVisibleChallenge } from '../../../domain/challenges/lifecycle';
 import { takePartClosedReason } from '../../../domain/challenges/rules';
-import { hasFinalSelection } from '../../../domain/contests/rules';
+import { offersFinalSelection } from '../../../domain/contests/rules';
+import { saveSelection } from '../../../domain/contests/selection';
 import {
   createAgent,
   createApiToken,
@@ -29,7 +30,8 @@ import { submissionsLeftForOwner } from '../../../domain/submissions/allowance';
 import { getSubmissionHistory } from '../../../domain/submissions/history';
 import { createSubmission, loadSubmissionFor } from '../../../domain/submissions/intake';
 import { submissionsLeftFor } from '../../../domain/submissions/allowance';
-import { validationError } from '../../../errors';
+import { ServiceError, validationError } from '../../../errors';
+import { verdictView, verdictWord } from '../../../lib/verdict-rows';
 import { breakdownView, judgePublicView } from '../../../judging';
 import { showsPrivateTests } from '../../../domain/contests/policy';
 import { headerAccount } from '../../../web/layout';
@@ -40,6 +42,7 @@ import {
   renderTakePartPage,
   renderTokensPage,
   type RestoredForm,
+  type SelectionGroup,
 } from './view';
 import type { ShownOnce } from '../../../web/forms';
 import type { AppDeps } from '../../deps';
@@ -171,6 +174,7 @@ const historyQuery = z.object({
   status: z.enum(['received', 'queued', 'judging', 'complete', 'failed']).optional().catch(undefined),
   challenge_id: z.string().uuid().optional().catch(undefined),
   cursor: z.string().max(200).optional().catch(undefined),
+  saved: z.string().max(10).optional().catch(undefined),
 });
 
 export const accountFormRoutes: AnyRouteDef[] = [
@@ -351,7 +355,7 @@ export const accountFormRoutes: AnyRouteDef[] = [
             account: headerAccount(webSession),
             left,
             selection:
-              challenge?.status === 'active' && !submission.sandbox && hasFinalSelection(challenge.format)
+              challenge && offersFinalSelection(challenge, submission)
                 ? { selected: submission.selected_at !== null, csrfToken: webSession.csrfToken }
                 : null,
           }),
@@ -379,32 +383,146 @@ export const accountFormRoutes: AnyRouteDef[] = [
     whenSignedOut: '/login?return_to=%2Fme',
     query: historyQuery,
     async handler({ query, principal, deps, webSession }) {
-      const { rows, pagination } = await getSubmissionHistory(deps.db, principal, { ...query, limit: 50 });
-      const challengeIds = new Map<string, string>();
-      for (const r of rows) challengeIds.set(r.challenge_id, r.challenge_title);
       return htmlPage(
-        renderHistoryPage({
-          rows: rows.map((r) => ({
-            id: r.id,
-            challenge_id: r.challenge_id,
-            challenge_title: r.challenge_title,
-            agent_name: r.agent_name,
-            status: r.status,
-            final_score: r.final_score === null ? null : Number(r.final_score),
-            created_at: r.created_at,
-            language: r.language,
-            result_state: r.result_state,
-            selected: r.selected_at !== null,
-          })),
-          filters: query,
-          challenges: [...challengeIds].map(([id, title]) => ({ id, title })),
-          nextCursor: pagination.next_cursor ?? null,
-          account: headerAccount(webSession),
-        }),
+        await historyPage(deps, principal, webSession, query, null, query.saved ? 'Selection saved.' : null),
       );
     },
   }),
+  signedInForm(
+    'finalSelectionForm',
+    '/me/final-selection',
+    "Web form: one agent's selection for a challenge's final board, by checkbox on the history page",
+    {
+      body: z.object({
+        _csrf: z.string(),
+        challenge_id: formUuid,
+        agent_id: formUuid,
+        shown: formList(formUuid).pipe(z.array(formUuid).max(100)),
+        selected: formList(formUuid).pipe(z.array(formUuid).max(100)),
+      }),
+      async handler({ body, principal, deps, webSession }) {
+        const change = {
+          challengeId: body.challenge_id,
+          agentId: body.agent_id,
+          shown: body.shown,
+          chosen: body.selected.filter((id) => body.shown.includes(id)),
+        };
+        try {
+          await saveSelection(deps.db, principal, change);
+        } catch (err) {
+          // Too many ticked (or closed meanwhile): the page again, the boxes as ticked, the reason beside them.
+          if (!(err instanceof ServiceError) || (err.code !== 'VALIDATION_ERROR' && err.code !== 'CONFLICT'))
+            throw err;
+          const message = err.fields?.selected ?? err.message;
+          const page = await historyPage(
+            deps,
+            principal,
+            webSession,
+            { challenge_id: body.challenge_id },
+            {
+              ...change,
+              error: message,
+            },
+          );
+          return htmlPage(page, err.code === 'CONFLICT' ? 409 : 400);
+        }
+        return { redirect: `/me?challenge_id=${body.challenge_id}&saved=1`, status: 303 };
+      },
+    },
+  ),
 ];
+
+/** What a refused selection form posted, re-shown on the page with its reason. */
+interface PostedSelection {
+  challengeId: string;
+  agentId: string;
+  chosen: readonly string[];
+  error: string;
+}
+
+/**
+ * The history page: each row's verdict (DOMjudge's word, from the breakdown its owner is served,
+ * private tests left out), and the final-board checkboxes with a counter per (challenge, agent)
+ * where the pages offer selection (offersFinalSelection: active, not practice, live rows).
+ */
+async function historyPage(
+  deps: AppDeps,
+  principal: Principal,
+  webSession: WebSession,
+  query: z.infer<typeof historyQuery>,
+  posted: PostedSelection | null,
+  notice: string | null = null,
+) {
+  const { rows, pagination } = await getSubmissionHistory(deps.db, principal, { ...query, limit: 50 });
+  const challengeIds = new Map<string, string>();
+  for (const r of rows) challengeIds.set(r.challenge_id, r.challenge_title);
+  const [outcomes, challenges] = await Promise.all([
+    listCurrentOutcomes(
+      deps.db,
+      rows.filter((r) => r.result_id !== null).map((r) => r.id),
+    ),
+    Promise.all([...challengeIds.keys()].map((id) => findChallengeById(deps.db, id))),
+  ]);
+  const challengeOf = new Map(challenges.flatMap((c) => (c ? [[c.id, c] as const] : [])));
+  const groups = new Map<string, SelectionGroup>();
+  for (const r of rows) {
+    const challenge = challengeOf.get(r.challenge_id);
+    if (!challenge || !offersFinalSelection(challenge, r)) continue;
+    const key = `${r.challenge_id}_${r.agent_id}`;
+    const group = groups.get(key) ?? {
+      challenge_id: r.challenge_id,
+      challenge_title: r.challenge_title,
+      agent_id: r.agent_id,
+      agent_name: r.agent_name,
+      keptElsewhere: 0,
+      limit: challenge.final_submissions,
+      shownIds: [],
+      ticked: new Set<string>(),
+    };
+    group.shownIds.push(r.id);
+    if (r.selected_at !== null) (group.ticked as Set<string>).add(r.id);
+    groups.set(key, group);
+  }
+  await Promise.all(
+    [...groups.values()].map(async (g) => {
+      const all = await listSelectedIds(deps.db, g.challenge_id, g.agent_id);
+      g.keptElsewhere = all.filter((id) => !g.shownIds.includes(id)).length;
+      if (posted && posted.challengeId === g.challenge_id && posted.agentId === g.agent_id) {
+        g.ticked = new Set(posted.chosen);
+        g.error = posted.error;
+      }
+    }),
+  );
+  const verdictOf = (id: string, r: (typeof rows)[number]) => {
+    const outcome = outcomes.get(id);
+    if (!outcome || r.result_state === null) return null;
+    const view = verdictView(breakdownView(outcome, 'competitor', { revealPrivate: false }));
+    return verdictWord(view, { result_state: r.result_state, summary: outcome.summary });
+  };
+  return renderHistoryPage({
+    rows: rows.map((r) => ({
+      id: r.id,
+      challenge_id: r.challenge_id,
+      challenge_title: r.challenge_title,
+      agent_id: r.agent_id,
+      agent_name: r.agent_name,
+      status: r.status,
+      final_score: r.final_score === null ? null : Number(r.final_score),
+      created_at: r.created_at,
+      language: r.language,
+      result_state: r.result_state,
+      verdict: verdictOf(r.id, r),
+      selected: r.selected_at !== null,
+    })),
+    filters: query,
+    challenges: [...challengeIds].map(([id, title]) => ({ id, title })),
+    nextCursor: pagination.next_cursor ?? null,
+    account: headerAccount(webSession),
+    selection: [...groups.values()],
+    csrfToken: webSession.csrfToken,
+    notice: posted ? null : notice,
+  });
+}
 
 /**
  * The browser form as the API's submission body (one model for browser, CLI and API): the

@@ -260,16 +260,17 @@ export function verdictHtml(v: VerdictView): SafeHtml {
     (r, i) =>
       html`<tr class="${r.passed ? 'ok' : 'bad'}"><th scope="row">${r.hidden ? r.name : html`<a href="#${anchor(i)}">${r.name}</a>`}${r.hidden ? html` <span class="badge">hidden</span>` : ''}${r.private ? html` <span class="badge">private</span>` : ''}</th><td data-verdict="${r.verdict}">${r.verdict}</td><td class="num">${formatMs(r.time_ms)}</td><td class="num">${formatKb(r.memory_kb)}</td><td class="detail">${r.feedback && r.feedback !== r.verdict ? r.feedback : ''}</td></tr>`,
   );
-  const block = (label: string, text: string | null) =>
+  // Each excerpt is named (an empty one too: "Output of small"), so a keyboard user focusing it hears what it is.
+  const block = (label: string, text: string | null, test: string) =>
     text === null
       ? ''
-      : html`<p class="small muted">${label}</p><pre class="excerpt" tabindex="0"><code class="language-plaintext">${text}</code></pre>`;
+      : html`<p class="small muted">${label}</p><pre class="excerpt" tabindex="0" role="region" aria-label="${label} of ${test}"><code class="language-plaintext">${text}</code></pre>`;
   const excerpts = v.rows.flatMap((r, i) =>
     r.hidden
       ? []
       : [
           html`<details id="${anchor(i)}"${i === v.firstFailing ? html` open` : ''}><summary>${r.name}: ${r.verdict}</summary>
-${block('Input', r.input)}${block('Expected', r.expected)}${block(r.passed ? 'Output' : 'Got', r.output)}${block('Standard error / logs', r.stderr)}
+${block('Input', r.input, r.name)}${block('Expected', r.expected, r.name)}${block(r.passed ? 'Output' : 'Got', r.output, r.name)}${block('Standard error / logs', r.stderr, r.name)}
 </details>`,
         ],
   );
@@ -384,6 +385,7 @@ export interface HistoryRow {
   id: string;
   challenge_id: string;
   challenge_title: string;
+  agent_id?: string;
   agent_name: string;
   status: string;
   final_score: number | null;
@@ -392,9 +394,34 @@ export interface HistoryRow {
   language?: string | null;
   /** The result's state (scored, void, …); null until judged. */
   result_state?: string | null;
+  /** DOMjudge's word for the result (correct, wrong answer, …; verdictWord); null until judged. */
+  verdict?: string | null;
   /** Selected for the final board. */
   selected?: boolean;
 }
+
+/**
+ * One agent's final-board selection in one challenge (Kaggle: a checkbox per row, a counter):
+ * only where the pages offer it (an active challenge that is not practice; live submissions).
+ */
+export interface SelectionGroup {
+  challenge_id: string;
+  challenge_title: string;
+  agent_id: string;
+  agent_name: string;
+  /** How many of the agent's selections are on other pages of the history (kept as they are). */
+  keptElsewhere: number;
+  /** final_submissions. */
+  limit: number;
+  /** The rows of this page the boxes are for. */
+  shownIds: string[];
+  /** Ticked boxes (the stored selection, or what was posted when it is re-shown). */
+  ticked: ReadonlySet<string>;
+  /** Why the posted selection was refused, said beside its boxes. */
+  error?: string;
+}
+
+const groupKey = (challengeId: string, agentId: string) => `${challengeId}_${agentId}`;
 
 export function renderHistoryPage(input: {
   rows: HistoryRow[];
@@ -402,22 +429,65 @@ export function renderHistoryPage(input: {
   challenges: { id: string; title: string }[];
   nextCursor: string | null;
   account: HeaderAccount;
+  /** Final selection, per (challenge, agent) shown where it applies. */
+  selection?: SelectionGroup[];
+  csrfToken?: string;
+  /** A line at the top (a saved selection). */
+  notice?: string | null;
 }): RenderedPage {
   const statuses = ['received', 'queued', 'judging', 'complete', 'failed'];
-  const rows = input.rows.map(
-    (r) =>
-      html`<tr><td>${fmtDate(r.created_at)}</td><td><a href="/challenges/${r.challenge_id}">${r.challenge_title}</a></td><td>${r.agent_name}</td><td>${r.status}</td><td>${r.result_state ?? '—'}</td><td>${r.language ?? '—'}</td><td class="num">${r.final_score === null ? '—' : r.final_score.toFixed(2)}</td><td>${r.selected ? 'selected' : '—'}</td><td><a href="/me/submissions/${r.id}">Details<span class="sr-only"> of the submission of ${fmtDate(r.created_at)}</span></a></td></tr>`,
-  );
+  const groups = new Map((input.selection ?? []).map((g) => [groupKey(g.challenge_id, g.agent_id), g]));
+  const boxFor = (r: HistoryRow): SafeHtml | null => {
+    const g = r.agent_id ? groups.get(groupKey(r.challenge_id, r.agent_id)) : undefined;
+    if (!g || !g.shownIds.includes(r.id)) return null;
+    const key = groupKey(g.challenge_id, g.agent_id);
+    return html`<label class="check" for="pick-${r.id}"><span><input type="checkbox" id="pick-${r.id}" name="selected" value="${r.id}" form="sel-${key}" data-group="${key}"${g.ticked.has(r.id) ? ' checked' : ''} aria-describedby="sel-count-${key}${g.error ? html` sel-error-${key}` : ''}"> Select<span class="sr-only"> the submission of ${fmtDate(r.created_at)} to ${r.challenge_title} for the final board</span></span></label>`;
+  };
+  const rows = input.rows.map((r) => {
+    const box = boxFor(r);
+    return html`<tr><td>${fmtDate(r.created_at)}</td><td><a href="/challenges/${r.challenge_id}">${r.challenge_title}</a></td><td>${r.agent_name}</td><td>${r.status}</td><td data-verdict="${r.verdict ?? ''}">${r.verdict ?? '—'}</td><td>${r.result_state ?? '—'}</td><td>${r.language ?? '—'}</td><td class="num">${r.final_score === null ? '—' : r.final_score.toFixed(2)}</td><td>${box ?? (r.selected ? 'selected' : '—')}</td><td><a href="/me/submissions/${r.id}">Details<span class="sr-only"> of the submission of ${fmtDate(r.created_at)}</span></a></td></tr>`;
+  });
+  const forms = [...groups.values()].map((g) => {
+    const key = groupKey(g.challenge_id, g.agent_id);
+    const count = g.keptElsewhere + g.shownIds.filter((id) => g.ticked.has(id)).length;
+    return html`<form class="selection${g.error ? ' invalid' : ''}" method="post" action="/me/final-selection" id="sel-${key}" data-kept="${g.keptElsewhere}" data-limit="${g.limit}" aria-label="Final board selection: ${g.challenge_title}, ${g.agent_name}">${input.csrfToken ? csrfField(input.csrfToken) : ''}
+<input type="hidden" name="challenge_id" value="${g.challenge_id}"><input type="hidden" name="agent_id" value="${g.agent_id}">${g.shownIds.map((id) => html`<input type="hidden" name="shown" value="${id}">`)}
+<p class="row"><span class="wrap">Final board of <a href="/challenges/${g.challenge_id}">${g.challenge_title}</a>, ${g.agent_name}: <strong id="sel-count-${key}" role="status" aria-live="polite">${count} of ${g.limit} selected</strong></span>
+<button type="submit">Save selection<span class="sr-only"> for ${g.challenge_title}, ${g.agent_name}</span></button></p>
+${g.error ? html`<p class="field-error" id="sel-error-${key}" role="alert">${g.error}</p>` : ''}
+<p class="small muted">Tick up to ${g.limit} submission${g.limit === 1 ? '' : 's'} below for the final board (private tests decide it); with none ticked, the best ${g.limit} by public score count.</p></form>`;
+  });
   const q = new URLSearchParams();
   if (input.filters.status) q.set('status', input.filters.status);
   if (input.filters.challenge_id) q.set('challenge_id', input.filters.challenge_id);
   if (input.nextCursor) q.set('cursor', input.nextCursor);
   const body = html`<h1>My submissions</h1>
+${input.notice ? html`<p class="notice" id="history-notice" role="status">${input.notice}</p>` : ''}
 <form class="filters" method="get" action="/me" aria-label="Filter submissions">
 <label for="f-status">Status<select id="f-status" name="status"><option value="">any</option>${statuses.map((s) => html`<option${s === input.filters.status ? ' selected' : ''}>${s}</option>`)}</select></label>
 <label for="f-challenge">Challenge<select id="f-challenge" name="challenge_id"><option value="">any</option>${input.challenges.map((c) => html`<option value="${c.id}"${c.id === input.filters.challenge_id ? ' selected' : ''}>${c.title}</option>`)}</select></label>
 <button type="submit">Filter</button></form>
-${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions, newest first"><table id="history-table"><caption class="sr-only">Submissions, newest first</caption><thead><tr><th scope="col">Submitted</th><th scope="col">Challenge</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Result</th><th scope="col">Language</th><th scope="col" class="num">Score</th><th scope="col">Final board</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No submission matches.</p>`}
+${forms.length ? html`<section id="final-selection" aria-labelledby="final-selection-title"><h2 id="final-selection-title">Selection for the final board</h2>${forms}</section>` : ''}
+${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions, newest first"><table id="history-table"><caption class="sr-only">Submissions, newest first</caption><thead><tr><th scope="col">Submitted</th><th scope="col">Challenge</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Verdict</th><th scope="col">Result</th><th scope="col">Language</th><th scope="col" class="num">Score</th><th scope="col">Final board</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No submission matches.</p>`}
 ${input.nextCursor ? html`<p><a href="/me?${q.toString()}">Older submissions</a></p>` : ''}`;
-  return accountPage('My submissions', body, input.account);
+  return accountPage('My submissions', body, input.account, forms.length ? HISTORY_SCRIPT : undefined);
 }
+
+/** The counter follows the boxes as they are ticked, before the selection is saved. */
+const HISTORY_SCRIPT = raw(`(function () {
+  'use strict';
+  document.querySelectorAll('form.selection').forEach(function (form) {
+    var key = form.id.slice(4);
+    var count = document.getElementById('sel-count-' + key);
+    var kept = Number(form.getAttribute('data-kept'));
+    var limit = Number(form.getAttribute('data-limit'));
+    var boxes = document.querySelectorAll('input[type=checkbox][data-group="' + key + '"]');
+    boxes.forEach(function (box) {
+      box.addEventListener('change', function () {
+        var n = kept;
+        boxes.forEach(function (b) { if (b.checked) n++; });
+        count.textContent = n + ' of ' + limit + ' selected' + (n > limit ? ': untick ' + (n - limit) : '');
+      });
+    });
+  });
+})();`);

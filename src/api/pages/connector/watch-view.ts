@@ -170,6 +170,15 @@ const SCRIPT = raw(`
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
   }
+  // A streamed code block scrolls (long lines, many lines): a labelled region a keyboard can focus and scroll.
+  function codeBlock(text, label) {
+    var pre = el('pre');
+    pre.setAttribute('tabindex', '0');
+    pre.setAttribute('role', 'region');
+    pre.setAttribute('aria-label', label);
+    pre.append(el('code', '', text));
+    return pre;
+  }
   function timeOf(iso) {
     var d = new Date(iso);
     // UTC, 24-hour, like every other page (the datetime attribute keeps the full instant).
@@ -229,18 +238,18 @@ const SCRIPT = raw(`
       case 'code_write':
         if (ev.filename || ev.language) body.append(el('div', 'file', [ev.filename, ev.language ? '(' + ev.language + ')' : ''].filter(Boolean).join(' ')));
         text(ev.summary);
-        if (ev.snippet) { var pre = el('pre'); pre.append(el('code', '', ev.snippet)); body.append(pre); }
+        if (ev.snippet) body.append(codeBlock(ev.snippet, 'Code written' + (ev.filename ? ' to ' + ev.filename : '')));
         break;
       case 'command_run':
         text(ev.summary);
-        if (ev.command) { var cmd = el('pre'); cmd.append(el('code', '', '$ ' + ev.command)); body.append(cmd); }
+        if (ev.command) body.append(codeBlock('$ ' + ev.command, 'Command'));
         if (typeof ev.exit_code === 'number') body.append(el('span', 'exit ' + (ev.exit_code === 0 ? 'ok' : 'bad'), 'exit ' + ev.exit_code));
-        if (ev.snippet) { var out = el('pre'); out.append(el('code', '', ev.snippet)); body.append(out); }
+        if (ev.snippet) body.append(codeBlock(ev.snippet, 'Output of the command'));
         break;
       case 'error_hit':
         text(ev.error_summary);
         text(ev.summary);
-        if (ev.snippet) { var err = el('pre'); err.append(el('code', '', ev.snippet)); body.append(err); }
+        if (ev.snippet) body.append(codeBlock(ev.snippet, 'Error output'));
         break;
       case 'progress':
         var pct = typeof ev.percent === 'number' ? Math.round(ev.percent) + '%' : '';
@@ -249,7 +258,7 @@ const SCRIPT = raw(`
         break;
       default:
         text(ev.summary);
-        if (ev.snippet) { var snip = el('pre'); snip.append(el('code', '', ev.snippet)); body.append(snip); }
+        if (ev.snippet) body.append(codeBlock(ev.snippet, 'Snippet'));
     }
     return body;
   }

@@ -55,7 +55,7 @@ ${
     ? html`<p class="small">Plays through the game judge: its moves are in the replay, shown with the result.</p>`
     : ''
 }
-<ol class="events" aria-label="Events of ${p.agent_name} in this match">${start}<li class="muted none">${m.started_at ? 'No events in this match yet.' : 'Events appear once the match starts.'}</li></ol>
+<ol class="events" tabindex="0" aria-label="Events of ${p.agent_name} in this match">${start}<li class="muted none">${m.started_at ? 'No events in this match yet.' : 'Events appear once the match starts.'}</li></ol>
 </section>`;
 }
 
@@ -161,7 +161,7 @@ function replaySection(revealed: boolean, logs: readonly SeatLog[], readsLogs: b
 <button type="button" id="replay-last" aria-label="Last turn">▶|</button>
 </div>
 <p><label for="replay-scrub">Turn</label> <input type="range" id="replay-scrub" min="0" max="0" value="0" step="1"> <output id="replay-turn" for="replay-scrub" aria-live="polite">0</output></p>
-<div id="replay-board" class="board"></div>
+<div id="replay-board" class="board" tabindex="0" role="region" aria-label="Board at this turn"></div>
 <ul id="replay-seats" class="seats" aria-label="Seats at this turn"></ul>
 </div>
 </section>
@@ -173,6 +173,8 @@ const STYLE_TEXT = `
 .side { border:1px solid #8884; border-radius:8px; padding:12px; min-width:0; }
 .name, td.name { overflow-wrap:anywhere; word-break:break-word; }
 .events { list-style:none; margin:0; padding:0; max-height:420px; overflow:auto; }
+/* The event list and the board scroll: focusable (tabindex) so a keyboard can scroll them, and shown when focused. */
+.events:focus-visible, .board:focus-visible { outline:2px solid currentColor; outline-offset:2px; }
 .events li { border-left:3px solid #8886; padding:2px 0 2px 8px; margin:4px 0; overflow-wrap:anywhere; }
 table { width:100%; border-collapse:collapse; } th, td { text-align:left; padding:4px; }
 td.num, th.num { text-align:right; }
