@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { auditPage, axeViolations, launchChromium, person } from '../helpers/browser';
 import { enteredAgent, liveEvent, postEvent } from '../helpers/connector-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { startMatchWorkflow } from '../../src/domain/matches/workflow-start';
 
 // The callbacks passed to page.waitForFunction run in the browser (tsconfig has no DOM lib).
 declare const document: { querySelectorAll(selector: string): { length: number } };
@@ -85,6 +86,13 @@ test('a match page while its events stream: axe clean at 1280 and 390 px', async
        SELECT $1, a.id, $3, a.owner_user_id FROM agents a WHERE a.id = $2`,
       [matchId, a.agentId, i + 1],
     );
+  // Its workflow, as the arena starts one: the worker's match sweeper voids a running match whose
+  // workflow is gone, which would end this one (and stop its events showing) mid-test.
+  await startMatchWorkflow(server.deps, {
+    id: matchId,
+    challengeId: ada.challengeId,
+    agentIds: [ada.agentId, bob.agentId],
+  });
 
   const viewer = await person(browser, { bypassCSP: true });
   const { page } = viewer;
