@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { ClarificationStore } from './db/queries/clarifications';
+import type { CredentialStore } from './db/queries/credentials';
 import type { PrivatePassStore } from './db/queries/private-passes';
 import type { WorkflowStartStore } from './db/queries/submissions';
 
@@ -30,6 +31,7 @@ export interface ServiceDeps {
 export interface Stores {
   clarifications: ClarificationStore;
   privatePasses: PrivatePassStore;
+  credentials: CredentialStore;
   workflowStarts: WorkflowStartStore;
 }
 
