@@ -8,7 +8,7 @@ import { notFound } from '../../errors';
 import { withTransaction } from '../../db/pool';
 import { findChallengeJudge } from '../../db/queries/challenges';
 import { advanceSessionEntryStatus, lockEntry } from '../../db/queries/entries';
-import { heldSlots, removeSubmissionWork, removeWork, touchWork } from '../../db/queries/judging-queue';
+import { heldSlots, removeSubmissionWork, touchWork } from '../../db/queries/judging-queue';
 import { refreshLeaderboardEntry } from '../../db/queries/leaderboard';
 import { sqlPrivatePassStore, type PrivatePassStore } from '../../db/queries/private-passes';
 import { findResultForRun, storeResult, type PrivateState } from '../../db/queries/results';
