@@ -3,6 +3,9 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { ClarificationStore } from './db/queries/clarifications';
+import type { CredentialStore } from './db/queries/credentials';
+import type { PrivatePassStore } from './db/queries/private-passes';
+import type { WorkflowStartStore } from './db/queries/submissions';
 
 /**
  * What the domain needs from the outside world, built once per process and injected. The API's
@@ -27,6 +30,9 @@ export interface ServiceDeps {
 /** The typed stores of the features that have one (docs/decisions/platform.md, "Typed stores"). */
 export interface Stores {
   clarifications: ClarificationStore;
+  privatePasses: PrivatePassStore;
+  credentials: CredentialStore;
+  workflowStarts: WorkflowStartStore;
 }
 
 /** The domain's clock: injected so that a unit test decides what time it is. */

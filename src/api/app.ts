@@ -49,7 +49,7 @@ const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/');
 function unmatchedRouteRateLimit(deps: AppDeps): Koa.Middleware {
   return async (ctx) => {
     const outcome = await resolveCredentials(
-      deps.db,
+      deps,
       deps.jwt,
       { authorization: ctx.get('authorization') || undefined },
       deps.credentialCache,

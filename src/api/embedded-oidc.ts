@@ -134,9 +134,32 @@ async function endOwnSessionAtOnce(ctx: ProviderLogoutContext): Promise<boolean>
   return true;
 }
 
+/** What every origin's provider is built from: the package and the signing key, both costly to make. */
+interface ProviderMaterials {
+  Provider: ProviderConstructor;
+  signingKey: Record<string, unknown>;
+}
+
+let materials: ProviderMaterials | undefined;
+
+/**
+ * Loads oidc-provider and generates the RSA signing key, once per process, when the app is made
+ * (before it listens). Both are synchronous and take a few hundred milliseconds of CPU; done on the
+ * first request under /oidc, they ran inside the relying party's own discovery of this provider
+ * (the same process fetching its own /oidc/.well-known, 10 s timeout): on a loaded machine /login
+ * answered 503 (docs/decisions/web.md, "The embedded provider is made before the app listens").
+ */
+function providerMaterials(): ProviderMaterials {
+  if (!materials) {
+    const Provider = loadNativeEsm<{ default: ProviderConstructor }>('oidc-provider').default;
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    materials = { Provider, signingKey: privateKey.export({ format: 'jwk' }) as Record<string, unknown> };
+  }
+  return materials;
+}
+
 function buildProvider(issuer: string, origin: string, trustProxy: boolean): OidcProvider {
-  const Provider = loadNativeEsm<{ default: ProviderConstructor }>('oidc-provider').default;
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { Provider, signingKey } = providerMaterials();
   const provider = new Provider(
     issuer,
     toNativeRealm({
@@ -152,7 +175,7 @@ function buildProvider(issuer: string, origin: string, trustProxy: boolean): Oid
         },
       ],
       jwks: {
-        keys: [{ ...privateKey.export({ format: 'jwk' }), use: 'sig', alg: 'RS256', kid: 'embedded' }],
+        keys: [{ ...signingKey, use: 'sig', alg: 'RS256', kid: 'embedded' }],
       },
       cookies: { keys: [randomBytes(32).toString('base64url')] },
       pkce: { required: () => true },
@@ -258,6 +281,8 @@ const MAX_ORIGINS = 8;
 
 /** Koa middleware answering everything under /oidc; other paths pass through. */
 export function embeddedOidcProvider(deps: AppDeps): Koa.Middleware {
+  // Made now, while the app is being made: never on a request's (or a discovery's) clock.
+  providerMaterials();
   const providers = new Map<string, OidcProvider>();
   const providerFor = (origin: string): OidcProvider | null => {
     let provider = providers.get(origin);

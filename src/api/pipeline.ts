@@ -252,7 +252,7 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
     const outcome: CredentialOutcome = def.ownCredential?.(deps.config)
       ? { ok: true, principal: { kind: 'anonymous' } }
       : await resolveCredentials(
-          deps.db,
+          deps,
           deps.jwt,
           def.auth === 'agentKey'
             ? { agentKey: ctx.get('x-service-api-key') || undefined }

@@ -1,8 +1,8 @@
-import type { Pool } from 'pg';
-import { findAgentKeyByHash, touchAgentKey, type AgentKeyAuthRow } from '../db/queries/agent-keys';
-import { findApiTokenByHash, touchApiToken, type ApiTokenAuthRow } from '../db/queries/api-tokens';
+import type { ServiceDeps } from '../service-deps';
+import type { AgentKeyAuthRow } from '../db/queries/agent-keys';
+import type { ApiTokenAuthRow } from '../db/queries/api-tokens';
+import { sqlCredentialStore, type CredentialStore } from '../db/queries/credentials';
 import type { CredentialCache } from './credential-cache';
-import { upsertUserBySubject } from '../db/queries/users';
 import { IdentityProviderUnavailableError, type SessionJwtVerifier } from './jwt';
 import type { Principal } from './principal';
 import { scopeSchema, type Scope } from './scopes';
@@ -26,12 +26,16 @@ export interface CredentialHeaders {
  * Resolves the request's credentials to a principal. Presenting a bad credential is a failure
  * (never silently anonymous), so a typo in a token cannot downgrade a caller to public access.
  */
+/** What resolving needs: the credentials' store (the SQL one on `db` unless the deps carry another). */
+export type CredentialDeps = Pick<ServiceDeps, 'db' | 'stores'>;
+
 export async function resolveCredentials(
-  db: Pool,
+  deps: CredentialDeps,
   jwt: SessionJwtVerifier,
   headers: CredentialHeaders,
   cache: CredentialCache<ApiTokenAuthRow | AgentKeyAuthRow> | null = null,
 ): Promise<CredentialOutcome> {
+  const db = deps.stores?.credentials ?? sqlCredentialStore(deps.db);
   if (headers.agentKey !== undefined) return resolveAgentKey(db, headers.agentKey.trim(), cache);
   if (headers.authorization === undefined) return { ok: true, principal: { kind: 'anonymous' } };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization);
@@ -68,14 +72,14 @@ function lookup<R extends ApiTokenAuthRow | AgentKeyAuthRow>(
   return cache ? cache.lookup(hash, load, (row) => row.revoked_at === null) : load();
 }
 
-async function resolveApiToken(db: Pool, token: string, cache: Cache): Promise<CredentialOutcome> {
+async function resolveApiToken(db: CredentialStore, token: string, cache: Cache): Promise<CredentialOutcome> {
   const hash = sha256Hex(token);
-  const row = await lookup(cache, hash, () => findApiTokenByHash(db, hash));
+  const row = await lookup(cache, hash, () => db.findApiTokenByHash(hash));
   if (!row || !constantTimeEqual(row.token_hash, hash)) return { ok: false, reason: 'invalid API token' };
   if (row.revoked_at) return { ok: false, reason: 'API token has been revoked' };
   if (row.expires_at && row.expires_at.getTime() <= Date.now())
     return { ok: false, reason: 'API token has expired' };
-  if (touchDue(`tok:${row.id}`)) void touchApiToken(db, row.id).catch(() => undefined);
+  if (touchDue(`tok:${row.id}`)) void db.touchApiToken(row.id).catch(() => undefined);
   const scopes = row.scopes.filter((s): s is Scope => scopeSchema.safeParse(s).success);
   return {
     ok: true,
@@ -91,14 +95,14 @@ async function resolveApiToken(db: Pool, token: string, cache: Cache): Promise<C
   };
 }
 
-async function resolveAgentKey(db: Pool, key: string, cache: Cache): Promise<CredentialOutcome> {
+async function resolveAgentKey(db: CredentialStore, key: string, cache: Cache): Promise<CredentialOutcome> {
   if (!key.startsWith(AGENT_KEY_PREFIX)) return { ok: false, reason: 'invalid agent key' };
   const hash = sha256Hex(key);
-  const row = await lookup(cache, hash, () => findAgentKeyByHash(db, hash));
+  const row = await lookup(cache, hash, () => db.findAgentKeyByHash(hash));
   if (!row || !constantTimeEqual(row.key_hash, hash)) return { ok: false, reason: 'invalid agent key' };
   if (row.revoked_at) return { ok: false, reason: 'agent key has been revoked' };
   if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'agent key has expired' };
-  if (touchDue(`key:${row.id}`)) void touchAgentKey(db, row.id).catch(() => undefined);
+  if (touchDue(`key:${row.id}`)) void db.touchAgentKey(row.id).catch(() => undefined);
   return {
     ok: true,
     principal: { kind: 'agentKey', keyId: row.id, agentId: row.agent_id, userId: row.owner_user_id },
@@ -106,7 +110,7 @@ async function resolveAgentKey(db: Pool, key: string, cache: Cache): Promise<Cre
 }
 
 async function resolveSessionJwt(
-  db: Pool,
+  db: CredentialStore,
   jwt: SessionJwtVerifier,
   token: string,
 ): Promise<CredentialOutcome> {
@@ -125,6 +129,6 @@ async function resolveSessionJwt(
     return { ok: false, reason: 'invalid or expired session token' };
   }
   const role = claims.role ?? 'user';
-  const user = await upsertUserBySubject(db, claims.sub, storableTextOrNull(claims.name), role);
+  const user = await db.upsertUserBySubject(claims.sub, storableTextOrNull(claims.name), role);
   return { ok: true, principal: { kind: 'user', userId: user.id, role, name: user.name } };
 }

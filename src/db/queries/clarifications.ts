@@ -3,6 +3,7 @@ import type { StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne, withTransaction } from '../pool';
 import { insertAuditRecord } from './audit-records';
+import type { Bound } from './bound';
 import { findChallengeById } from './challenges';
 
 export interface ClarificationRow {
@@ -105,9 +106,6 @@ export async function countUnansweredQuestions(db: Queryable): Promise<number> {
 }
 
 // ---- the feature's store ----------------------------------------------------------------------------
-
-/** A query function of this layer without its connection: what a store's method looks like. */
-type Bound<F> = F extends (db: Queryable, ...args: infer A) => infer R ? (...args: A) => R : never;
 
 /**
  * What the clarifications feature (src/domain/contests/clarifications.ts) reads and writes: this

@@ -1,6 +1,7 @@
 import type { StorableJson, StorableText } from '../../lib/storable-text';
 import type { Queryable } from '../pool';
 import { queryOne } from '../pool';
+import type { Bound } from './bound';
 
 export type SubmissionStatus = 'received' | 'queued' | 'judging' | 'complete' | 'failed';
 export const SUBMISSION_STATUSES: readonly SubmissionStatus[] = [
@@ -517,4 +518,21 @@ export async function listSelectedIds(
     [challengeId, agentId],
   );
   return res.rows.map((r) => r.id);
+}
+
+/**
+ * What starting a submission run's workflow records (src/domain/submissions/workflow-start.ts):
+ * that the run's workflow started, which is what the sweeper looks at. The domain takes it through
+ * its deps (`stores.workflowStarts`; this SQL one unless a unit test hands it
+ * test/fakes/stores/workflow-starts.ts); test/contracts/workflow-start-store.cases.ts holds both to
+ * the same cases.
+ */
+export interface WorkflowStartStore {
+  /** The run's workflow started: its time is kept from the first call on; another run than the current one is left alone. */
+  markWorkflowStarted: Bound<typeof markWorkflowStarted>;
+}
+
+/** The workflow starts' store on PostgreSQL. */
+export function sqlWorkflowStartStore(db: Queryable): WorkflowStartStore {
+  return { markWorkflowStarted: (id, run) => markWorkflowStarted(db, id, run) };
 }

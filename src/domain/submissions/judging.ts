@@ -8,9 +8,10 @@ import { notFound } from '../../errors';
 import { withTransaction } from '../../db/pool';
 import { findChallengeJudge } from '../../db/queries/challenges';
 import { advanceSessionEntryStatus, lockEntry } from '../../db/queries/entries';
-import { heldSlots, removeSubmissionWork, removeWork, touchWork } from '../../db/queries/judging-queue';
+import { heldSlots, removeSubmissionWork, touchWork } from '../../db/queries/judging-queue';
 import { refreshLeaderboardEntry } from '../../db/queries/leaderboard';
-import { findResultForRun, storePrivatePass, storeResult, type PrivateState } from '../../db/queries/results';
+import { sqlPrivatePassStore, type PrivatePassStore } from '../../db/queries/private-passes';
+import { findResultForRun, storeResult, type PrivateState } from '../../db/queries/results';
 import {
   advanceSubmissionStatus,
   findJudgeKindOfSubmission,
@@ -332,37 +333,51 @@ export async function judgePrivatePass(
   const judgeConfig = await findChallengeJudge(deps.db, submission.challenge_id);
   if (judgeConfig === null) throw notFound('challenge');
   if (submission.judge_run !== ref.run)
-    return recordPrivatePassFailure(deps.db, ref, 'superseded by a newer run before its private pass');
+    return recordPrivatePassFailure(deps, ref, 'superseded by a newer run before its private pass');
   const workKey = privatePassWorkKey(ref.submissionId, ref.run);
   const outcome = await judgeHoldingSlots(deps, workKey, 'private pass', judgeConfig, submission, controls, {
     pass: 'private',
   });
   const parsed = judgeConfigSchema.safeParse(judgeConfig);
-  return storePass(deps.db, ref, parsed.success ? parsed.data : null, result.breakdown, outcome, null);
+  return storePass(
+    privatePassStore(deps),
+    ref,
+    parsed.success ? parsed.data : null,
+    result.breakdown,
+    outcome,
+    null,
+  );
 }
+
+/** What storing a private pass needs: its store (the SQL one on `db` unless the deps carry another). */
+export type PrivatePassDeps = Pick<ServiceDeps, 'db' | 'stores'>;
+
+const privatePassStore = (deps: PrivatePassDeps): PrivatePassStore =>
+  deps.stores?.privatePasses ?? sqlPrivatePassStore(deps.db);
 
 /**
  * A private pass that cannot finish (retries exhausted, a judge that refuses): stored as 0 with
  * its reason, `done`, never left pending (DESIGN). Idempotent.
  */
 export async function recordPrivatePassFailure(
-  db: Pool,
+  deps: PrivatePassDeps,
   ref: RunRef,
   reason: string,
 ): Promise<PrivatePassRecord> {
+  const store = privatePassStore(deps);
   const trimmed = reason.length > 1000 ? `${reason.slice(0, 999)}…` : reason;
-  const result = await findResultForRun(db, ref.submissionId, ref.run);
+  const result = await store.findResultForRun(ref.submissionId, ref.run);
   if (!result || result.private_state !== 'pending') return { stored: false };
-  const stored = await findChallengeJudge(db, result.challenge_id);
+  const stored = await store.findChallengeJudge(result.challenge_id);
   const parsed = judgeConfigSchema.safeParse(stored);
   const held = parsed.success
     ? failedPrivatePass(parsed.data, trimmed)
     : { criteria: [], privateScore: 0, details: { not_judged: trimmed } };
-  return storePass(db, ref, parsed.success ? parsed.data : null, result.breakdown, held, trimmed);
+  return storePass(store, ref, parsed.success ? parsed.data : null, result.breakdown, held, trimmed);
 }
 
 async function storePass(
-  db: Pool,
+  store: PrivatePassStore,
   ref: RunRef,
   config: JudgeConfig | null,
   publicOutcome: JudgeOutcome,
@@ -372,14 +387,14 @@ async function storePass(
   const merged = mergePrivatePass(config, publicOutcome, privateOutcome);
   // The public board is left alone: its version (an ETag competitors read) must not move when a
   // private pass ends. The final board's cache follows the passes themselves (finalBoardMark).
-  const stored = await storePrivatePass(db, {
+  const stored = await store.storePrivatePass({
     submissionId: ref.submissionId,
     run: ref.run,
     privateScore: reason === null ? (merged.privateScore ?? null) : 0,
     reason: reason === null ? null : storableText(reason),
     breakdown: sanitizeJson(merged).value,
   });
-  await removeWork(db, privatePassWorkKey(ref.submissionId, ref.run));
+  await store.removeWork(privatePassWorkKey(ref.submissionId, ref.run));
   return { stored: stored !== null };
 }
 
@@ -406,7 +421,7 @@ export function createJudgingSteps(db: Pool) {
       markSubmissionFailed(db, input, input.reason),
     /** The private pass could not finish: 0 with the reason, `done`. */
     markPrivatePassFailed: (input: RunRef & { reason: string }): Promise<PrivatePassRecord> =>
-      recordPrivatePassFailure(db, input, input.reason),
+      recordPrivatePassFailure({ db }, input, input.reason),
   };
 }
 

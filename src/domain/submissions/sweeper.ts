@@ -113,7 +113,7 @@ export async function closeStalledPrivatePasses(
     const ref = { submissionId: row.submission_id, run: row.run };
     const gone = await workflowGoneReason(client, deps, ref);
     if (gone === null) continue;
-    const stored = await recordPrivatePassFailure(deps.db, ref, `private pass did not finish: ${gone}`);
+    const stored = await recordPrivatePassFailure(deps, ref, `private pass did not finish: ${gone}`);
     if (stored.stored) {
       closed += 1;
       deps.logger.warn(

@@ -2,7 +2,11 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { AgentIdKey, ChallengeIdKey, SubmissionStatusKey } from '../../temporal-client/search-attributes';
 import type { Queryable } from '../../db/pool';
-import { markWorkflowStarted, type SubmissionStatus } from '../../db/queries/submissions';
+import {
+  sqlWorkflowStartStore,
+  type SubmissionStatus,
+  type WorkflowStartStore,
+} from '../../db/queries/submissions';
 import type { ServiceDeps } from '../../service-deps';
 import { SUBMISSION_WORKFLOW, submissionWorkflowId, type SubmissionWorkflowInput } from './contract';
 
@@ -18,8 +22,14 @@ export interface SubmissionRunRef {
  * started (or already finished: the id is never reused) counts as started. Then records
  * `workflow_started_at`, which is what the sweeper looks at.
  */
+/** What starting a run needs: Temporal, and the store recording the start (the SQL one on `db` unless the deps carry another). */
+export type WorkflowStartDeps = { db: Queryable } & Pick<ServiceDeps, 'config' | 'temporal' | 'stores'>;
+
+const storeOf = (deps: WorkflowStartDeps): WorkflowStartStore =>
+  deps.stores?.workflowStarts ?? sqlWorkflowStartStore(deps.db);
+
 export async function startSubmissionWorkflow(
-  deps: { db: Queryable } & Pick<ServiceDeps, 'config' | 'temporal'>,
+  deps: WorkflowStartDeps,
   ref: SubmissionRunRef,
   status: SubmissionStatus = 'received',
 ): Promise<void> {
@@ -45,12 +55,12 @@ export async function startSubmissionWorkflow(
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await markWorkflowStarted(deps.db, ref.id, ref.judge_run);
+  await storeOf(deps).markWorkflowStarted(ref.id, ref.judge_run);
 }
 
 /** Starts the workflow but never fails the caller: whatever does not start now, the sweeper starts later. */
 export async function startSubmissionWorkflowSoon(
-  deps: { db: Queryable } & Pick<ServiceDeps, 'config' | 'temporal' | 'logger'>,
+  deps: WorkflowStartDeps & Pick<ServiceDeps, 'logger'>,
   ref: SubmissionRunRef,
   status: SubmissionStatus = 'received',
   timeoutMs = 5_000,

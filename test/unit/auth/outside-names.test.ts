@@ -4,17 +4,23 @@
  * surrogate reached the users upsert as it was, which PostgreSQL refuses: every call with that
  * token failed (500). The name is stored through the sanitizer (U+FFFD); a subject, which is an
  * identity and cannot be altered, that PostgreSQL cannot store makes the token invalid (401).
+ * On the in-memory credentials store (test/fakes/stores/credentials.ts), held to the SQL one's
+ * contract (which refuses NUL, as PostgreSQL does).
  */
 import type { Pool } from 'pg';
 import { resolveCredentials } from '../../../src/auth/authenticate';
 import { sessionClaimsSchema, type SessionJwtVerifier } from '../../../src/auth/jwt';
-import { RecordingDb } from '../../fakes/deps';
-
-const USER_ROW = { id: 'u-1', subject: 'person-1', name: 'x', role: 'user', created_at: new Date() };
+import { createFakeCredentialStore } from '../../fakes/stores/credentials';
 
 function verifierFor(claims: unknown): SessionJwtVerifier {
   // The verifier's own parse, as jwt.ts applies it to a verified token's payload.
   return { verify: async () => sessionClaimsSchema.parse(claims) };
+}
+
+/** No database (a statement sent to one would throw): the store is the in-memory one. */
+function depsWithStore() {
+  const store = createFakeCredentialStore();
+  return { store, deps: { db: undefined as unknown as Pool, stores: { credentials: store } } };
 }
 
 describe("a name from the identity provider's token", () => {
@@ -22,23 +28,23 @@ describe("a name from the identity provider's token", () => {
     ['a NUL', 'Ada\u0000Lovelace', 'Ada\uFFFDLovelace'],
     ['a lone surrogate', 'Ada \uD800', 'Ada \uFFFD'],
   ])('with %s is stored with U+FFFD in its place', async (_what, name, stored) => {
-    const db = new RecordingDb().answer(/INSERT INTO users/, [USER_ROW]);
-    const outcome = await resolveCredentials(db as unknown as Pool, verifierFor({ sub: 'person-1', name }), {
+    const { store, deps } = depsWithStore();
+    const outcome = await resolveCredentials(deps, verifierFor({ sub: 'person-1', name }), {
       authorization: 'Bearer header.payload.signature',
     });
     expect(outcome.ok).toBe(true);
-    const upsert = db.queries.find((q) => /INSERT INTO users/.test(q.text));
-    expect(upsert?.values[1]).toBe(stored);
+    expect(store.users.get('person-1')?.name).toBe(stored);
+    expect(outcome).toMatchObject({ principal: { kind: 'user', name: stored } });
   });
 
   it('a subject PostgreSQL cannot store makes the token invalid (401), nothing is written', async () => {
     for (const sub of ['a\u0000b', 'x\uDC00']) {
-      const db = new RecordingDb();
-      const outcome = await resolveCredentials(db as unknown as Pool, verifierFor({ sub, name: 'Ada' }), {
+      const { store, deps } = depsWithStore();
+      const outcome = await resolveCredentials(deps, verifierFor({ sub, name: 'Ada' }), {
         authorization: 'Bearer header.payload.signature',
       });
       expect(outcome).toMatchObject({ ok: false, reason: 'invalid or expired session token' });
-      expect(db.queries).toEqual([]);
+      expect(store.users.size).toBe(0);
     }
   });
 });

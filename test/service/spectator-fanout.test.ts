@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { evictedSseStreams, openSseStreams } from '../../src/api/sse';
 import { LIVE_EVENTS_CHANNEL } from '../../src/db/queries/live-events';
+import { createRelaySteps, type RelaySteps } from '../../src/domain/connector/release';
 import {
   enteredAgent,
   insertChallenge,
@@ -11,26 +12,47 @@ import {
 } from '../helpers/connector-factories';
 import { eventually } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { startWorkflowKit, type WorkflowKit } from '../helpers/workflow-env';
 
 /**
  * The spectator fan-out: one feed per challenge in the process reads each release once and
  * writes it to every open stream of that challenge; streams resume by Last-Event-ID; a client
  * that stops reading is dropped without holding up the others.
+ *
+ * Service tier: the delayed release is the spectator relay workflow's step. The worker process is
+ * not here, so this file runs the relay in a worker of its own (test/helpers/workflow-env.ts) with
+ * the real release step on the database, on a task queue and Temporal of its own that the server
+ * starts the relay on.
  */
 let server: TestServer;
+let kit: WorkflowKit;
 /** Short, so the eviction test does not wait long; a reading client never stalls this long. */
 const STALL_MS = 3_000;
 beforeAll(async () => {
+  // The release step needs the server's deps; the worker starts first (the server needs its client).
+  const relay: { steps?: RelaySteps } = {};
+  kit = await startWorkflowKit({
+    releaseDueLiveEvents: (input: Parameters<RelaySteps['releaseDueLiveEvents']>[0]) =>
+      relay.steps!.releaseDueLiveEvents(input),
+  } satisfies RelaySteps);
   // Many requests from one client in a short time: the per-caller limits are not what is tested.
   // Every stream here comes from this one test client: the per-address cap (20 by default,
   // tested in production-hardening) is raised so the fan-out itself is what is tested.
-  server = await startTestServer({
-    RATE_LIMIT_DISABLED: '1',
-    SPECTATOR_STALL_TIMEOUT_MS: String(STALL_MS),
-    SPECTATOR_STREAMS_PER_IP: '200',
-  });
+  server = await startTestServer(
+    {
+      RATE_LIMIT_DISABLED: '1',
+      SPECTATOR_STALL_TIMEOUT_MS: String(STALL_MS),
+      SPECTATOR_STREAMS_PER_IP: '200',
+      TEMPORAL_TASK_QUEUE: kit.taskQueue,
+    },
+    { temporal: async () => kit.client },
+  );
+  relay.steps = createRelaySteps(server.deps);
+}, 180_000);
+afterAll(async () => {
+  await server?.close();
+  await kit?.close();
 });
-afterAll(() => server.close());
 
 const ids = (messages: SseMessage[]) => messages.map((m) => Number(m.id));
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
