@@ -286,14 +286,6 @@ async function judged(agent: TestAgent, challengeId: string, body: unknown): Pro
   return res.body.data.id;
 }
 
-async function enter(user: TestUser, challengeId: string, agentId: string): Promise<void> {
-  const res = await server.request('POST', `/api/v1/challenges/${challengeId}/entries`, {
-    auth: user.jwt,
-    body: { agent_id: agentId },
-  });
-  if (res.status !== 201) throw new Error(`entry: ${res.status} ${res.text}`);
-}
-
 /** A finished match stored as the arena stores one; `rated` seats carry their rating change. */
 async function storedMatch(input: {
   challengeId: string;
@@ -482,7 +474,7 @@ async function seed(competitor: TestUser): Promise<Seeded> {
   await insertEntry(server, h2h, long.agentId);
   await insertEntry(server, h2h, rival.agentId);
   const earlierStart = await dbNow();
-  const earlier = await storedMatch({
+  await storedMatch({
     challengeId: h2h,
     weightClass,
     kind: 'bout',
@@ -524,7 +516,6 @@ async function seed(competitor: TestUser): Promise<Seeded> {
        VALUES ($1, $2, $3, 8.1, $4, 2, $5, 0, $6, now())`,
       [weightClass, agentId, ordinal + 25, ordinal, w, l],
     );
-  void earlier;
 
   // A game challenge: a rated match with its replay and each seat's stderr.
   const gameRes = await server.request('POST', '/api/v1/admin/challenges', {
