@@ -75,6 +75,8 @@ interface Seeded {
   weightClass: string;
   longAgent: string;
   bout: string;
+  /** A bout whose result the page's script reveals while it is open (its hold is moved to end then). */
+  revealedBout: string;
   gameMatch: string;
   compileError: string;
   withStderr: string;
@@ -92,6 +94,8 @@ interface Visit {
   ready?: string[];
   /** The answer's status when it is not 200 (an error page is a page too). */
   status?: number;
+  /** Run just before the page is opened. */
+  before?: () => Promise<void>;
 }
 
 const TEMPLATES = ['solo', 'text', 'code', 'program', 'head_to_head', 'game'];
@@ -106,7 +110,13 @@ function plan(s: Seeded): Visit[] {
     { name: 'games', path: '/games', as: 'anonymous' },
     { name: 'game-connect-four', path: '/games/connect-four', as: 'anonymous' },
     { name: 'game-light-cycles', path: '/games/light-cycles', as: 'anonymous' },
-    { name: 'challenge-solo', path: `/challenges/${s.solo}`, as: 'anonymous' },
+    {
+      name: 'challenge-solo',
+      path: `/challenges/${s.solo}`,
+      as: 'anonymous',
+      // The board as the page's script re-renders it from the API.
+      ready: ['#leaderboard[data-last-status="200"] table'],
+    },
     { name: 'challenge-code', path: `/challenges/${s.code}`, as: 'anonymous' },
     { name: 'challenge-contest-complete', path: `/challenges/${s.contest}`, as: 'anonymous' },
     { name: 'challenge-head-to-head', path: `/challenges/${s.h2h}`, as: 'anonymous' },
@@ -115,7 +125,7 @@ function plan(s: Seeded): Visit[] {
       name: 'watch-solo',
       path: `/challenges/${s.solo}/watch`,
       as: 'anonymous',
-      ready: ['#conn[data-state="live"]', 'li.event'],
+      ready: ['#conn[data-state="live"]', 'li.event', 'aside #leaderboard table'],
     },
     {
       name: 'match-bout',
@@ -199,6 +209,20 @@ function plan(s: Seeded): Visit[] {
       as: 'operator',
       ready: ['#result table'],
     },
+    {
+      // Held when the page is rendered; the page's script shows the result once the hold ends.
+      name: 'match-bout-revealed-by-script',
+      path: `/matches/${s.revealedBout}`,
+      as: 'anonymous',
+      before: async () => {
+        await server.deps.db.query(
+          `UPDATE matches SET completed_at = clock_timestamp() + interval '8 seconds',
+                              bout_ended_at = clock_timestamp() + interval '8 seconds' WHERE id = $1`,
+          [s.revealedBout],
+        );
+      },
+      ready: ['#result-pending', '#result table'],
+    },
   ];
 }
 
@@ -216,6 +240,7 @@ test('every page route of the route table is visited, or excluded with its reaso
       'draft',
       'longAgent',
       'bout',
+      'revealedBout',
       'gameMatch',
       'compileError',
       'withStderr',
@@ -507,6 +532,17 @@ async function seed(competitor: TestUser): Promise<Seeded> {
       { agentId: rival.agentId, outcome: 'loss', before: 1.5, after: -0.75 },
     ],
   });
+  const revealedBout = await storedMatch({
+    challengeId: h2h,
+    weightClass,
+    kind: 'bout',
+    startedAt: await dbNow(),
+    completedAt: await dbNow(),
+    seats: [
+      { agentId: long.agentId, outcome: 'win', before: 2.25, after: 2.25 },
+      { agentId: rival.agentId, outcome: 'loss', before: -0.75, after: -0.75 },
+    ],
+  });
   for (const [agentId, ordinal, w, l] of [
     [long.agentId, 2.25, 1, 1],
     [rival.agentId, -0.75, 1, 1],
@@ -598,6 +634,7 @@ async function seed(competitor: TestUser): Promise<Seeded> {
     weightClass,
     longAgent: long.agentId,
     bout,
+    revealedBout,
     gameMatch,
     compileError,
     withStderr,
@@ -679,6 +716,7 @@ async function sweep(who: Person, baseUrl: string, visit: Visit): Promise<string
   const { page } = who;
   const findings: string[] = [];
   await page.setViewportSize({ width: 1280, height: 860 });
+  await visit.before?.();
   const res = await page.goto(baseUrl + visit.path);
   const status = res?.status() ?? 0;
   if (status !== (visit.status ?? 200)) return [`${visit.name}: ${visit.path} answered ${status}`];
