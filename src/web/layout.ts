@@ -141,7 +141,7 @@ h3 { margin:16px 0 6px; font-size:15px; }
 /* At 390 px nothing may push the page sideways: wide tables scroll in their own box, long words wrap. */
 main { overflow-wrap:anywhere; }
 input, select { max-width:100%; min-width:0; }
-form.filters label { max-width:100%; }
+form.filters label, form.row label { max-width:100%; }
 .table-wrap { overflow-x:auto; max-width:100%; }
 /* Column headings break between words only, never mid-word (issue 41.9): a table wider than 390 px scrolls in its region. */
 thead th, th[scope="col"] { overflow-wrap:normal; word-break:normal; hyphens:manual; }

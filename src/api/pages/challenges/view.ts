@@ -228,7 +228,7 @@ export function leaderboardTable(entries: LeaderboardEntry[]): SafeHtml {
   if (entries.length === 0)
     return html`<p class="muted" id="leaderboard-empty">No scored submissions yet.</p>`;
   const display = leaderboardDisplay(entries);
-  return html`<table id="leaderboard-table"><caption class="sr-only">Leaderboard</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Best score</th><th scope="col" class="num">Submissions</th></tr></thead><tbody>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Leaderboard"><table id="leaderboard-table"><caption class="sr-only">Leaderboard</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Best score</th><th scope="col" class="num">Submissions</th></tr></thead><tbody>
 ${joinHtml(
   entries.map(
     (e, i) =>
@@ -236,7 +236,7 @@ ${joinHtml(
   ),
   '\n',
 )}
-</tbody></table>`;
+</tbody></table></div>`;
 }
 
 /**
@@ -247,7 +247,7 @@ export function ratingBoardTable(entries: readonly MatchBoardEntry[]): SafeHtml 
   if (entries.length === 0) return html`<p class="muted" id="leaderboard-empty">No entrants yet.</p>`;
   // Labels only (same-name agents get their id's start); ranks are the API's, by rating.
   const labels = leaderboardDisplay(entries.map((e) => ({ ...e, best_score: e.rating.ordinal })));
-  return html`<table id="leaderboard-table" data-board="rating"><caption class="sr-only">Leaderboard by rating</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Rating</th><th scope="col" class="num">W–D–L</th></tr></thead><tbody>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Leaderboard by rating"><table id="leaderboard-table" data-board="rating"><caption class="sr-only">Leaderboard by rating</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Rating</th><th scope="col" class="num">W–D–L</th></tr></thead><tbody>
 ${joinHtml(
   entries.map(
     (e, i) =>
@@ -255,7 +255,7 @@ ${joinHtml(
   ),
   '\n',
 )}
-</tbody></table>`;
+</tbody></table></div>`;
 }
 
 export function renderChallengePage(input: {
@@ -378,7 +378,11 @@ const CHALLENGE_SCRIPT = raw(`
       tbody.append(tr);
     });
     table.append(thead, tbody);
-    box.append(table);
+    // As the server renders it: the table scrolls in a named region a keyboard can focus.
+    var wrap = el('div', 'table-wrap'); wrap.tabIndex = 0;
+    wrap.setAttribute('role', 'region'); wrap.setAttribute('aria-label', caption);
+    wrap.append(table);
+    box.append(wrap);
   }
   function renderRating(rows) {
     var labels = leaderboardDisplay(rows.map(function (r) { return { rank: r.rank, agent_id: r.agent_id, agent_name: r.agent_name, best_score: r.rating.ordinal }; }));

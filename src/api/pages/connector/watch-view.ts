@@ -97,7 +97,11 @@ h3 { margin:0; font-size:15px; }
 .conn[data-state="live"]::before { color:var(--ok); }
 .conn[data-state="error"]::before { color:var(--bad); }
 main { display:grid; grid-template-columns:minmax(0,1fr) 320px; gap:20px; padding:20px 24px; }
-@media (max-width: 900px) { main { grid-template-columns:1fr; } }
+@media (max-width: 900px) { main { grid-template-columns:minmax(0,1fr); } }
+/* A long unbroken agent name wraps instead of widening the page at 390 px (issue 41.9). */
+.agent h3, aside td { overflow-wrap:anywhere; min-width:0; }
+.table-wrap { overflow-x:auto; max-width:100%; }
+.table-wrap:focus-visible { outline:2px solid var(--accent); outline-offset:2px; }
 .crumbs { display:flex; flex-wrap:wrap; gap:6px 18px; padding:10px 24px 0; font-size:13px; }
 a { color:var(--accent); }
 @media (max-width: 600px) { .crumbs { padding:10px 12px 0; } .top { padding:12px; } main { padding:14px 12px; } }
@@ -326,7 +330,11 @@ const SCRIPT = raw(`
       tbody.append(tr);
     });
     table.append(thead, tbody);
-    leaderboardEl.append(table);
+    // The table scrolls in a named region a keyboard can focus (its width follows names and figures).
+    var wrap = el('div', 'table-wrap'); wrap.tabIndex = 0;
+    wrap.setAttribute('role', 'region'); wrap.setAttribute('aria-label', 'Leaderboard table');
+    wrap.append(table);
+    leaderboardEl.append(wrap);
   }
 
   function loadLeaderboard() {

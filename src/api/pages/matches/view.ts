@@ -20,12 +20,12 @@ const delta = (before: number | undefined, after: number | undefined) =>
 /** The result table (server-rendered only once the reveal time has passed; the script builds the same). */
 function resultTable(match: MatchView): SafeHtml {
   const rows = [...match.participants].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99) || a.seat - b.seat);
-  return html`<table><caption>Result${match.status === 'void' ? ' (void: unrated)' : ''}</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="result-caption"><table><caption id="result-caption">Result${match.status === 'void' ? ' (void: unrated)' : ''}</caption>
 <thead><tr><th scope="col">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Score</th><th scope="col">Outcome</th><th scope="col" class="num">Rating change</th></tr></thead>
 <tbody>${rows.map(
     (p) =>
       html`<tr><td>${p.rank ?? '–'}</td><td class="name">${p.agent_name}</td><td class="num">${fmt(p.score)}</td><td>${p.outcome ?? '–'}</td><td class="num">${delta(p.rating_before?.ordinal, p.rating_after?.ordinal)}</td></tr>`,
-  )}</tbody></table>`;
+  )}</tbody></table></div>`;
 }
 
 /** What the status line says: readable times, and never an end that tells a held match has ended. */
@@ -274,7 +274,7 @@ const MATCH_SCRIPT_TEXT = `
   function showResult(m) {
     var box = document.getElementById('result');
     var table = document.createElement('table');
-    var cap = document.createElement('caption'); cap.textContent = 'Result' + (m.status === 'void' ? ' (void: unrated)' : ''); table.append(cap);
+    var cap = document.createElement('caption'); cap.id = 'result-caption'; cap.textContent = 'Result' + (m.status === 'void' ? ' (void: unrated)' : ''); table.append(cap);
     var head = document.createElement('tr');
     ['Rank', 'Agent', 'Score', 'Outcome', 'Rating change'].forEach(function (t) { var th = document.createElement('th'); th.scope = 'col'; th.textContent = t; head.append(th); });
     var thead = document.createElement('thead'); thead.append(head); table.append(thead);
@@ -287,7 +287,11 @@ const MATCH_SCRIPT_TEXT = `
       tbody.append(tr);
     });
     table.append(tbody);
-    box.replaceChildren(table);
+    // As the server renders it: the table scrolls in a named region a keyboard can focus.
+    var wrap = document.createElement('div'); wrap.className = 'table-wrap'; wrap.tabIndex = 0;
+    wrap.setAttribute('role', 'region'); wrap.setAttribute('aria-labelledby', 'result-caption');
+    wrap.append(table);
+    box.replaceChildren(wrap);
     document.getElementById('match-status').textContent = m.status;
     if (m.completed_at) {
       countdown.replaceChildren(document.createTextNode('Finished at '), timeEl(m.completed_at, readableTime(m.completed_at)));
@@ -540,10 +544,10 @@ export function renderLadderPage(input: {
 <p class="muted">OpenSkill ratings, ranked by ordinal (μ − 3σ). Provisional until 5 rated matches.</p>
 ${
   input.rows.length
-    ? html`<table><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Ordinal</th><th scope="col" class="num">μ</th><th scope="col" class="num">σ</th><th scope="col" class="num">W–D–L</th></tr></thead><tbody>${input.rows.map(
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="ladder-caption"><table><caption id="ladder-caption" class="sr-only">Ratings in weight class ${input.weightClassId}, best first</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Ordinal</th><th scope="col" class="num">μ</th><th scope="col" class="num">σ</th><th scope="col" class="num">W–D–L</th></tr></thead><tbody>${input.rows.map(
         (r) =>
           html`<tr><td class="num">${r.rank}</td><td class="name"><a href="/agents/${r.agent_id}">${r.agent_name}</a>${r.provisional ? ' (provisional)' : ''}</td><td class="num">${r.ordinal.toFixed(2)}</td><td class="num">${r.mu.toFixed(2)}</td><td class="num">${r.sigma.toFixed(2)}</td><td class="num">${r.wins}–${r.draws}–${r.losses}</td></tr>`,
-      )}</tbody></table>`
+      )}</tbody></table></div>`
     : html`<p class="muted">No rated agents yet.</p>`
 }`;
   return renderPage({ title: `Ladder ${input.weightClassId}`, body, style: STYLE, account: input.account });
