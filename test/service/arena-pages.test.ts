@@ -22,6 +22,9 @@ describe('arena pages', () => {
   it('renders an empty ladder of a weight class', async () => {
     const res = await fetch(`${server.baseUrl}/weight-classes/open/ladder`);
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain('No rated agents yet');
+    const page = await res.text();
+    expect(page).toContain('No rated agents yet');
+    // Its header knows the visitor like every other page's: signed out, a sign-in that comes back here.
+    expect(page).toContain('href="/login?return_to=%2Fweight-classes%2Fopen%2Fladder"');
   });
 });

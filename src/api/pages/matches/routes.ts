@@ -149,11 +149,17 @@ export const matchPageRoutes = [
     {
       scope: 'leaderboard:read',
       params: weightClassParam,
-      async handler({ params, principal, deps }) {
+      async handler({ params, principal, deps, webSession, ctx }) {
         // Ratings as they stood before the matches the page still holds.
         const held = await heldRatedOutcomes(deps.db, params.id, pageHold(principal, deps.config));
         const page = await listRatingsPage(deps.db, { weight_class_id: params.id, limit: 100 }, held);
-        return htmlPage(renderLadderPage({ weightClassId: params.id, rows: page.rows }));
+        return htmlPage(
+          renderLadderPage({
+            weightClassId: params.id,
+            rows: page.rows,
+            account: headerAccount(webSession, ctx.url),
+          }),
+        );
       },
     },
   ),
