@@ -116,7 +116,7 @@ ${m.kind === 'game' ? replaySection(revealed, input.logs ?? [], input.readsLogs 
 function stderrPanel(revealed: boolean, logs: readonly SeatLog[], readsLogs: boolean): SafeHtml {
   if (!readsLogs) return html``;
   const body = !revealed
-    ? html`<p class="muted" id="stderr-pending">Your player's stderr appears here with the result (reload the page once the result is shown).</p>`
+    ? html`<p class="muted" id="stderr-pending">Your player's stderr appears here with the result.</p>`
     : logs.map(
         (l) => html`<h3 class="name">${l.agent_name}</h3>
 ${
@@ -294,9 +294,33 @@ const MATCH_SCRIPT_TEXT = `
       config.completedAt = m.completed_at;
       separator('end', m.completed_at);
     } else countdown.textContent = 'Finished';
-    var stderrPending = document.getElementById('stderr-pending');
-    if (stderrPending) stderrPending.textContent = 'The result is in: reload the page to read your player\u2019s stderr.';
     config.revealed = true;
+    refreshStderr(0);
+  }
+  // The owner's stderr panel, once the result is shown: the page itself, asked again (this session's
+  // cookie; the server renders the panel only once its hold has ended), gives its panel, which takes
+  // the place of the pending one. Parsed as a document by XMLHttpRequest (no HTML string reaches the
+  // DOM: the pages' Trusted Types policy). The server may see the hold end a moment after this page
+  // does: asked again each second, ten times, then the reload hint.
+  function refreshStderr(tries) {
+    var pendingPanel = document.getElementById('stderr-pending');
+    if (!pendingPanel) return;
+    function later() {
+      if (tries < 10) setTimeout(function () { refreshStderr(tries + 1); }, 1000);
+      else pendingPanel.textContent = 'The result is in: reload the page to read your player\u2019s stderr.';
+    }
+    var xhr = new XMLHttpRequest();
+    xhr.open('GET', location.pathname);
+    xhr.responseType = 'document';
+    xhr.setRequestHeader('Cache-Control', 'no-cache');
+    xhr.onload = function () {
+      var fresh = xhr.status === 200 && xhr.response ? xhr.response.getElementById('stderr-panel') : null;
+      var current = document.getElementById('stderr-panel');
+      if (!fresh || !current || fresh.querySelector('#stderr-pending')) return later();
+      current.replaceWith(document.adoptNode(fresh));
+    };
+    xhr.onerror = later;
+    xhr.send();
   }
   function poll() {
     if (config.revealed) return;
