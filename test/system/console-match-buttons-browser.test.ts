@@ -110,9 +110,7 @@ test('an operator voids a match from the challenge page’s list of matches; a c
   // The same confirmation step (a reason required), then back to the list, the match void.
   await row.locator('a.void-match').click();
   await page.waitForURL(`${server.baseUrl}/admin/matches/${matchId}/void?from=challenge`);
-  expect(await page.getAttribute('form .actions a', 'href')).toBe(
-    `/challenges/${challenge.id}#matches`,
-  );
+  expect(await page.getAttribute('form .actions a', 'href')).toBe(`/challenges/${challenge.id}#matches`);
   await page.fill('#confirm-reason', `Listed wrongly ${run}`);
   await page.click('button[name="confirm"]');
   await page.waitForURL(`${server.baseUrl}/challenges/${challenge.id}#matches`);
@@ -137,9 +135,9 @@ test('an operator voids a match from the challenge page’s list of matches; a c
   expect(another.status).toBe(201);
   const someone = await person(browser);
   await signInOnPage(someone.page, server.baseUrl, competitor.subject, `/challenges/${challenge.id}`);
-  expect(await someone.page.locator(`#recent-matches tr[data-match-id="${another.body.data.id}"]`).count()).toBe(
-    1,
-  );
+  expect(
+    await someone.page.locator(`#recent-matches tr[data-match-id="${another.body.data.id}"]`).count(),
+  ).toBe(1);
   expect(await someone.page.locator('#recent-matches th', { hasText: 'Operator' }).count()).toBe(0);
   expect(await someone.page.locator('a.void-match, a[href*="/void"]').count()).toBe(0);
   const csrf = await someone.page.getAttribute('form.signout input[name="_csrf"]', 'value');

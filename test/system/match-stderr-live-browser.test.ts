@@ -41,7 +41,11 @@ function firstLegal(): PlayerChannel {
   return {
     async turn(line) {
       const message = JSON.parse(line) as { observation: { legal_actions: unknown[] } };
-      return { kind: 'line', text: JSON.stringify({ action: message.observation.legal_actions[0] }), cpuMs: 1 };
+      return {
+        kind: 'line',
+        text: JSON.stringify({ action: message.observation.legal_actions[0] }),
+        cpuMs: 1,
+      };
     },
     close: async () => {},
     stderr: () => '',

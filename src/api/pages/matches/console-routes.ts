@@ -27,7 +27,7 @@ import { renderExhibitionPage } from './console-view';
 /** Agents listed on the form (a ladder larger than this is picked through the API or CLI). */
 const CANDIDATES = 200;
 
-async function exhibitionPage(
+export async function exhibitionPage(
   deps: AppDeps,
   session: WebSession,
   row: ChallengeRow,
@@ -51,7 +51,7 @@ async function exhibitionPage(
 }
 
 /** A match challenge, or the 404 page: other formats have no matches to start. */
-async function requireMatchChallenge(deps: AppDeps, id: string): Promise<ChallengeRow> {
+export async function requireMatchChallenge(deps: AppDeps, id: string): Promise<ChallengeRow> {
   const row = await requireConsoleChallenge(deps, id);
   if (!isMatchFormat(row.format)) throw notFound('Match challenge');
   return row;
@@ -66,18 +66,19 @@ type VoidFrom = z.infer<typeof voidFrom>['from'];
 const returnTo = (match: { id: string; challenge_id: string }, from: VoidFrom) =>
   from === 'challenge' ? `/challenges/${match.challenge_id}#matches` : `/matches/${match.id}`;
 
-async function requireMatch(deps: AppDeps, id: string) {
+export async function requireMatch(deps: AppDeps, id: string) {
   const match = await findMatchById(deps.db, id);
   if (!match) throw notFound('Match');
   return match;
 }
 
-function voidPage(
+export function voidPage(
   session: WebSession,
   match: { id: string; challenge_id: string },
   from: VoidFrom,
   reason: { value: string; error?: string },
   status = 200,
+  notice?: string,
 ) {
   return htmlPage(
     renderConfirmPage({
@@ -90,6 +91,7 @@ function voidPage(
       csrfToken: session.csrfToken,
       account: account(session),
       reason,
+      notice,
     }),
     status,
   );
@@ -154,7 +156,13 @@ export const consoleMatchRoutes: AnyRouteDef[] = [
         const reason = form?.fields.reason?.[0] ?? '';
         const parsed = voidMatchBody.safeParse({ reason });
         if (!parsed.success)
-          return voidPage(webSession, match, query.from, { value: reason, error: 'A reason is required.' }, 400);
+          return voidPage(
+            webSession,
+            match,
+            query.from,
+            { value: reason, error: 'A reason is required.' },
+            400,
+          );
         try {
           await voidMatch(deps, actorOf(principal), params.id, parsed.data.reason);
         } catch (err) {
