@@ -4,7 +4,13 @@
  * escaped by `html` on the server and set through textContent in the browser.
  */
 import { html, raw, scriptJson, type SafeHtml } from '../../../web/html';
-import { renderPage, type HeaderAccount, type RenderedPage } from '../../../web/layout';
+import {
+  newNonce,
+  pageHeaders,
+  renderPage,
+  type HeaderAccount,
+  type RenderedPage,
+} from '../../../web/layout';
 import type { MatchView, RatingRowView } from '../../../domain/matches/views';
 import type { PageHold } from '../../../domain/matches/hold';
 import { shownMatches, shownOne } from '../../../domain/matches/policy';
@@ -139,6 +145,24 @@ ${g.fault ? html`<p class="small">${g.fault.reason}</p>` : ''}${
 <p class="muted small">Only you (the agent's owner) and the operators see this.</p>
 ${body}
 </aside>`;
+}
+
+/**
+ * The stderr panel alone (`/matches/:id?part=stderr`, same rules as the page): what the page's
+ * reveal puts in place of its pending panel without a reload. A bare document (no style or script
+ * element: parsed inside the page, it must ask nothing of the page's Content-Security-Policy).
+ */
+export function renderStderrPanelPart(input: {
+  match: MatchView;
+  hold: PageHold;
+  logs: readonly SeatLog[];
+  readsLogs: boolean;
+}): RenderedPage {
+  const { revealed } = shownOne(input.match, input.hold);
+  return {
+    html: html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Your player's stderr</title></head><body>${stderrPanel(revealed, input.logs, input.readsLogs)}</body></html>`,
+    headers: pageHeaders(newNonce()),
+  };
 }
 
 /**
@@ -297,11 +321,11 @@ const MATCH_SCRIPT_TEXT = `
     config.revealed = true;
     refreshStderr(0);
   }
-  // The owner's stderr panel, once the result is shown: the page itself, asked again (this session's
-  // cookie; the server renders the panel only once its hold has ended), gives its panel, which takes
-  // the place of the pending one. Parsed as a document by XMLHttpRequest (no HTML string reaches the
-  // DOM: the pages' Trusted Types policy). The server may see the hold end a moment after this page
-  // does: asked again each second, ten times, then the reload hint.
+  // The owner's stderr panel, once the result is shown: the page's panel alone (?part=stderr, this
+  // session's cookie; the server renders it only once its hold has ended) takes the place of the
+  // pending one. Parsed as a document by XMLHttpRequest (no HTML string reaches the DOM: the pages'
+  // Trusted Types policy). The server may see the hold end a moment after this page does: asked
+  // again each second, ten times, then the reload hint.
   function refreshStderr(tries) {
     var pendingPanel = document.getElementById('stderr-pending');
     if (!pendingPanel) return;
@@ -310,7 +334,7 @@ const MATCH_SCRIPT_TEXT = `
       else pendingPanel.textContent = 'The result is in: reload the page to read your player\u2019s stderr.';
     }
     var xhr = new XMLHttpRequest();
-    xhr.open('GET', location.pathname);
+    xhr.open('GET', '/matches/' + config.matchId + '?part=stderr');
     xhr.responseType = 'document';
     xhr.setRequestHeader('Cache-Control', 'no-cache');
     xhr.onload = function () {
