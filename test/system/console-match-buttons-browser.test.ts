@@ -247,3 +247,32 @@ test('an operator starts an exhibition from the challenge page and voids it from
   expect(refused?.status()).toBe(403);
   await someone.context.close();
 }, 240_000);
+
+test('the format is a menu with a template per format: head_to_head fills its match settings and creates such a draft', async () => {
+  const operator = await person(browser);
+  const { page, context } = operator;
+  await signInOnPage(page, server.baseUrl, OPERATOR, '/admin/challenges/new');
+  // Exactly the five formats, nothing typed freely.
+  expect(
+    await page.locator('#f-format option').evaluateAll((os) => os.map((o) => o.getAttribute('value'))),
+  ).toEqual(expect.arrayContaining(['solo', 'text', 'code', 'head_to_head', 'game']));
+  expect(await page.locator('#f-format option').count()).toBe(5);
+  await page.click('a[href="/admin/challenges/new?template=head_to_head"]');
+  await page.waitForURL(`${server.baseUrl}/admin/challenges/new?template=head_to_head`);
+  expect(await page.inputValue('#f-format')).toBe('head_to_head');
+  expect(JSON.parse(await page.inputValue('#f-match'))).toMatchObject({ players: 2 });
+  expect(await auditPage(browser, context, page, 'console-format-template-head-to-head')).toEqual([]);
+  const title = `Bout template ${run}`;
+  await page.fill('#f-title', title);
+  await page.click('#save');
+  await page.waitForURL(
+    (url) => url.pathname.startsWith('/admin/challenges/') && url.search.includes('done=created'),
+  );
+  const created = await server.deps.db.query<{ format: string; match: { players: number } | null }>(
+    'SELECT format, match FROM challenges WHERE title = $1',
+    [title],
+  );
+  expect(created.rows).toEqual([{ format: 'head_to_head', match: expect.objectContaining({ players: 2 }) }]);
+  expect(operator.problems).toEqual([]);
+  await context.close();
+}, 120_000);
