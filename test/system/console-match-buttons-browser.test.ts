@@ -264,6 +264,7 @@ test('the format is a menu with a template per format: head_to_head fills its ma
   expect(await auditPage(browser, context, page, 'console-format-template-head-to-head')).toEqual([]);
   const title = `Bout template ${run}`;
   await page.fill('#f-title', title);
+  await page.fill('#f-category', 'templates');
   await page.click('#save');
   await page.waitForURL(
     (url) => url.pathname.startsWith('/admin/challenges/') && url.search.includes('done=created'),
