@@ -160,7 +160,8 @@ async function axeOnPage(
 
 /**
  * A page as people meet it: both widths (no sideways scrolling, a screenshot each, named
- * `screenshot`) and axe's findings at the given impacts (serious and critical by default).
+ * `screenshot`) and axe's findings at each width (1280, then 390: what only a phone meets, such as
+ * scrolling regions and wrapped headings), at the given impacts (serious and critical by default).
  */
 export async function auditPage(
   browser: Browser,
@@ -170,5 +171,13 @@ export async function auditPage(
   options: { from?: 'url' | 'html' | 'live'; impacts?: 'all' | 'serious'; name?: string } = {},
 ): Promise<string[]> {
   await checkTwoWidths(page, screenshot);
-  return axeViolations(browser, context, page, { impacts: 'serious', ...options });
+  const at = { impacts: 'serious' as const, ...options };
+  return [
+    ...(await axeViolations(browser, context, page, at)),
+    ...(await axeViolations(browser, context, page, {
+      ...at,
+      width: 390,
+      name: `${options.name ?? screenshot} at 390 px`,
+    })),
+  ];
 }

@@ -29,6 +29,19 @@ export function offersVoid(viewer: { role?: string } | null, match: { status: st
   );
 }
 
+/**
+ * A challenge page's list of matches offers "Void…" per match (DOMjudge: acting on objects where
+ * they are shown): to an operator signed in on the web, for each match that can still be voided.
+ * Null for anyone else: no column at all.
+ */
+export function voidableMatchIds(
+  viewer: { role?: string } | null,
+  matches: readonly { id: string; status: string }[],
+): ReadonlySet<string> | null {
+  if (viewer === null || !isOperatorSession(viewer)) return null;
+  return new Set(matches.filter((m) => offersVoid(viewer, m)).map((m) => m.id));
+}
+
 export function canSeeMatchesOf(principal: Principal, challenge: { status: string }): boolean {
   return challenge.status !== 'draft' || isAdmin(principal);
 }

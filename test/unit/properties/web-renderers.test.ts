@@ -47,7 +47,12 @@ import {
   renderUnsentFormPage,
 } from '../../../src/api/pages/accounts/sign-in-view';
 import { renderWatchPage } from '../../../src/api/pages/connector/watch-view';
-import { renderAgentPage, renderLadderPage, renderMatchPage } from '../../../src/api/pages/matches/view';
+import {
+  renderAgentPage,
+  renderLadderPage,
+  renderMatchPage,
+  renderStderrPanelPart,
+} from '../../../src/api/pages/matches/view';
 import { renderExhibitionPage } from '../../../src/api/pages/matches/console-view';
 import { renderGamePage, renderGamesPage } from '../../../src/api/pages/games/view';
 import { renderClarificationsConsole } from '../../../src/api/pages/contests/console-view';
@@ -442,6 +447,32 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
       })),
     ),
   challengeGameNoMatches: (s) => challengePage(s, { kind: 'game', game: s }, []),
+  challengeMatchesOperator: (s) =>
+    renderChallengePage({
+      recentMatches: [matchView(s, 'running'), matchView(`${s}1`, 'complete')],
+      voidableMatches: new Set([s]),
+      matchHold: AFTER_HOLD,
+      challenge: { ...challengeRow(s), judge: { kind: 'game', game: s } },
+      entries: [],
+      hasMore: false,
+      baseUrl: s,
+      now: AT,
+      account: account(s),
+    }),
+  stderrPanelPart: (s) =>
+    renderStderrPanelPart({
+      match: matchView(s, 'complete'),
+      hold: AFTER_HOLD,
+      readsLogs: true,
+      logs: [
+        {
+          agent_id: s,
+          agent_name: s,
+          seat: 1,
+          games: [{ game: 1, seat: 1, stderr: s, fault: { kind: s, turn: 1, reason: s } }],
+        },
+      ],
+    }),
   matchBout: (s) =>
     renderMatchPage({
       match: { ...matchView(s, 'complete'), kind: 'bout' },
@@ -582,6 +613,26 @@ const RENDERERS: Record<string, (s: string) => RenderedPage> = {
   unsentForm: (s) =>
     renderUnsentFormPage({
       stash: { action: s, page: s, fields: [[s, s]], had_files: true, created_at: AT },
+      csrfToken: s,
+      account: account(s),
+    }),
+  unsentFormDescribed: (s) =>
+    renderUnsentFormPage({
+      stash: { action: s, page: s, fields: [[s, s]], had_files: true, created_at: AT },
+      described: {
+        title: s,
+        submit: s,
+        facts: [{ label: s, value: s }],
+        fields: (['line', 'text', 'number', 'datetime', 'checks', 'check', 'fixed'] as const).map((kind) => ({
+          name: s,
+          label: s,
+          kind,
+          values: [s],
+          options: [{ value: s, label: s }],
+          shown: s,
+        })),
+        hidden: [[s, s]],
+      },
       csrfToken: s,
       account: account(s),
     }),

@@ -55,7 +55,12 @@ import { safeText } from '../../schemas/common';
 import { agentNameSchema } from '../../schemas/identity';
 import { createSubmissionBody } from '../../schemas/submissions';
 
-async function agentsPage(deps: AppDeps, session: WebSession, shown?: ShownOnce, restored?: RestoredForm) {
+export async function agentsPage(
+  deps: AppDeps,
+  session: WebSession,
+  shown?: ShownOnce,
+  restored?: RestoredForm,
+) {
   const agents = await listAgentsByOwner(deps.db, session.userId);
   const withKeys = await Promise.all(
     agents.map(async (agent) => ({ agent, keys: await listAgentKeys(deps.db, agent.id) })),
@@ -71,7 +76,7 @@ async function agentsPage(deps: AppDeps, session: WebSession, shown?: ShownOnce,
   );
 }
 
-async function takePartPage(
+export async function takePartPage(
   deps: AppDeps,
   principal: Principal,
   session: WebSession,
@@ -103,29 +108,6 @@ async function takePartPage(
       restored,
     }),
   );
-}
-
-const SUBMIT_ACTION = /^\/me\/challenges\/([0-9a-f-]{36})\/submissions$/;
-
-/**
- * /unsent for the forms people fill at length (issue 41, item 8): the take-part submit form and
- * "Create an agent" come back as themselves, values in their fields, posting where they posted.
- * Null for any other form: the caller shows its fields generically.
- */
-export async function unsentFormAsItself(
-  deps: AppDeps,
-  principal: Principal,
-  session: WebSession,
-  stash: { action: string; fields: [string, string][]; had_files: boolean },
-) {
-  // One value per name: these forms have no repeated fields (the first one typed wins).
-  const values = new Map<string, string>();
-  for (const [name, value] of stash.fields) if (!values.has(name)) values.set(name, value);
-  const restored: RestoredForm = { values, hadFiles: stash.had_files };
-  if (stash.action === '/me/agents') return agentsPage(deps, session, undefined, restored);
-  const submit = SUBMIT_ACTION.exec(stash.action);
-  if (submit) return takePartPage(deps, principal, session, submit[1], restored);
-  return null;
 }
 
 /** Pages of a person signed in on the web, under /me (docs/decisions/web.md); hidden from OpenAPI. */
@@ -433,7 +415,7 @@ export const accountFormRoutes: AnyRouteDef[] = [
 ];
 
 /** What a refused selection form posted, re-shown on the page with its reason. */
-interface PostedSelection {
+export interface PostedSelection {
   challengeId: string;
   agentId: string;
   chosen: readonly string[];
@@ -445,7 +427,7 @@ interface PostedSelection {
  * private tests left out), and the final-board checkboxes with a counter per (challenge, agent)
  * where the pages offer selection (offersFinalSelection: active, not practice, live rows).
  */
-async function historyPage(
+export async function historyPage(
   deps: AppDeps,
   principal: Principal,
   webSession: WebSession,

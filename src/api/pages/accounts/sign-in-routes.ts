@@ -27,7 +27,7 @@ import {
 } from '../../../domain/accounts/form-stash';
 import { renderUnsentFormPage } from './sign-in-view';
 import { headerAccount } from '../../../web/layout';
-import { unsentFormAsItself } from './routes';
+import { restoreUnsentForm } from './unsent-forms';
 
 const loginQuery = z.object({ return_to: z.string().optional().catch(undefined) });
 /** The provider's answer: checked by openid-client from the full URL, not field by field here. */
@@ -174,9 +174,8 @@ export const webSignInRoutes = [
       // Only the person the form was rendered for sees it; another's is dropped with its cookie.
       const stash = await findStashedFormFor(deps.db, stashSecret, webSession);
       if (stashSecret && !stash) clearFormStashCookie(ctx, deps.config);
-      // The take-part and agent forms come back as themselves; other forms' fields generically.
-      const asItself = stash && (await unsentFormAsItself(deps, principal, webSession, stash));
-      if (asItself) return asItself;
+      // Every kept form comes back as itself or as a summary in its own words (unsent-forms.ts).
+      if (stash) return restoreUnsentForm(deps, principal, webSession, stash);
       return htmlPage(
         renderUnsentFormPage({
           stash,

@@ -4,7 +4,7 @@
  */
 import { renderPage, type HeaderAccount, type RenderedPage } from '../../../web/layout';
 import { csrfField } from '../../../web/forms';
-import { html, raw } from '../../../web/html';
+import { html, raw, type SafeHtml } from '../../../web/html';
 
 /** A page that says one thing and leads back: refusals and failures of the web's forms. */
 export function renderMessagePage(input: {
@@ -71,8 +71,62 @@ ${raw(input.form)}
 }
 
 /**
- * /unsent: a form this browser sent while signed out, kept through the sign-in. Its fields are
- * shown, editable, and sent again only with the button (with this session's CSRF token).
+ * One field of a form kept through a sign-in (/unsent), as the form itself labels it: `line`,
+ * `text` (several lines), `number`, `datetime` boxes with what was typed; `checks` a group of boxes
+ * (`options`, the ticked ones in `values`); `check` one box (`options[0]`); `fixed` a value the
+ * person picked from a list, shown as it read there (`shown`: an agent's name) and sent unchanged.
+ */
+export interface UnsentFieldView {
+  name: string;
+  label: string;
+  kind: 'line' | 'text' | 'number' | 'datetime' | 'checks' | 'check' | 'fixed';
+  values: string[];
+  options?: { value: string; label: string }[];
+  shown?: string;
+}
+
+/** A kept form shown as a summary in its own words: its title, what it is about, its fields, its button. */
+export interface UnsentFormView {
+  title: string;
+  submit: string;
+  /** What the form acts on, as its page shows it ("Agent": its name). */
+  facts: { label: string; value: string }[];
+  fields: UnsentFieldView[];
+  /** Everything else the form carried (which button, hidden values): sent again unchanged. */
+  hidden: [string, string][];
+}
+
+function unsentField(f: UnsentFieldView, i: number): SafeHtml {
+  const id = `unsent-${i}`;
+  const value = f.values[0] ?? '';
+  switch (f.kind) {
+    case 'text':
+      return html`<label for="${id}">${f.label}<textarea id="${id}" name="${f.name}" rows="${Math.min(12, Math.max(3, value.split('\n').length))}" spellcheck="false">${value}</textarea></label>`;
+    case 'number':
+      return html`<label for="${id}">${f.label}<input id="${id}" name="${f.name}" inputmode="numeric" value="${value}"></label>`;
+    case 'datetime':
+      return html`<label for="${id}">${f.label}<input id="${id}" name="${f.name}" type="datetime-local" step="1" value="${value}"></label>`;
+    case 'check': {
+      const box = f.options?.[0] ?? { value: 'true', label: f.label };
+      return html`<label class="check" for="${id}"><span><input type="checkbox" id="${id}" name="${f.name}" value="${box.value}"${f.values.length ? raw(' checked') : ''}> ${f.label}</span></label>`;
+    }
+    case 'checks':
+      return html`<fieldset><legend>${f.label}</legend><div class="row">${(f.options ?? []).map(
+        (o, j) =>
+          html`<label class="check" for="${id}-${j}"><span><input type="checkbox" id="${id}-${j}" name="${f.name}" value="${o.value}"${f.values.includes(o.value) ? raw(' checked') : ''}> ${o.label}</span></label>`,
+      )}</div></fieldset>`;
+    case 'fixed':
+      return html`<p class="wrap"><strong>${f.label}:</strong> ${f.shown ?? value}${f.values.map((v) => html`<input type="hidden" name="${f.name}" value="${v}">`)}</p>`;
+    default:
+      return html`<label for="${id}">${f.label}<input id="${id}" name="${f.name}" value="${value}" spellcheck="false"></label>`;
+  }
+}
+
+/**
+ * /unsent: a form this browser sent while signed out, kept through the sign-in, when it is not shown
+ * again as itself (those forms are their own pages, restored): a summary in the form's own words
+ * (`described`), editable, sent again only with its button (this session's CSRF token). A kept form
+ * nobody described is never shown by its fields' internal names: the page leads back to its page.
  */
 export function renderUnsentFormPage(input: {
   stash: {
@@ -82,6 +136,7 @@ export function renderUnsentFormPage(input: {
     had_files: boolean;
     created_at: Date;
   } | null;
+  described?: UnsentFormView | null;
   csrfToken: string;
   account: HeaderAccount;
 }): RenderedPage {
@@ -92,16 +147,19 @@ export function renderUnsentFormPage(input: {
 <p><a href="/me">Your account</a></p>`;
     return renderPage({ title: 'Nothing waiting to be sent', body, account: input.account });
   }
-  const fields = st.fields.map(
-    ([name, value], i) =>
-      html`<label for="unsent-${i}">${name}<textarea id="unsent-${i}" name="${name}" rows="${Math.min(12, Math.max(2, value.split('\n').length))}" spellcheck="false">${value}</textarea></label>`,
-  );
+  const d = input.described;
+  const form = d
+    ? html`<form class="stack wide" method="post" action="${st.action}" enctype="multipart/form-data" aria-labelledby="unsent-form-title">${csrfField(input.csrfToken)}
+<h2 id="unsent-form-title" class="wrap">${d.title}</h2>
+${d.facts.length ? html`<dl class="rules" id="unsent-facts">${d.facts.map((f) => html`<dt>${f.label}</dt><dd class="wrap">${f.value}</dd>`)}</dl>` : ''}
+${d.fields.map((f, i) => unsentField(f, i))}
+${d.hidden.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<div class="actions"><button type="submit" id="send-again">${d.submit}</button><a href="${st.page}">Back to the page it was on (discard)</a></div>
+</form>`
+    : html`<p id="unsent-elsewhere">This form cannot be shown again here: <a href="${st.page}">open the page it was on</a> and fill it in again.</p>`;
   const body = html`<h1>Your form was not sent</h1>
-<p class="notice" role="status" id="unsent-notice">You were signed out when you sent it (from another tab, or the session had ended), so nothing was sent and nothing changed. What you typed is kept below: check it, then send it again as the person now signed in.</p>
+<p class="notice" role="status" id="unsent-notice">You were signed out when you sent it (from another tab, or the session had ended), so nothing was sent and nothing changed. ${d ? 'What you typed is kept below: check it, then send it again as the person now signed in.' : ''}</p>
 ${st.had_files ? html`<p class="notice" id="unsent-files">The files you attached could not be kept: <a href="${st.page}">open the form again</a> and attach them there.</p>` : ''}
-<form class="stack wide" method="post" action="${st.action}" enctype="multipart/form-data" aria-label="The form you sent while signed out">${csrfField(input.csrfToken)}
-${fields}
-<div class="actions"><button type="submit" id="send-again">Send it now</button><a href="${st.page}">Back to the page it was on (discard)</a></div>
-</form>`;
+${form}`;
   return renderPage({ title: 'Your form was not sent', body, account: input.account });
 }

@@ -75,7 +75,7 @@ import {
   type JudgeTestsState,
 } from './judge-tests';
 
-function formPage(
+export function formPage(
   session: WebSession,
   challenge: ChallengeRow | null,
   values: ChallengeFormValues,
@@ -283,14 +283,15 @@ const TRANSITIONS = {
     label: 'Retire',
   },
 } as const;
-type Transition = keyof typeof TRANSITIONS;
+export type Transition = keyof typeof TRANSITIONS;
 
-function confirmTransitionPage(
+export function confirmTransitionPage(
   session: WebSession,
   row: ChallengeRow,
   action: Transition,
   reason?: { value: string; error?: string },
   status = 200,
+  notice?: string,
 ) {
   const t = TRANSITIONS[action];
   return htmlPage(
@@ -303,6 +304,7 @@ function confirmTransitionPage(
       csrfToken: session.csrfToken,
       account: account(session),
       reason: action === 'quarantine' ? (reason ?? { value: '' }) : undefined,
+      notice,
     }),
     status,
   );

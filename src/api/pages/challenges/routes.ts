@@ -17,6 +17,7 @@ import { isMatchFormat } from '../../../domain/matches/rules';
 import { listMatchesPage } from '../../../domain/matches/reads';
 import { matchLeaderboard } from '../../../domain/matches/board';
 import { heldRatedOutcomes, pageHold } from '../../../domain/matches/shown';
+import { voidableMatchIds } from '../../../domain/matches/policy';
 
 const HOME_PAGE_SIZE = 24;
 const FIRST_LEADERBOARD_PAGE = 50;
@@ -111,6 +112,8 @@ export const pageRoutes = [
                 recentMatches: recentMatches?.data,
                 matchHold: hold,
                 ratingBoard: ratingPage?.entries,
+                // The matches as they are (not as held): an operator voids what can still be voided.
+                voidableMatches: recentMatches ? voidableMatchIds(webSession, recentMatches.data) : null,
               }),
             );
           },

@@ -47,17 +47,29 @@ function windowText(row: Pick<ChallengeRow, 'starts_at' | 'ends_at'>): string {
  * The challenge's newest matches, each linking to its page (replay, per-game results). No outcome
  * here, and a match still held (domain/matches/hold.ts) reads as running, as on its own page.
  */
-function recentMatchesSection(c: ChallengeRow, all: readonly MatchView[], hold: PageHold): SafeHtml {
+function recentMatchesSection(
+  c: ChallengeRow,
+  all: readonly MatchView[],
+  hold: PageHold,
+  voidable: ReadonlySet<string> | null,
+): SafeHtml {
   const matches = shownMatches(all, hold);
+  // Operators only (policy `voidableMatchIds`): a "Void…" link per match that can still be voided,
+  // through the console's confirmation step, which brings them back here.
+  const actionHead = voidable ? html`<th scope="col">Operator</th>` : '';
+  const action = (m: MatchView) =>
+    voidable
+      ? html`<td>${voidable.has(m.id) ? html`<a href="/admin/matches/${m.id}/void?from=challenge" class="void-match">Void…<span class="sr-only"> the match scheduled ${m.scheduled_at.replace('T', ' ').slice(0, 19)} UTC</span></a>` : ''}</td>`
+      : '';
   const every = c.match?.every_minutes;
   const empty = `No matches yet: the matchmaker pairs entrants${typeof every === 'number' ? ` every ${every} minutes` : ''}${c.format === 'game' ? ' once they have a validated program' : ' while they are online'}.`;
   return html`<section aria-labelledby="matches">
 <h2 id="matches">Recent matches</h2>
 ${
   matches.length
-    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recent matches"><table id="recent-matches"><thead><tr><th scope="col">Scheduled</th><th scope="col">Status</th><th scope="col">Agents</th></tr></thead><tbody>${matches.map(
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recent matches"><table id="recent-matches"><thead><tr><th scope="col">Scheduled</th><th scope="col">Status</th><th scope="col">Agents</th>${actionHead}</tr></thead><tbody>${matches.map(
         (m) =>
-          html`<tr data-match-id="${m.id}"><td><a href="/matches/${m.id}">${m.scheduled_at.replace('T', ' ').slice(0, 19)} UTC</a></td><td>${m.status}</td><td class="wrap">${m.participants.map((p) => p.agent_name).join(' vs ')}</td></tr>`,
+          html`<tr data-match-id="${m.id}"><td><a href="/matches/${m.id}">${m.scheduled_at.replace('T', ' ').slice(0, 19)} UTC</a></td><td>${m.status}</td><td class="wrap">${m.participants.map((p) => p.agent_name).join(' vs ')}</td>${action(m)}</tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted" id="recent-matches-empty">${empty}</p>`
 }
@@ -284,6 +296,8 @@ export function renderChallengePage(input: {
   matchHold?: PageHold;
   /** A match challenge's board by rating (then `entries` is unused); absent for solo formats. */
   ratingBoard?: readonly MatchBoardEntry[];
+  /** An operator's view: the recent matches they may void (null or absent: no operator column). */
+  voidableMatches?: ReadonlySet<string> | null;
 }): RenderedPage {
   const c = input.challenge;
   const judge = judgePublicView(c.judge);
@@ -332,7 +346,7 @@ ${input.hasMore ? html`<p class="small"><a href="/api/v1/leaderboards/${c.id}/ex
   }</p>
 </section>
 </div>
-${input.recentMatches ? recentMatchesSection(c, input.recentMatches, input.matchHold ?? HOLD_EVERY_OUTCOME) : ''}
+${input.recentMatches ? recentMatchesSection(c, input.recentMatches, input.matchHold ?? HOLD_EVERY_OUTCOME, input.voidableMatches ?? null) : ''}
 ${clarificationsSection({ challengeId: c.id, items: input.clarifications ?? [], csrfToken: input.csrfToken ?? null })}
 <script type="application/json" id="page-config">${scriptJson({ challengeId: c.id, limit: 50, board: input.ratingBoard ? 'rating' : 'score' })}</script>`;
   return renderPage({ title: c.title, body, script: CHALLENGE_SCRIPT, account: input.account });

@@ -97,6 +97,8 @@ export function renderConfirmPage(input: {
   account: HeaderAccount;
   /** Quarantine: the reason, required. */
   reason?: { value: string; error?: string };
+  /** Said above the form (a form kept through a sign-in: /unsent). */
+  notice?: string;
   section?: Section;
 }): RenderedPage {
   const reason = input.reason
@@ -104,6 +106,7 @@ export function renderConfirmPage(input: {
 ${input.reason.error ? html`<p class="field-error" id="err-reason">${input.reason.error}</p>` : ''}`
     : '';
   const body = html`<h1>${input.title}</h1>
+${input.notice ? html`<p class="notice" role="status" id="unsent-notice">${input.notice}</p>` : ''}
 <p>${input.explanation}</p>
 <form class="stack" method="post" action="${input.action}" aria-label="${input.title}">${csrfField(input.csrfToken)}
 ${reason}

@@ -24,7 +24,7 @@ const NOTICES: Record<string, string> = {
   announced: 'Announced: the announcement is on the challenge page.',
 };
 
-async function consolePage(
+export async function consolePage(
   db: Pool,
   session: { csrfToken: string; account: HeaderAccount },
   announcement: Omit<AnnouncementFormState, 'challenges'>,

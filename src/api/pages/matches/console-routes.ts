@@ -5,6 +5,7 @@
  * (POST /api/v1/admin/challenges/{id}/matches, POST /api/v1/admin/matches/{id}/void), which
  * audit in the action's transaction. Under /admin: operators only (page-routes.ts).
  */
+import { z } from 'zod';
 import { findMatchById } from '../../../db/queries/matches';
 import { listExhibitionCandidates } from '../../../db/queries/entries';
 import type { ChallengeRow } from '../../../db/queries/challenges';
@@ -26,7 +27,7 @@ import { renderExhibitionPage } from './console-view';
 /** Agents listed on the form (a ladder larger than this is picked through the API or CLI). */
 const CANDIDATES = 200;
 
-async function exhibitionPage(
+export async function exhibitionPage(
   deps: AppDeps,
   session: WebSession,
   row: ChallengeRow,
@@ -50,29 +51,47 @@ async function exhibitionPage(
 }
 
 /** A match challenge, or the 404 page: other formats have no matches to start. */
-async function requireMatchChallenge(deps: AppDeps, id: string): Promise<ChallengeRow> {
+export async function requireMatchChallenge(deps: AppDeps, id: string): Promise<ChallengeRow> {
   const row = await requireConsoleChallenge(deps, id);
   if (!isMatchFormat(row.format)) throw notFound('Match challenge');
   return row;
 }
 
-function voidPage(
+/**
+ * Where the void step returns: the page it was opened from, the match's (default) or its
+ * challenge's list of matches (`from=challenge`); an address built here, never one the form names.
+ */
+const voidFrom = z.object({ from: z.enum(['match', 'challenge']).catch('match') }).passthrough();
+type VoidFrom = z.infer<typeof voidFrom>['from'];
+const returnTo = (match: { id: string; challenge_id: string }, from: VoidFrom) =>
+  from === 'challenge' ? `/challenges/${match.challenge_id}#matches` : `/matches/${match.id}`;
+
+export async function requireMatch(deps: AppDeps, id: string) {
+  const match = await findMatchById(deps.db, id);
+  if (!match) throw notFound('Match');
+  return match;
+}
+
+export function voidPage(
   session: WebSession,
-  matchId: string,
+  match: { id: string; challenge_id: string },
+  from: VoidFrom,
   reason: { value: string; error?: string },
   status = 200,
+  notice?: string,
 ) {
   return htmlPage(
     renderConfirmPage({
       title: 'Void this match?',
       explanation:
         'The match ends now without a result: it is unrated, its sessions close and its agents may be matched again. Only a scheduled or running match can be voided. Recorded in the audit trail (match.void) with your reason.',
-      action: `/admin/matches/${matchId}/void`,
+      action: `/admin/matches/${match.id}/void${from === 'challenge' ? '?from=challenge' : ''}`,
       confirmLabel: 'Void this match',
-      cancelHref: `/matches/${matchId}`,
+      cancelHref: returnTo(match, from),
       csrfToken: session.csrfToken,
       account: account(session),
       reason,
+      notice,
     }),
     status,
   );
@@ -119,9 +138,9 @@ export const consoleMatchRoutes: AnyRouteDef[] = [
   ),
   signedInPage('consoleConfirmVoidMatch', '/admin/matches/:id/void', 'Console: confirm voiding a match', {
     params: uuidParam,
-    async handler({ params, deps, webSession }) {
-      if (!(await findMatchById(deps.db, params.id))) throw notFound('Match');
-      return voidPage(webSession, params.id, { value: '' });
+    query: voidFrom,
+    async handler({ params, query, deps, webSession }) {
+      return voidPage(webSession, await requireMatch(deps, params.id), query.from, { value: '' });
     },
   }),
   signedInForm(
@@ -130,20 +149,28 @@ export const consoleMatchRoutes: AnyRouteDef[] = [
     'Console form: void a scheduled or running match (confirmed, with a reason; audited)',
     {
       params: uuidParam,
+      query: voidFrom,
       body: confirmedForm,
-      async handler({ params, deps, principal, webSession, form }) {
+      async handler({ params, query, deps, principal, webSession, form }) {
+        const match = await requireMatch(deps, params.id);
         const reason = form?.fields.reason?.[0] ?? '';
         const parsed = voidMatchBody.safeParse({ reason });
         if (!parsed.success)
-          return voidPage(webSession, params.id, { value: reason, error: 'A reason is required.' }, 400);
+          return voidPage(
+            webSession,
+            match,
+            query.from,
+            { value: reason, error: 'A reason is required.' },
+            400,
+          );
         try {
           await voidMatch(deps, actorOf(principal), params.id, parsed.data.reason);
         } catch (err) {
           if (err instanceof ServiceError && err.code === 'CONFLICT')
-            return voidPage(webSession, params.id, { value: reason, error: err.message }, 409);
+            return voidPage(webSession, match, query.from, { value: reason, error: err.message }, 409);
           throw err;
         }
-        return { redirect: `/matches/${params.id}`, status: 303 };
+        return { redirect: returnTo(match, query.from), status: 303 };
       },
     },
   ),

@@ -19,7 +19,7 @@ import { defineRoute, uuidParam } from '../../route';
 import { errorEnvelopeSchema, safeText } from '../../schemas/common';
 import { liveQuery } from '../../schemas/connector';
 import { admitSpectatorStream, runSseStream } from '../../sse';
-import { renderAgentPage, renderLadderPage, renderMatchPage } from './view';
+import { renderAgentPage, renderLadderPage, renderMatchPage, renderStderrPanelPart } from './view';
 
 const SSE_INITIAL_BACKLOG = 500;
 const FEED_POLL_MS = 2_000;
@@ -86,7 +86,9 @@ export const matchPageRoutes = [
     {
       scope: 'challenge:read',
       params: uuidParam,
-      async handler({ params, principal, deps, webSession, ctx }) {
+      // `part=stderr`: the owner's stderr panel alone, which the page fetches when the hold ends.
+      query: z.object({ part: z.enum(['stderr']).optional().catch(undefined) }),
+      async handler({ params, query, principal, deps, webSession, ctx }) {
         return pageFor(
           () => openMatchFeed(deps, principal, params.id),
           async ({ match, feed }) => {
@@ -97,6 +99,10 @@ export const matchPageRoutes = [
               match.kind === 'game'
                 ? await pageMatchLogs(deps.db, match.id, webSession, shownOne(match, hold).revealed)
                 : { readsAny: false, logs: [] };
+            if (query.part === 'stderr')
+              return htmlPage(
+                renderStderrPanelPart({ match, hold, logs: logs.logs, readsLogs: logs.readsAny }),
+              );
             // No spoilers: nothing of the result reaches the HTML before the hold ends (operators: at once).
             return htmlPage(
               renderMatchPage({

@@ -4,7 +4,13 @@
  * escaped by `html` on the server and set through textContent in the browser.
  */
 import { html, raw, scriptJson, type SafeHtml } from '../../../web/html';
-import { renderPage, type HeaderAccount, type RenderedPage } from '../../../web/layout';
+import {
+  newNonce,
+  pageHeaders,
+  renderPage,
+  type HeaderAccount,
+  type RenderedPage,
+} from '../../../web/layout';
 import type { MatchView, RatingRowView } from '../../../domain/matches/views';
 import type { PageHold } from '../../../domain/matches/hold';
 import { shownMatches, shownOne } from '../../../domain/matches/policy';
@@ -116,7 +122,7 @@ ${m.kind === 'game' ? replaySection(revealed, input.logs ?? [], input.readsLogs 
 function stderrPanel(revealed: boolean, logs: readonly SeatLog[], readsLogs: boolean): SafeHtml {
   if (!readsLogs) return html``;
   const body = !revealed
-    ? html`<p class="muted" id="stderr-pending">Your player's stderr appears here with the result (reload the page once the result is shown).</p>`
+    ? html`<p class="muted" id="stderr-pending">Your player's stderr appears here with the result.</p>`
     : logs.map(
         (l) => html`<h3 class="name">${l.agent_name}</h3>
 ${
@@ -139,6 +145,24 @@ ${g.fault ? html`<p class="small">${g.fault.reason}</p>` : ''}${
 <p class="muted small">Only you (the agent's owner) and the operators see this.</p>
 ${body}
 </aside>`;
+}
+
+/**
+ * The stderr panel alone (`/matches/:id?part=stderr`, same rules as the page): what the page's
+ * reveal puts in place of its pending panel without a reload. A bare document (no style or script
+ * element: parsed inside the page, it must ask nothing of the page's Content-Security-Policy).
+ */
+export function renderStderrPanelPart(input: {
+  match: MatchView;
+  hold: PageHold;
+  logs: readonly SeatLog[];
+  readsLogs: boolean;
+}): RenderedPage {
+  const { revealed } = shownOne(input.match, input.hold);
+  return {
+    html: html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Your player's stderr</title></head><body>${stderrPanel(revealed, input.logs, input.readsLogs)}</body></html>`,
+    headers: pageHeaders(newNonce()),
+  };
 }
 
 /**
@@ -298,9 +322,33 @@ const MATCH_SCRIPT_TEXT = `
       config.completedAt = m.completed_at;
       separator('end', m.completed_at);
     } else countdown.textContent = 'Finished';
-    var stderrPending = document.getElementById('stderr-pending');
-    if (stderrPending) stderrPending.textContent = 'The result is in: reload the page to read your player\u2019s stderr.';
     config.revealed = true;
+    refreshStderr(0);
+  }
+  // The owner's stderr panel, once the result is shown: the page's panel alone (?part=stderr, this
+  // session's cookie; the server renders it only once its hold has ended) takes the place of the
+  // pending one. Parsed as a document by XMLHttpRequest (no HTML string reaches the DOM: the pages'
+  // Trusted Types policy). The server may see the hold end a moment after this page does: asked
+  // again each second, ten times, then the reload hint.
+  function refreshStderr(tries) {
+    var pendingPanel = document.getElementById('stderr-pending');
+    if (!pendingPanel) return;
+    function later() {
+      if (tries < 10) setTimeout(function () { refreshStderr(tries + 1); }, 1000);
+      else pendingPanel.textContent = 'The result is in: reload the page to read your player\u2019s stderr.';
+    }
+    var xhr = new XMLHttpRequest();
+    xhr.open('GET', '/matches/' + config.matchId + '?part=stderr');
+    xhr.responseType = 'document';
+    xhr.setRequestHeader('Cache-Control', 'no-cache');
+    xhr.onload = function () {
+      var fresh = xhr.status === 200 && xhr.response ? xhr.response.getElementById('stderr-panel') : null;
+      var current = document.getElementById('stderr-panel');
+      if (!fresh || !current || fresh.querySelector('#stderr-pending')) return later();
+      current.replaceWith(document.adoptNode(fresh));
+    };
+    xhr.onerror = later;
+    xhr.send();
   }
   function poll() {
     if (config.revealed) return;
