@@ -45,12 +45,14 @@ it('more players than the worker has slots: the match ends void naming the slots
     (await server.request('POST', `/api/v1/admin/challenges/${challengeId}/publish`, { auth: admin.jwt }))
       .status,
   ).toBe(200);
-  const players: TestAgent[] = [];
-  for (let i = 0; i < 3; i++)
-    players.push(
-      (await validatedGamePlayer(server, challengeId, { path: 'main.py', content: lightCycles.boss.source }))
-        .agent,
-    );
+  // Three independent validations at once (the judging queue orders them).
+  const players: TestAgent[] = (
+    await Promise.all(
+      [0, 1, 2].map(() =>
+        validatedGamePlayer(server, challengeId, { path: 'main.py', content: lightCycles.boss.source }),
+      ),
+    )
+  ).map((validated) => validated.agent);
 
   const started = await server.request('POST', `/api/v1/admin/challenges/${challengeId}/matches`, {
     auth: admin.jwt,

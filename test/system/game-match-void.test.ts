@@ -91,10 +91,12 @@ it('a void mid-game stops the referee, kills the players, releases the slots and
     (await server.request('POST', `/api/v1/admin/challenges/${challengeId}/publish`, { auth: admin.jwt }))
       .status,
   ).toBe(200);
-  const slow = (await validatedGamePlayer(server, challengeId, { path: 'main.py', content: SLOW })).agent;
-  const boss = (
-    await validatedGamePlayer(server, challengeId, { path: 'main.py', content: connectFour.boss.source })
-  ).agent;
+  const [slow, boss] = (
+    await Promise.all([
+      validatedGamePlayer(server, challengeId, { path: 'main.py', content: SLOW }),
+      validatedGamePlayer(server, challengeId, { path: 'main.py', content: connectFour.boss.source }),
+    ])
+  ).map((validated) => validated.agent);
 
   const started = await server.request('POST', `/api/v1/admin/challenges/${challengeId}/matches`, {
     auth: admin.jwt,

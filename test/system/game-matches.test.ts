@@ -121,11 +121,11 @@ function expectResimulates(games: GameRecord[]): void {
 describe('the matchmaker plays the latest validated programs of two agents', () => {
   it('plays a full match between a Python and a C program; replay, ratings and logs follow', async () => {
     const challenge = await gameChallenge({ every_minutes: 2, max_per_agent_per_hour: 1 });
-    const python = await validatedGamePlayer(server, challenge.id, {
-      path: 'main.py',
-      content: connectFour.boss.source,
-    });
-    const c = await validatedGamePlayer(server, challenge.id, { path: 'main.c', content: C_STACKER });
+    // Validated side by side: two judgings of independent agents (the wall has a slot for each).
+    const [python, c] = await Promise.all([
+      validatedGamePlayer(server, challenge.id, { path: 'main.py', content: connectFour.boss.source }),
+      validatedGamePlayer(server, challenge.id, { path: 'main.c', content: C_STACKER }),
+    ]);
 
     const matchId = await eventually(
       async () => {
@@ -273,15 +273,16 @@ describe('faults lose the game they happen in; the match completes', () => {
       { name: 'sleeper', source: SLEEPER, fault: 'timeout' },
       { name: 'crasher', source: CRASHER, fault: 'error' },
     ];
-    const players = [];
-    for (const c of cases) {
-      const bad = await validatedGamePlayer(server, challengeId, { path: 'main.py', content: c.source });
-      const boss = await validatedGamePlayer(server, challengeId, {
-        path: 'main.py',
-        content: connectFour.boss.source,
-      });
-      players.push({ ...c, bad, boss });
-    }
+    // Six independent validations at once: the judging queue orders them, the test waits once.
+    const players = await Promise.all(
+      cases.map(async (c) => {
+        const [bad, boss] = await Promise.all([
+          validatedGamePlayer(server, challengeId, { path: 'main.py', content: c.source }),
+          validatedGamePlayer(server, challengeId, { path: 'main.py', content: connectFour.boss.source }),
+        ]);
+        return { ...c, bad, boss };
+      }),
+    );
     const matchIds: string[] = [];
     for (const p of players) {
       const res = await server.request('POST', `/api/v1/admin/challenges/${challengeId}/matches`, {
@@ -321,10 +322,10 @@ describe('faults lose the game they happen in; the match completes', () => {
   });
 
   it('refuses an exhibition with an agent that has no validated program; a void match has no replay', async () => {
-    const boss = await validatedGamePlayer(server, challengeId, {
-      path: 'main.py',
-      content: connectFour.boss.source,
-    });
+    const [boss, other] = await Promise.all([
+      validatedGamePlayer(server, challengeId, { path: 'main.py', content: connectFour.boss.source }),
+      validatedGamePlayer(server, challengeId, { path: 'main.c', content: C_STACKER }),
+    ]);
     const fresh = await newAgent(server);
     await sessionFor(server, fresh, challengeId);
     const refused = await server.request('POST', `/api/v1/admin/challenges/${challengeId}/matches`, {
@@ -334,7 +335,6 @@ describe('faults lose the game they happen in; the match completes', () => {
     expectError(refused, 400, 'VALIDATION_ERROR');
     expect(refused.body.error.message).toContain(fresh.agentId);
 
-    const other = await validatedGamePlayer(server, challengeId, { path: 'main.c', content: C_STACKER });
     const created = await server.request('POST', `/api/v1/admin/challenges/${challengeId}/matches`, {
       auth: admin.jwt,
       body: { agent_ids: [boss.agent.agentId, other.agent.agentId] },

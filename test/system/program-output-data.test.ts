@@ -213,14 +213,13 @@ ${extra
 `;
 
   test('a player writing NUL to stderr plays a match that completes; its owner reads its log', async () => {
-    const noisy = await validatedGamePlayer(server, challengeId, {
-      path: 'main.py',
-      content: stacker(String.raw`sys.stderr.buffer.write(b"nul\x00here\xff\n")` + '\nsys.stderr.flush()'),
-    });
-    const boss = await validatedGamePlayer(server, challengeId, {
-      path: 'main.py',
-      content: connectFour.boss.source,
-    });
+    const [noisy, boss] = await Promise.all([
+      validatedGamePlayer(server, challengeId, {
+        path: 'main.py',
+        content: stacker(String.raw`sys.stderr.buffer.write(b"nul\x00here\xff\n")` + '\nsys.stderr.flush()'),
+      }),
+      validatedGamePlayer(server, challengeId, { path: 'main.py', content: connectFour.boss.source }),
+    ]);
     const match = await played([noisy.agent.agentId, boss.agent.agentId]);
     expect(match.status).toBe('complete');
     const log = await server.request('GET', `/api/v1/matches/${match.id}/logs/${noisy.agent.agentId}`, {
@@ -232,20 +231,19 @@ ${extra
 
   test('a player sending a lone surrogate in a match: the match completes and its replay is stored', async () => {
     // Against itself it never sees a disc in column 3 or beyond; the boss opens in the centre.
-    const bomber = await validatedGamePlayer(server, challengeId, {
-      path: 'main.py',
-      content: stacker(
-        [
-          'if any(row[c] != 0 for row in observation["board"] for c in range(3, len(row))):',
-          `    print('{"action": "\\\\ud800"}', flush=True)`,
-          '    continue',
-        ].join('\n'),
-      ),
-    });
-    const boss = await validatedGamePlayer(server, challengeId, {
-      path: 'main.py',
-      content: connectFour.boss.source,
-    });
+    const [bomber, boss] = await Promise.all([
+      validatedGamePlayer(server, challengeId, {
+        path: 'main.py',
+        content: stacker(
+          [
+            'if any(row[c] != 0 for row in observation["board"] for c in range(3, len(row))):',
+            `    print('{"action": "\\\\ud800"}', flush=True)`,
+            '    continue',
+          ].join('\n'),
+        ),
+      }),
+      validatedGamePlayer(server, challengeId, { path: 'main.py', content: connectFour.boss.source }),
+    ]);
     const match = await played([bomber.agent.agentId, boss.agent.agentId]);
     expect(match.status).toBe('complete');
     const replay = await server.request('GET', `/api/v1/matches/${match.id}/replay`);

@@ -1,11 +1,17 @@
 /**
  * Spectator relay and feed: events become visible only after the spectator delay (shortened to
- * 1.5 s in tests, plus one run at the real 30 s), in order, in batches; the JSON feed and the
- * Server-Sent Events stream (resume with Last-Event-ID, heartbeats, clean disconnect).
+ * 1.5 s in tests, plus one run at a long delay: a real timer of several seconds), in order, in
+ * batches; the JSON feed and the Server-Sent Events stream (resume with Last-Event-ID, heartbeats,
+ * clean disconnect). The production delay (30 s, the configuration's default) is proved on the
+ * configuration in test/unit/domain/workflow-defaults.test.ts; the relay takes it as workflow input.
  */
 import { randomUUID } from 'node:crypto';
 import { releaseDueEvents } from '../../src/db/queries/live-events';
-import { spectatorRelayWorkflowId } from '../../src/domain/connector/contract';
+import {
+  RELAY_HOLD_MS,
+  RELAY_TIMER_LEAD_MS,
+  spectatorRelayWorkflowId,
+} from '../../src/domain/connector/contract';
 import { startRelaySweeper } from '../../src/runtime/relay-sweeper';
 import { sweepOverdueRelays } from '../../src/domain/connector/relay-client';
 import { openSseStreams } from '../../src/api/sse';
@@ -434,18 +440,27 @@ describe('GET /api/v1/challenges/:id/live (Server-Sent Events)', () => {
   });
 });
 
-describe('the real 30-second delay', () => {
+/**
+ * A long delay: the relay sleeps on a Temporal timer (the delay minus RELAY_TIMER_LEAD_MS) and its
+ * step's hold waits the rest, unlike the 1.5 s delay above, which the hold window mostly covers.
+ * 6 s is past the hold and the timer lead together; waiting the production 30 s here proved nothing
+ * more (the default is proved on the configuration: test/unit/domain/workflow-defaults.test.ts).
+ */
+const LONG_DELAY = 6_000;
+
+describe('a long delay (a real timer; production: 30 s)', () => {
   let slow: TestServer;
   beforeAll(async () => {
     // Same shared worker: the relay's delay comes from the API's configuration (workflow input).
-    slow = await startTestServer({ SPECTATOR_DELAY_MS: '30000', RATE_LIMIT_DISABLED: '1' });
+    slow = await startTestServer({ SPECTATOR_DELAY_MS: String(LONG_DELAY), RATE_LIMIT_DISABLED: '1' });
   });
   afterAll(() => slow.close());
 
-  test('an event stays invisible for 30 s, then appears (how soon after is the bench’s "Relay release delay")', async () => {
+  test('an event stays invisible for the whole delay, then appears (how soon after is the bench’s "Relay release delay")', async () => {
+    expect(LONG_DELAY).toBeGreaterThan(RELAY_HOLD_MS + RELAY_TIMER_LEAD_MS);
     const agent = await enteredAgent(slow);
     expect(
-      (await postEvent(slow, agent, agent.challengeId, liveEvent('thinking', { summary: 'thirty seconds' })))
+      (await postEvent(slow, agent, agent.challengeId, liveEvent('thinking', { summary: 'a long wait' })))
         .status,
     ).toBe(200);
     const stored = await slow.deps.db.query<{ received_at: Date }>(
@@ -453,10 +468,23 @@ describe('the real 30-second delay', () => {
       [agent.agentId],
     );
     const receivedAt = stored.rows[0].received_at.getTime();
-    // Every poll checks it is not visible before received_at + 30 s (watchUntilVisible).
-    const items = await watchUntilVisible(slow, agent.challengeId, 1, 30_000, 150_000);
-    expect(items[0].event.summary).toBe('thirty seconds');
+    // Every poll checks it is not visible before received_at + the delay (watchUntilVisible).
+    const items = await watchUntilVisible(slow, agent.challengeId, 1, LONG_DELAY, 150_000);
+    expect(items[0].event.summary).toBe('a long wait');
     const releaseLag = Date.parse(items[0].released_at!) - receivedAt;
-    expect(releaseLag).toBeGreaterThanOrEqual(30_000);
+    expect(releaseLag).toBeGreaterThanOrEqual(LONG_DELAY);
+    // The wait was a timer of the relay's own (not only its step's hold window): one shorter than
+    // the delay by at most the lead and the hold (the relay's idle wait is a timer of minutes).
+    const client = await slow.deps.temporal();
+    const history = await client.workflow
+      .getHandle(spectatorRelayWorkflowId(agent.challengeId))
+      .fetchHistory();
+    const timersMs = (history.events ?? []).flatMap((e) => {
+      const timeout = e.timerStartedEventAttributes?.startToFireTimeout;
+      return timeout ? [Number(timeout.seconds ?? 0) * 1000 + Math.floor((timeout.nanos ?? 0) / 1e6)] : [];
+    });
+    expect(
+      timersMs.some((ms) => ms >= LONG_DELAY - RELAY_TIMER_LEAD_MS - RELAY_HOLD_MS && ms < LONG_DELAY),
+    ).toBe(true);
   }, 180_000);
 });

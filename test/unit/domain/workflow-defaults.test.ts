@@ -9,6 +9,7 @@ import {
   RELAY_MAX_ITERATIONS,
   RELAY_TIMER_LEAD_MS,
 } from '../../../src/domain/connector/contract';
+import { loadConfig } from '../../../src/config';
 import { MATCHMAKER_ROUNDS_PER_RUN } from '../../../src/domain/matches/contract';
 import {
   ATTEMPT_TIMEOUT_MS,
@@ -32,4 +33,9 @@ test('spectator relay: idle 10 min, 500 steps per run, 100 ms grain; the hold co
 
 test('matchmaker: 50 rounds per run', () => {
   expect(MATCHMAKER_ROUNDS_PER_RUN).toBe(50);
+});
+
+test('spectator delay: 30 s unless configured (the relay and the pages take it from the configuration)', () => {
+  expect(loadConfig({ NODE_ENV: 'test' }).SPECTATOR_DELAY_MS).toBe(30_000);
+  expect(loadConfig({ NODE_ENV: 'test', SPECTATOR_DELAY_MS: '1500' }).SPECTATOR_DELAY_MS).toBe(1_500);
 });
