@@ -96,6 +96,8 @@ interface Visit {
   status?: number;
   /** Run just before the page is opened. */
   before?: () => Promise<void>;
+  /** A path no route answers (the HTML 404 page): not counted as a route's visit. */
+  unrouted?: true;
 }
 
 const TEMPLATES = ['solo', 'text', 'code', 'program', 'head_to_head', 'game'];
@@ -107,6 +109,9 @@ function plan(s: Seeded): Visit[] {
     { name: 'api-reference', path: '/api/v1/docs', as: 'anonymous' },
     { name: 'sign-in', path: '/login', as: 'anonymous' },
     { name: 'sign-in-callback-without-state', path: '/auth/callback', as: 'anonymous', status: 400 },
+    // Error pages are pages too (moved from web-reliability's page list).
+    { name: 'error-404', path: '/no/such/page', as: 'anonymous', status: 404, unrouted: true },
+    { name: 'error-400', path: '/challenges/not-a-uuid', as: 'anonymous', status: 400 },
     { name: 'games', path: '/games', as: 'anonymous' },
     { name: 'game-connect-four', path: '/games/connect-four', as: 'anonymous' },
     { name: 'game-light-cycles', path: '/games/light-cycles', as: 'anonymous' },
@@ -252,11 +257,13 @@ test('every page route of the route table is visited, or excluded with its reaso
   ) as unknown as Seeded;
   placeholders.weightClass = 'wc-placeholder';
   const visited = new Set(
-    plan(placeholders).map((v) => {
-      const route = matchRoute('GET', v.path);
-      if (!route || !isPageRoute(route)) throw new Error(`${v.name}: ${v.path} is not a page route`);
-      return route.operationId;
-    }),
+    plan(placeholders)
+      .filter((v) => !v.unrouted)
+      .map((v) => {
+        const route = matchRoute('GET', v.path);
+        if (!route || !isPageRoute(route)) throw new Error(`${v.name}: ${v.path} is not a page route`);
+        return route.operationId;
+      }),
   );
   const unvisited = pageRoutes
     .filter((r) => !isForm(r.method) && !(r.operationId in EXCLUDED) && !visited.has(r.operationId))
@@ -721,6 +728,8 @@ async function sweep(who: Person, baseUrl: string, visit: Visit): Promise<string
   const status = res?.status() ?? 0;
   if (status !== (visit.status ?? 200)) return [`${visit.name}: ${visit.path} answered ${status}`];
   for (const selector of visit.ready ?? []) await page.waitForSelector(selector, { timeout: 60_000 });
+  // Every page, error pages included, has a way back (moved from web-reliability).
+  if ((await page.locator('a[href="/"]').count()) === 0) findings.push(`${visit.name}: no link back home`);
   await page.addScriptTag({ path: AXE_SOURCE_PATH });
   findings.push(...(await axeFindings(page, `${visit.name} @1280`)));
   await page.setViewportSize({ width: 390, height: 844 });
