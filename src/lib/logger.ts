@@ -83,6 +83,17 @@ function scrubValue(value: unknown, depth: number, seen: WeakSet<object>): unkno
   return out;
 }
 
+/**
+ * Standard output written asynchronously: a log line is queued and written by the thread pool, and
+ * lines logged while a write is under way go out together in the next one. A server logs a line
+ * per request; written synchronously each was a write(2) on the event loop (the request tail,
+ * docs/benchmarks.md). Nothing waits to fill a buffer, so a line still leaves at once when the
+ * process is idle; pino flushes what is queued synchronously when the process exits.
+ */
+export function asyncStdout(): pino.DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
 export function createLogger(
   level: string,
   name = 'challenge-service',
