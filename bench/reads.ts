@@ -122,7 +122,7 @@ export const P99_AT_70_TARGET_MS = 25;
 
 /** What an API read still does that the anchor does not. */
 const BEYOND_ANCHOR =
-  'beyond the anchor: credential (per-process cache), a rate-limit slot (from its process’s own allocation; a batched take when it runs out), query validation, envelope, ETag (SHA-256 of the body), access log';
+  'beyond the anchor: credential (per-process cache), a rate-limit slot (from its process’s own allocation; a batched take when it runs out), query validation, envelope, ETag (SHA-256 of the body; a versioned answer’s from its version), access log (written in batches)';
 
 export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
   const { stack, baselineRps } = input;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 
 /**
@@ -25,7 +25,25 @@ export function cacheControlFor(principal: Principal): string {
 
 /** Strong validator: a byte-identical representation has the same tag, any other a different one. */
 export function strongEtag(representation: string | Buffer): string {
-  return `"${createHash('sha256').update(representation).digest('base64url').slice(0, 32)}"`;
+  return `"${hash('sha256', representation, 'base64url').slice(0, 32)}"`;
+}
+
+/**
+ * Which rendering of a versioned answer a tag names: bump when what a route with `cacheVersion`
+ * answers for the same version changes (a field added, a format changed), so copies rendered by
+ * an older build are not revalidated as current.
+ */
+export const VERSIONED_RENDERING = 1;
+
+/**
+ * The strong validator of a versioned answer (a route with `cacheVersion`): a digest of the route,
+ * the audience, the version of what it shows and the request's params and query (the key its
+ * rendered answer is kept under). The answer for that key is one sequence of bytes (it is kept
+ * only when the version did not move while it was rendered), so the tag is as strong as a digest
+ * of the body, and a 304 needs only the version, not the page.
+ */
+export function versionEtag(operationId: string, key: string): string {
+  return `"v${hash('sha256', `${VERSIONED_RENDERING}\n${operationId}\n${key}`, 'base64url').slice(0, 31)}"`;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   ifNoneMatchHits,
   ResponseCache,
   strongEtag,
+  versionEtag,
   type RenderedAnswer,
 } from './http-cache';
 import { IDEMPOTENCY_KEY_PATTERN, requestHash, runIdempotent } from './middleware/idempotency';
@@ -215,16 +216,24 @@ function renderCacheable(result: HandlerResult): RenderedAnswer | null {
   };
 }
 
+/** A 304: the tag, Cache-Control and Vary a 200 would carry, no body. */
+function sendNotModified(ctx: Koa.Context, etag: string, principal: Principal): void {
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', cacheControlFor(principal));
+  ctx.vary('Authorization');
+  ctx.status = 304;
+}
+
 /** Sends a rendered answer: its ETag and Cache-Control, then a 304 when the client's copy is current. */
 function sendRendered(ctx: Koa.Context, answer: RenderedAnswer, principal: Principal): void {
+  if (ifNoneMatchHits(ctx.get('if-none-match') || undefined, answer.etag)) {
+    sendNotModified(ctx, answer.etag, principal);
+    return;
+  }
   for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
   ctx.set('ETag', answer.etag);
   ctx.set('Cache-Control', cacheControlFor(principal));
   ctx.vary('Authorization');
-  if (ifNoneMatchHits(ctx.get('if-none-match') || undefined, answer.etag)) {
-    ctx.status = 304;
-    return;
-  }
   ctx.status = 200;
   ctx.type = answer.contentType;
   // Byte for byte what JSON.stringify of {data, request_id, pagination?} gives.
@@ -322,15 +331,21 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
       });
 
     if (def.httpCache) {
-      // What the answer shows has a version (a cheap read): an answer rendered for that version in
-      // this process is sent again without running the handler. The version is read before the
-      // handler, so a cached answer is never older than its key.
-      const version =
-        responseCache && def.cacheVersion ? await def.cacheVersion({ params, query, deps }) : null;
+      // What the answer shows has a version (a cheap read): its ETag names that version, so a
+      // client's current copy gets its 304 before anything is looked up or rendered, and an answer
+      // rendered for that version in this process is sent again without running the handler.
+      const readVersion = () =>
+        responseCache && def.cacheVersion ? def.cacheVersion({ params, query, deps }) : null;
+      const version = await readVersion();
       const key =
         version === null
           ? null
           : `${isAdmin(principal) ? 'operator' : 'public'} ${version} ${canonicalJson({ params, query })}`;
+      const tag = key === null ? null : versionEtag(def.operationId, key);
+      if (tag !== null && ifNoneMatchHits(ctx.get('if-none-match') || undefined, tag)) {
+        sendNotModified(ctx, tag, principal);
+        return;
+      }
       const cached = key === null ? undefined : responseCache!.get(key);
       if (key !== null)
         httpResponseCacheLookups.inc({ route: def.operationId, outcome: cached ? 'hit' : 'miss' });
@@ -344,7 +359,13 @@ export function routePipeline(def: AnyRouteDef, deps: AppDeps): Koa.Middleware {
         writeResult(ctx, result);
         return;
       }
-      if (key !== null) responseCache!.set(key, rendered);
+      // The version is read before the handler and again after it: only when nothing moved it
+      // in between is the answer exactly that version's (its tag, kept for it); otherwise it
+      // goes out with the digest of its own bytes and is not kept.
+      if (tag !== null && (await readVersion()) === version) {
+        rendered.etag = tag;
+        responseCache!.set(key!, rendered);
+      }
       sendRendered(ctx, rendered, principal);
       return;
     }

@@ -1,5 +1,5 @@
 import { getConfig } from '../config';
-import { createLogger } from '../lib/logger';
+import { bufferedStdout, createLogger } from '../lib/logger';
 import { startMetricsListener } from './metrics-access';
 import { createApp } from './app';
 import { buildDeps } from './build-deps';
@@ -7,7 +7,7 @@ import { answerClientErrorsInEnvelope } from './client-error';
 
 async function main(): Promise<void> {
   const config = getConfig();
-  const logger = createLogger(config.LOG_LEVEL, 'api');
+  const logger = createLogger(config.LOG_LEVEL, 'api', bufferedStdout());
   const { deps, close } = buildDeps(config, logger);
   const server = createApp(deps).listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'API listening');

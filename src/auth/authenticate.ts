@@ -72,6 +72,17 @@ function lookup<R extends ApiTokenAuthRow | AgentKeyAuthRow>(
   return cache ? cache.lookup(hash, load, (row) => row.revoked_at === null) : load();
 }
 
+/** A token row's scopes that this build knows, worked out once per (cached) row, not per request. */
+const scopesOfRow = new WeakMap<ApiTokenAuthRow, Scope[]>();
+function knownScopes(row: ApiTokenAuthRow): Scope[] {
+  let scopes = scopesOfRow.get(row);
+  if (!scopes) {
+    scopes = row.scopes.filter((s): s is Scope => scopeSchema.safeParse(s).success);
+    scopesOfRow.set(row, scopes);
+  }
+  return scopes;
+}
+
 async function resolveApiToken(db: CredentialStore, token: string, cache: Cache): Promise<CredentialOutcome> {
   const hash = sha256Hex(token);
   const row = await lookup(cache, hash, () => db.findApiTokenByHash(hash));
@@ -80,7 +91,7 @@ async function resolveApiToken(db: CredentialStore, token: string, cache: Cache)
   if (row.expires_at && row.expires_at.getTime() <= Date.now())
     return { ok: false, reason: 'API token has expired' };
   if (touchDue(`tok:${row.id}`)) void db.touchApiToken(row.id).catch(() => undefined);
-  const scopes = row.scopes.filter((s): s is Scope => scopeSchema.safeParse(s).success);
+  const scopes = knownScopes(row);
   return {
     ok: true,
     principal: {

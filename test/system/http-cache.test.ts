@@ -86,8 +86,8 @@ describe.each(READS)('HTTP caching of the %s', (_name, path) => {
   });
 });
 
-test('the ETag is a digest of what is shown: data and pagination, not the request id', async () => {
-  const res = await server.request('GET', `/api/v1/leaderboards/${challengeId}`);
+test('an unversioned read: the ETag is a digest of what is shown (data and pagination, not the request id)', async () => {
+  const res = await server.request('GET', READS[0]![1]());
   const representation = `${JSON.stringify(res.body.data)}\n${JSON.stringify(res.body.pagination)}`;
   const digest = createHash('sha256').update(representation).digest('base64url').slice(0, 32);
   expect(etagOf(res)).toBe(`"${digest}"`);
@@ -148,7 +148,7 @@ describe('leaderboard answers kept per version in each API process (migration 25
     );
   };
 
-  test('a repeated read is served from the process (same bytes and ETag, a hit); a 304 too', async () => {
+  test('a repeated read is served from the process (same bytes and ETag, a hit); a 304 from the version alone', async () => {
     const page = `/api/v1/leaderboards/${challengeId}?limit=7`;
     const first = await server.request('GET', page);
     const hitsBefore = await lookups('hit');
@@ -157,9 +157,31 @@ describe('leaderboard answers kept per version in each API process (migration 25
     expect(etagOf(second)).toBe(etagOf(first));
     expect(second.body.data).toEqual(first.body.data);
     expect(second.body.request_id).not.toBe(first.body.request_id);
+    // The tag names the board's version: a 304 needs nothing else (no kept page, no rendering).
+    const missesBefore = await lookups('miss');
     const revalidated = await server.request('GET', page, { headers: { 'if-none-match': etagOf(first) } });
     expect(revalidated.status).toBe(304);
-    expect(await lookups('hit')).toBe(hitsBefore + 2);
+    expect(revalidated.headers.get('etag')).toBe(etagOf(first));
+    expect(revalidated.text).toBe('');
+    expect([await lookups('hit'), await lookups('miss')]).toEqual([hitsBefore + 1, missesBefore]);
+  });
+
+  test('a versioned answer is tagged by its version: the same tag for the same version in every request, a new one when it moves', async () => {
+    const page = `/api/v1/leaderboards/${challengeId}?limit=3`;
+    const first = await server.request('GET', page);
+    const again = await server.request('GET', `/api/v1/leaderboards/${challengeId}?limit=3`);
+    expect(etagOf(first)).toMatch(/^"v[A-Za-z0-9_-]{31}"$/); // strong, and not a body digest
+    expect(etagOf(again)).toBe(etagOf(first));
+    // Another query is another answer: another tag.
+    const other = await server.request('GET', `/api/v1/leaderboards/${challengeId}?limit=4`);
+    expect(etagOf(other)).not.toBe(etagOf(first));
+    await server.deps.db.query(
+      'UPDATE leaderboard_entries SET submission_count = submission_count + 1 WHERE challenge_id = $1',
+      [challengeId],
+    );
+    const moved = await server.request('GET', page, { headers: { 'if-none-match': etagOf(first) } });
+    expect(moved.status).toBe(200);
+    expect(etagOf(moved)).not.toBe(etagOf(first));
   });
 
   test('renaming an agent on the board changes the page at once', async () => {

@@ -1,6 +1,7 @@
 import { findEntryById } from '../../db/queries/entries';
 import { countCountingSessionSubmissions, listSessionSubmissions } from '../../db/queries/submissions';
 import { closeSessionByCaller, loadSessionFor, openSession } from '../../domain/sessions';
+import { nudgeBoutOfSession } from '../../domain/matches/workflow-start';
 import { DEFAULT_MAX_SUBMISSIONS_PER_SESSION } from '../../domain/submissions/rules';
 import { submissionsLeftForCaller } from '../../domain/submissions/allowance';
 import { defineRoute, uuidParam } from '../route';
@@ -88,7 +89,10 @@ export const sessionRoutes = [
     params: uuidParam,
     responses: { 200: { description: 'the closed session', schema: envelope(sessionSchema) } },
     async handler({ params, principal, deps }) {
-      return { data: toSession(await closeSessionByCaller(deps.db, principal, params.id)) };
+      const session = await closeSessionByCaller(deps.db, principal, params.id);
+      // A bout's participant leaving may end the bout: its workflow looks at once, not at its next poll.
+      void nudgeBoutOfSession(deps, session);
+      return { data: toSession(session) };
     },
   }),
 ];

@@ -412,3 +412,11 @@ export async function listExhibitionCandidates(
   );
   return res.rows;
 }
+
+/** The bout an entry belongs to (null: a ladder or solo entry). */
+export async function findEntryMatchId(db: Queryable, entryId: string): Promise<string | null> {
+  const row = await queryOne<{ match_id: string | null }>(db, 'SELECT match_id FROM entries WHERE id = $1', [
+    entryId,
+  ]);
+  return row?.match_id ?? null;
+}

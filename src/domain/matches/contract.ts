@@ -22,6 +22,12 @@ export const GAME_VOID_CANCELS_PATCH = 'game-void-cancels-play';
  * good voids it with the failure (issue 37); histories recorded before waited as long as it took.
  */
 export const MATCH_DEADLINE_PATCH = 'match-deadline';
+/**
+ * A bout's nudge that arrives while it looks is kept for its next wait (that wait ends at once).
+ * Before it, the wait cleared it first, so the second participant's closed session, signalled
+ * during the look the first one's caused, was noticed only at the next poll.
+ */
+export const BOUT_NUDGE_KEPT_PATCH = 'bout-nudge-kept';
 
 export function matchWorkflowId(matchId: string): string {
   return `match-${matchId}`;

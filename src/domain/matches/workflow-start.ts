@@ -1,6 +1,7 @@
 /** Starting and signalling the arena's workflows (the match, the matchmaker). */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { ServiceDeps } from '../../service-deps';
+import { findEntryMatchId } from '../../db/queries/entries';
 import {
   AgentIdsKey,
   ChallengeIdKey,
@@ -8,6 +9,7 @@ import {
   MatchStatusKey,
 } from '../../temporal-client/search-attributes';
 import {
+  MATCH_NUDGE_SIGNAL,
   MATCH_VOID_SIGNAL,
   MATCH_WORKFLOW,
   MATCHMAKER_WORKFLOW,
@@ -55,6 +57,25 @@ export async function signalMatchVoided(deps: Deps, matchId: string): Promise<vo
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return;
     // The workflow's next look at the database sees the void anyway.
+  }
+}
+
+/**
+ * Wakes the workflow of the bout a session belongs to, once that session closed: the bout is over
+ * as soon as every participant opened and closed one, and its workflow otherwise notices only at
+ * its next look (ARENA_POLL_MS, 5 s by default). Best effort: the look is the backstop.
+ */
+export async function nudgeBoutOfSession(
+  deps: Deps & Pick<ServiceDeps, 'db'>,
+  session: { entry_id: string },
+): Promise<void> {
+  try {
+    const matchId = await findEntryMatchId(deps.db, session.entry_id);
+    if (!matchId) return;
+    const client = await deps.temporal();
+    await client.workflow.getHandle(matchWorkflowId(matchId)).signal(MATCH_NUDGE_SIGNAL);
+  } catch {
+    // Gone, finished or unreachable: the bout's next look sees the closed session anyway.
   }
 }
 

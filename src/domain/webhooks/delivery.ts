@@ -32,6 +32,24 @@ import { decryptSecret, deriveSecretBoxKey } from '../../webhook-transport/secre
 import { sendWebhookAttempt } from '../../webhook-transport/attempt';
 import type { HostLookup } from '../../webhook-transport/ssrf';
 
+/** What is left to tell the health workflow about one attempt (nothing, once it has been told). */
+type HealthReport = Pick<DeliverAttemptResult, 'unreportedOutcome' | 'healthStart'>;
+
+/** An attempt made and recorded; `report` settles once its outcome reached the health workflow (or could not). */
+interface MadeAttempt {
+  result: Omit<DeliverAttemptResult, 'unreportedOutcome' | 'healthStart'>;
+  report: Promise<HealthReport>;
+}
+
+/**
+ * A batch makes a failed member's second attempt itself when the wait before it is this short (the
+ * spec's 1 s): a hand-over (a workflow start and its first task) can take longer than the wait
+ * under load. The batch's local activity must still fit both attempts within its timeout.
+ */
+const IN_BATCH_RETRY_MAX_MS = IN_ACTIVITY_WAIT_MAX_MS;
+/** An attempt's timeout plus the wait before the batch's second attempt stays under this (the batch activity allows one timeout + 30 s). */
+const IN_BATCH_SECOND_ATTEMPT_BUDGET_MS = 20_000;
+
 export interface DeliveryOptions {
   /** DNS resolution for the attempt-time SSRF check (tests inject one). */
   lookup?: HostLookup;
@@ -57,16 +75,32 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
   }
 
   async function deliverWebhookAttempt(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
-    const skipped = (deliveryStatus: DeliverAttemptResult['deliveryStatus']): DeliverAttemptResult => ({
-      attempted: false,
-      ok: false,
-      statusCode: null,
-      gone: false,
-      final: true,
-      deliveryStatus,
-      unreportedOutcome: null,
-      healthStart: null,
-      attemptedAtMs: null,
+    const made = await makeAttempt(input, null);
+    return { ...made.result, ...(await made.report) };
+  }
+
+  /**
+   * One attempt, its health outcome reported apart (`report`): the attempt is recorded when this
+   * resolves, its signal to the health workflow may still be under way. `after` is the previous
+   * attempt's report, awaited before this one signals, so a subscription's outcomes reach its
+   * health workflow in the order the attempts were made.
+   */
+  async function makeAttempt(
+    input: DeliverAttemptInput,
+    after: Promise<HealthReport> | null,
+  ): Promise<MadeAttempt> {
+    const noReport: Promise<HealthReport> = Promise.resolve({ unreportedOutcome: null, healthStart: null });
+    const skipped = (deliveryStatus: DeliverAttemptResult['deliveryStatus']): MadeAttempt => ({
+      result: {
+        attempted: false,
+        ok: false,
+        statusCode: null,
+        gone: false,
+        final: true,
+        deliveryStatus,
+        attemptedAtMs: null,
+      },
+      report: noReport,
     });
 
     const target = await findDeliveryTarget(deps.db, input.deliveryId, input.series, input.attemptNumber);
@@ -82,24 +116,28 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
       // not have gone out; the workflow reports it again (the health workflow counts a key once).
       const gone = recorded.status_code === 410;
       return {
-        attempted: true,
-        ok: recorded.success,
-        statusCode: recorded.status_code,
-        gone,
-        ...resultFor(input, recorded.success, gone),
-        attemptedAtMs: recorded.attempted_at.getTime(),
-        unreportedOutcome: {
-          key: attemptOutcomeKey(input),
-          subscriptionId: target.subscription_id,
-          generation: target.enable_generation,
-          success: recorded.success,
+        result: {
+          attempted: true,
+          ok: recorded.success,
+          statusCode: recorded.status_code,
           gone,
+          ...resultFor(input, recorded.success, gone),
+          attemptedAtMs: recorded.attempted_at.getTime(),
         },
-        healthStart: {
-          subscriptionId: target.subscription_id,
-          failureCount: target.failure_count,
-          generation: target.enable_generation,
-        },
+        report: Promise.resolve({
+          unreportedOutcome: {
+            key: attemptOutcomeKey(input),
+            subscriptionId: target.subscription_id,
+            generation: target.enable_generation,
+            success: recorded.success,
+            gone,
+          },
+          healthStart: {
+            subscriptionId: target.subscription_id,
+            failureCount: target.failure_count,
+            generation: target.enable_generation,
+          },
+        }),
       };
     }
 
@@ -198,36 +236,42 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
       failureCount: target.failure_count,
       generation: target.enable_generation,
     };
-    let unreported: AttemptOutcomeSignal | null = null;
-    try {
-      if (mayChangeHealth(outcome.ok, target, attemptedAt))
-        await signalSubscriptionHealth(await deps.temporal(), deps.config, signal, healthStart);
-    } catch (err) {
-      // The attempt is recorded; the workflow hands the outcome over with a retried activity.
-      log.warn(
-        { err, subscriptionId: target.subscription_id },
-        'could not signal the health workflow; the delivery workflow will retry',
-      );
-      unreported = signal;
-    }
+    const report = (async (): Promise<HealthReport> => {
+      if (after) await after;
+      try {
+        if (mayChangeHealth(outcome.ok, target, attemptedAt))
+          await signalSubscriptionHealth(await deps.temporal(), deps.config, signal, healthStart);
+        return { unreportedOutcome: null, healthStart: null };
+      } catch (err) {
+        // The attempt is recorded; the workflow hands the outcome over with a retried activity.
+        log.warn(
+          { err, subscriptionId: target.subscription_id },
+          'could not signal the health workflow; the delivery workflow will retry',
+        );
+        return { unreportedOutcome: signal, healthStart };
+      }
+    })();
     return {
-      attempted: true,
-      ok: outcome.ok,
-      statusCode: outcome.statusCode,
-      gone: outcome.gone,
-      ...next,
-      attemptedAtMs: attemptedAt.getTime(),
-      unreportedOutcome: unreported,
-      healthStart: unreported ? healthStart : null,
+      result: {
+        attempted: true,
+        ok: outcome.ok,
+        statusCode: outcome.statusCode,
+        gone: outcome.gone,
+        ...next,
+        attemptedAtMs: attemptedAt.getTime(),
+      },
+      report,
     };
   }
 
   /**
    * The first attempts of a batch (workflow `webhook-delivery-batch-<id>`), all at once. A member
-   * whose attempt failed and has retries left is handed over, as soon as its attempt is recorded, to
-   * its own delivery workflow (`webhook-delivery-<id>`, continuing after attempt 1), which runs the
-   * timed retries and the dead letter; handing over at once keeps the +1 s retry on time whatever the
-   * other members take. Idempotent like `deliverWebhookAttempt`: when Temporal retries this activity,
+   * whose attempt failed makes its second attempt here too when the wait before it is short (the
+   * spec's 1 s, counted from when attempt 1 went out, its health signal meanwhile): a hand-over's
+   * workflow start and first task took seconds under load and made that retry late. A member that
+   * still has retries left is then handed over, at once, to its own delivery workflow
+   * (`webhook-delivery-<id>`, continuing after the last attempt made here), which runs the longer
+   * timed retries and the dead letter; no member waits for another. Idempotent like `deliverWebhookAttempt`: when Temporal retries this activity,
    * recorded attempts are not sent again, their hand-over is repeated (a duplicate start is a no-op)
    * and their health outcome reported again (the health workflow counts a key once).
    */
@@ -236,24 +280,57 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
   ): Promise<WebhookFirstAttemptsResult> {
     const members = await findBatchMembers(deps.db, input.batchWorkflowId);
     const total = totalAttempts(input.retryDelaysMs);
-    const nextDelayMs = input.retryDelaysMs[0] ?? null;
     let infrastructureError: unknown = null;
+    // The second attempt is made here too when its wait is short (see IN_BATCH_RETRY_MAX_MS).
+    const firstDelayMs = input.retryDelaysMs[0];
+    const secondHere =
+      firstDelayMs !== undefined &&
+      firstDelayMs <= IN_BATCH_RETRY_MAX_MS &&
+      input.timeoutMs + firstDelayMs <= IN_BATCH_SECOND_ATTEMPT_BUDGET_MS;
     const results = await Promise.all(
       members.map(async (member): Promise<WebhookFirstAttemptsResult['deliveries'][number]> => {
         // A replay took over (its own workflow), or the delivery already ended: nothing to do here.
         if (member.series !== 0) return { deliveryId: member.id, outcome: 'skipped', statusCode: null };
         try {
-          const attempt = await deliverWebhookAttempt({
-            deliveryId: member.id,
-            series: 0,
-            attemptNumber: 1,
-            totalAttempts: total,
-            timeoutMs: input.timeoutMs,
-            nextDelayMs,
-            notBeforeMs: null,
-          });
-          if (attempt.unreportedOutcome && attempt.healthStart)
-            await reportAttemptOutcome({ outcome: attempt.unreportedOutcome, start: attempt.healthStart });
+          const reports: Promise<HealthReport>[] = [];
+          const made = await makeAttempt(
+            {
+              deliveryId: member.id,
+              series: 0,
+              attemptNumber: 1,
+              totalAttempts: total,
+              timeoutMs: input.timeoutMs,
+              nextDelayMs: firstDelayMs ?? null,
+              notBeforeMs: null,
+            },
+            null,
+          );
+          reports.push(made.report);
+          let attempt = made.result;
+          let attemptNumber = 1;
+          if (secondHere && !attempt.final && attempt.attemptedAtMs !== null) {
+            // Due firstDelayMs after attempt 1 went out, whatever its health signal still takes.
+            const second = await makeAttempt(
+              {
+                deliveryId: member.id,
+                series: 0,
+                attemptNumber: 2,
+                totalAttempts: total,
+                timeoutMs: input.timeoutMs,
+                nextDelayMs: input.retryDelaysMs[1] ?? null,
+                notBeforeMs: attempt.attemptedAtMs + firstDelayMs!,
+              },
+              made.report,
+            );
+            reports.push(second.report);
+            attempt = second.result;
+            attemptNumber = 2;
+          }
+          for (const report of reports) {
+            const { unreportedOutcome, healthStart } = await report;
+            if (unreportedOutcome && healthStart)
+              await reportAttemptOutcome({ outcome: unreportedOutcome, start: healthStart });
+          }
           if (!attempt.final && attempt.attemptedAtMs !== null) {
             await startDeliveryWorkflow(
               await deps.temporal(),
@@ -262,7 +339,7 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
               {
                 retryDelaysMs: input.retryDelaysMs,
                 timeoutMs: input.timeoutMs,
-                startAfterAttempt: { attemptNumber: 1, attemptedAtMs: attempt.attemptedAtMs },
+                startAfterAttempt: { attemptNumber, attemptedAtMs: attempt.attemptedAtMs },
               },
             );
           }

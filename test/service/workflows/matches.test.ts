@@ -41,6 +41,8 @@ interface Match {
   play?: 'complete' | 'forever';
   calls: { step: string; at: number; taskQueue: string; input?: unknown }[];
   cancelled: number;
+  /** Runs once during the next look, after its answer is taken (what happens while the bout looks). */
+  duringLook?: () => Promise<void>;
 }
 const matches = new Map<string, Match>();
 const ratings: string[] = [];
@@ -87,7 +89,12 @@ const activities: MatchStartSteps &
     return look(m);
   },
   async matchLook({ matchId }) {
-    return look(note(matchId, 'matchLook'));
+    const m = note(matchId, 'matchLook');
+    const answer = look(m);
+    const during = m.duringLook;
+    m.duringLook = undefined;
+    if (during) await during();
+    return answer;
   },
   async matchEndBout({ matchId }) {
     return look(note(matchId, 'matchEndBout'));
@@ -187,6 +194,19 @@ describe('matchWorkflow', () => {
     expect(await handle.result()).toBe('complete');
     expect(steps()).toEqual(['matchStart', 'matchLook', 'matchEndBout', 'matchSettle']);
   });
+
+  test('a nudge that comes while the bout looks ends the next wait (both participants left at once)', async () => {
+    const { m, handle, steps } = await startMatch({ endsAt: Date.now() + 3_600_000, pollMs: 600_000 });
+    await until(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    // The first one's nudge starts a look; the second one leaves while it runs.
+    m.duringLook = async () => {
+      m.over = true;
+      await handle.signal(MATCH_NUDGE_SIGNAL);
+    };
+    await handle.signal(MATCH_NUDGE_SIGNAL);
+    expect(await handle.result()).toBe('complete');
+    expect(steps()).toEqual(['matchStart', 'matchLook', 'matchLook', 'matchEndBout', 'matchSettle']);
+  }, 30_000);
 
   test('a bout past its deadline is voided by the service with that reason', async () => {
     const deadlineAt = Date.now() + 500;

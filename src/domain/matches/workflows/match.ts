@@ -28,6 +28,7 @@ import type { SettleSteps } from '../settle';
 import type { MatchStartSteps } from '../start';
 import { judgingTaskQueue } from '../../submissions/contract';
 import {
+  BOUT_NUDGE_KEPT_PATCH,
   GAME_VOID_CANCELS_PATCH,
   MATCH_DEADLINE_PATCH,
   MATCH_MAX_POLLS_PER_RUN,
@@ -257,6 +258,8 @@ async function boundedBout(
             },
             () => undefined,
           );
+  // A nudge taken when a look starts, not when a wait starts: one that came during a look ends the next wait.
+  const keepNudges = patched(BOUT_NUDGE_KEPT_PATCH);
   try {
     const settled = await scope.run(async () => {
       let snapshot = first;
@@ -264,8 +267,9 @@ async function boundedBout(
       while (snapshot.status === 'running' && !snapshot.boutOver) {
         if (++polls > MATCH_MAX_POLLS_PER_RUN) await continueAsNew<typeof matchWorkflow>(input);
         const untilEnd = snapshot.endsAt ? Date.parse(snapshot.endsAt) - Date.now() : snapshot.pollMs;
-        takeWoken();
+        if (!keepNudges) takeWoken();
         await condition(isWoken, Math.max(1, Math.min(snapshot.pollMs, untilEnd)));
+        if (keepNudges) takeWoken();
         snapshot = await matchLook({ matchId });
       }
       await matchEndBout({ matchId });
