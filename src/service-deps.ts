@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { ClarificationStore } from './db/queries/clarifications';
 import type { CredentialStore } from './db/queries/credentials';
+import type { MatchVoidStore } from './db/queries/match-finish';
 import type { PrivatePassStore } from './db/queries/private-passes';
 import type { WorkflowStartStore } from './db/queries/submissions';
 
@@ -33,6 +34,7 @@ export interface Stores {
   privatePasses: PrivatePassStore;
   credentials: CredentialStore;
   workflowStarts: WorkflowStartStore;
+  matchVoids: MatchVoidStore;
 }
 
 /** The domain's clock: injected so that a unit test decides what time it is. */

@@ -44,9 +44,13 @@ export function emitEventPerOwner(
   event: Omit<DomainEvent, 'ownerUserId'>,
   ownerUserIds: string[],
 ): Promise<string[]> {
-  const owners = [...new Set(ownerUserIds)];
-  return emitEvents(
-    db,
-    owners.map((ownerUserId) => ({ ...event, ownerUserId })),
-  );
+  return insertOutboxEvents(db, eventRowsPerOwner(event, ownerUserIds));
+}
+
+/** The outbox rows of emitEventPerOwner, for a store that inserts them (MatchFinishStore). */
+export function eventRowsPerOwner(
+  event: Omit<DomainEvent, 'ownerUserId'>,
+  ownerUserIds: string[],
+): NewOutboxEvent[] {
+  return [...new Set(ownerUserIds)].map((ownerUserId) => toRow({ ...event, ownerUserId }));
 }
