@@ -2,6 +2,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import type { ChallengeStore } from './db/queries/challenge-transitions';
 import type { ClarificationStore } from './db/queries/clarifications';
 import type { CredentialStore } from './db/queries/credentials';
 import type { MatchVoidStore } from './db/queries/match-finish';
@@ -35,6 +36,7 @@ export interface Stores {
   credentials: CredentialStore;
   workflowStarts: WorkflowStartStore;
   matchVoids: MatchVoidStore;
+  challenges: ChallengeStore;
 }
 
 /** The domain's clock: injected so that a unit test decides what time it is. */

@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import {
   CHALLENGE_STATUSES,
-  findChallengeById,
   judgeKindsOf,
   type ChallengeRow,
 } from '../../../db/queries/challenges';
@@ -16,6 +15,7 @@ import { dryRunJudge } from '../../../domain/challenges/dry-run';
 import {
   createChallenge,
   editChallenge,
+  challengeStoreOf,
   publishChallenge,
   quarantineChallenge,
   retireChallenge,
@@ -557,7 +557,7 @@ export const consoleChallengeRoutes: AnyRouteDef[] = [
         } catch (err) {
           if (!(err instanceof ServiceError) || err.code !== 'PRECONDITION_FAILED' || version === null)
             throw err;
-          const current = (await findChallengeById(deps.db, row.id)) ?? row;
+          const current = (await challengeStoreOf(deps).findChallengeById(row.id)) ?? row;
           return formPage(
             webSession,
             current,
@@ -662,7 +662,7 @@ export const consoleChallengeRoutes: AnyRouteDef[] = [
       params: uuidParam,
       async handler({ params, deps, webSession }) {
         const progress = await rejudgeProgress(deps, params.id);
-        const challenge = await findChallengeById(deps.db, progress.challenge_id);
+        const challenge = await challengeStoreOf(deps).findChallengeById(progress.challenge_id);
         return htmlPage(
           renderRejudgeProgressPage({
             challenge: { id: progress.challenge_id, title: challenge?.title ?? 'challenge' },
