@@ -5,15 +5,13 @@
  * On the in-memory match voids store (test/fakes/stores/match-voids.ts); what the SQL store does
  * with it: test/contracts/match-void-store.cases.ts on PostgreSQL.
  */
-import type { Pool } from 'pg';
 import { voidMatchAsSystem } from '../../../../src/domain/matches/deadline';
+import { noDatabase } from '../../../fakes/deps';
 import { createFakeMatchVoidStore } from '../../../fakes/stores/match-voids';
-
-const unusedDb = {} as Pool;
 
 function voidDeps() {
   const store = createFakeMatchVoidStore();
-  return { store, deps: { db: unusedDb, stores: { matchVoids: store } } };
+  return { store, deps: { db: noDatabase, stores: { matchVoids: store } } };
 }
 
 describe('voidMatchAsSystem: the reason as stored', () => {
