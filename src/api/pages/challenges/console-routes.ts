@@ -4,11 +4,7 @@
  * (publish, quarantine, retire). Operators only, audited, CSRF-checked (console/routes.ts).
  */
 import { z } from 'zod';
-import {
-  CHALLENGE_STATUSES,
-  judgeKindsOf,
-  type ChallengeRow,
-} from '../../../db/queries/challenges';
+import { CHALLENGE_STATUSES, judgeKindsOf, type ChallengeRow } from '../../../db/queries/challenges';
 import type { WebSession } from '../../../domain/accounts/web-sessions';
 import { actorOf } from '../../../domain/audit/policy';
 import { dryRunJudge } from '../../../domain/challenges/dry-run';

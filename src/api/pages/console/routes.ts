@@ -8,10 +8,7 @@
  * webhooks/routes.ts).
  */
 import { z } from 'zod';
-import {
-  countChallengesByStatus,
-  type ChallengeRow,
-} from '../../../db/queries/challenges';
+import { countChallengesByStatus, type ChallengeRow } from '../../../db/queries/challenges';
 import { notFound } from '../../../errors';
 import { challengeStoreOf } from '../../../domain/challenges/lifecycle';
 import type { AppDeps } from '../../deps';

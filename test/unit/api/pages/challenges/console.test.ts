@@ -266,7 +266,7 @@ describe('console challenge routes with the fakes', () => {
       [
         {
           challengeId: ID,
-          schedule: { startsAt: row.starts_at.toISOString(), endsAt: row.ends_at.toISOString() },
+          schedule: { startsAt: row.starts_at!.toISOString(), endsAt: row.ends_at!.toISOString() },
         },
       ],
     ]);
