@@ -2,8 +2,10 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import type { ChallengeStore } from './db/queries/challenge-transitions';
 import type { ClarificationStore } from './db/queries/clarifications';
 import type { CredentialStore } from './db/queries/credentials';
+import type { MatchVoidStore } from './db/queries/match-finish';
 import type { PrivatePassStore } from './db/queries/private-passes';
 import type { WorkflowStartStore } from './db/queries/submissions';
 
@@ -33,6 +35,8 @@ export interface Stores {
   privatePasses: PrivatePassStore;
   credentials: CredentialStore;
   workflowStarts: WorkflowStartStore;
+  matchVoids: MatchVoidStore;
+  challenges: ChallengeStore;
 }
 
 /** The domain's clock: injected so that a unit test decides what time it is. */

@@ -13,7 +13,8 @@ export interface DomainEvent {
   sandbox?: boolean;
 }
 
-const toRow = (event: DomainEvent): NewOutboxEvent => ({
+/** The outbox row of an event (for a store that inserts rows: ChallengeStore, MatchFinishStore). */
+export const eventRow = (event: DomainEvent): NewOutboxEvent => ({
   type: event.type,
   payload: event.payload,
   ownerUserId: event.ownerUserId ?? null,
@@ -26,13 +27,13 @@ const toRow = (event: DomainEvent): NewOutboxEvent => ({
  * as the state change it describes, so the event exists exactly when the change does.
  */
 export async function emitEvent(db: Queryable, event: DomainEvent): Promise<string> {
-  const [id] = await insertOutboxEvents(db, [toRow(event)]);
+  const [id] = await insertOutboxEvents(db, [eventRow(event)]);
   return id;
 }
 
 /** Records several events of one state change in one statement (ids in the order given). */
 export function emitEvents(db: Queryable, events: DomainEvent[]): Promise<string[]> {
-  return insertOutboxEvents(db, events.map(toRow));
+  return insertOutboxEvents(db, events.map(eventRow));
 }
 
 /**
@@ -44,9 +45,13 @@ export function emitEventPerOwner(
   event: Omit<DomainEvent, 'ownerUserId'>,
   ownerUserIds: string[],
 ): Promise<string[]> {
-  const owners = [...new Set(ownerUserIds)];
-  return emitEvents(
-    db,
-    owners.map((ownerUserId) => ({ ...event, ownerUserId })),
-  );
+  return insertOutboxEvents(db, eventRowsPerOwner(event, ownerUserIds));
+}
+
+/** The outbox rows of emitEventPerOwner, for a store that inserts them (MatchFinishStore). */
+export function eventRowsPerOwner(
+  event: Omit<DomainEvent, 'ownerUserId'>,
+  ownerUserIds: string[],
+): NewOutboxEvent[] {
+  return [...new Set(ownerUserIds)].map((ownerUserId) => eventRow({ ...event, ownerUserId }));
 }

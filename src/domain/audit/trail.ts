@@ -9,7 +9,6 @@ import type { Actor } from './policy';
 import type { Queryable } from '../../db/pool';
 import {
   insertAuditRecord,
-  insertSystemAuditRecord,
   listAuditRecords,
   type AuditAction,
   type AuditRecordRow,
@@ -35,16 +34,6 @@ export function recordAudit(
     targetId: target.id,
     detail,
   });
-}
-
-/** The service's own action (actor `system`): a match voided at its deadline or by the sweeper. */
-export function recordSystemAudit(
-  tx: Queryable,
-  action: AuditAction,
-  target: { type: AuditTargetType; id: string },
-  detail: Record<string, unknown> = {},
-): Promise<AuditRecordRow> {
-  return insertSystemAuditRecord(tx, { action, targetType: target.type, targetId: target.id, detail });
 }
 
 export interface AuditQuery {

@@ -6,7 +6,6 @@
  */
 import type { Client as TemporalClient } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { PoolClient } from 'pg';
 import { ServiceError, conflict, notFound } from '../../errors';
 import type { Principal } from '../../auth/principal';
 import {
@@ -19,9 +18,10 @@ import {
   type ChallengeUpdate,
 } from '../../db/queries/challenges';
 import { withTransaction, type Queryable } from '../../db/pool';
+import { sqlChallengeStore, type ChallengeStore } from '../../db/queries/challenge-transitions';
 import type { Pool } from 'pg';
 import { recordAudit, type Actor } from '../audit/trail';
-import { emitEvent, type DomainEvent } from '../../events/outbox';
+import { emitEvent, eventRow, type DomainEvent } from '../../events/outbox';
 import { iso } from '../../lib/time';
 import type { ServiceDeps } from '../../service-deps';
 import { ChallengeIdKey } from '../../temporal-client/search-attributes';
@@ -158,10 +158,37 @@ export async function createChallenge(
   });
 }
 
-async function lockOrNotFound(tx: PoolClient, id: string): Promise<ChallengeRow> {
-  const row = await lockChallengeById(tx, id);
+/** The challenges' store of these deps: the SQL one unless a test handed its own. */
+export function challengeStoreOf(deps: Pick<ServiceDeps, 'db' | 'stores'>): ChallengeStore {
+  return deps.stores?.challenges ?? sqlChallengeStore(deps.db);
+}
+
+async function lockOrNotFound(tx: ChallengeStore, id: string): Promise<ChallengeRow> {
+  const row = await tx.lockChallengeById(id);
   if (!row) throw notFound('challenge');
   return row;
+}
+
+/** An operator's audit record of a transition, in the transition's transaction. */
+function auditTransition(
+  tx: ChallengeStore,
+  actor: Actor,
+  action: 'challenge.update' | 'challenge.publish' | 'challenge.quarantine' | 'challenge.retire',
+  id: string,
+  detail: Record<string, unknown>,
+) {
+  return tx.insertAuditRecord({
+    actorUserId: actor.userId,
+    action,
+    targetType: 'challenge',
+    targetId: id,
+    detail,
+  });
+}
+
+/** A challenge event of a transition, in the transition's transaction (broadcast: no owner). */
+function emitChallengeEvent(tx: ChallengeStore, id: string, event: Pick<DomainEvent, 'type' | 'payload'>) {
+  return tx.insertOutboxEvents([eventRow({ ...event, challengeId: id, ownerUserId: null })]);
 }
 
 /**
@@ -178,19 +205,11 @@ export async function editChallenge(
   body: ChallengePatch,
   versions: number[] | null = null,
 ): Promise<ChallengeRow> {
-  return withTransaction(deps.db, async (tx) => {
+  return challengeStoreOf(deps).transaction(async (tx) => {
     const row = await lockOrNotFound(tx, id);
     checkVersion(row.version, versions);
-    await recordAudit(
-      tx,
-      actor,
-      'challenge.update',
-      { type: 'challenge', id },
-      {
-        fields: Object.keys(body).sort(),
-      },
-    );
-    const now = await databaseNow(tx);
+    await auditTransition(tx, actor, 'challenge.update', id, { fields: Object.keys(body).sort() });
+    const now = await tx.databaseNow();
     const startsAt =
       body.starts_at === undefined
         ? row.starts_at
@@ -233,7 +252,7 @@ export async function editChallenge(
     }
     if (Object.keys(update).length === 0) return row;
     // starts_at/ends_at may be set to null: updateChallenge skips only undefined.
-    const updated = (await updateChallenge(tx, id, update))!;
+    const updated = (await tx.updateChallenge(id, update))!;
     if (updated.status === 'active' && (startsChanged || endsChanged)) await planLifecycle(deps, updated);
     return updated;
   });
@@ -257,23 +276,17 @@ export async function publishChallenge(
 }
 
 function publishInTransaction(deps: ServiceDeps, actor: Actor, id: string): Promise<TransitionOutcome> {
-  return withTransaction(deps.db, async (tx) => {
+  return challengeStoreOf(deps).transaction(async (tx) => {
     const row = await lockOrNotFound(tx, id);
-    await recordAudit(
-      tx,
-      actor,
-      'challenge.publish',
-      { type: 'challenge', id },
-      {
-        from: row.status,
-        changed: row.status !== 'active',
-      },
-    );
+    await auditTransition(tx, actor, 'challenge.publish', id, {
+      from: row.status,
+      changed: row.status !== 'active',
+    });
     if (row.status === 'active') {
       await planLifecycle(deps, row);
       return { challenge: row, changed: false };
     }
-    const now = await databaseNow(tx);
+    const now = await tx.databaseNow();
     if (row.ends_at && row.ends_at <= now) {
       throw conflict(
         `ends_at (${row.ends_at.toISOString()}) has passed: move it with PATCH before publishing`,
@@ -286,12 +299,10 @@ function publishInTransaction(deps: ServiceDeps, actor: Actor, id: string): Prom
       ended_event_at: null,
     };
     if (row.starts_at && row.starts_at > now) update.started_event_at = null;
-    const updated = (await updateChallenge(tx, id, update))!;
-    await emitEvent(tx, {
+    const updated = (await tx.updateChallenge(id, update))!;
+    await emitChallengeEvent(tx, id, {
       type: 'challenge.published',
       payload: { challenge_id: id, status: 'active' },
-      challengeId: id,
-      ownerUserId: null,
     });
     await planLifecycle(deps, updated);
     return { challenge: updated, changed: true };
@@ -305,22 +316,20 @@ export async function quarantineChallenge(
   id: string,
   reason: string,
 ): Promise<TransitionOutcome> {
-  const outcome = await withTransaction(deps.db, async (tx) => {
+  const outcome = await challengeStoreOf(deps).transaction(async (tx) => {
     const row = await lockOrNotFound(tx, id);
     if (row.status !== 'active')
       throw conflict(`only an active challenge can be quarantined; this one is ${row.status}`);
-    await recordAudit(tx, actor, 'challenge.quarantine', { type: 'challenge', id }, { reason });
-    const now = await databaseNow(tx);
-    const updated = (await updateChallenge(tx, id, {
+    await auditTransition(tx, actor, 'challenge.quarantine', id, { reason });
+    const now = await tx.databaseNow();
+    const updated = (await tx.updateChallenge(id, {
       status: 'draft',
       quarantine_reason: reason,
       quarantined_at: now,
     }))!;
-    await emitEvent(tx, {
+    await emitChallengeEvent(tx, id, {
       type: 'challenge.quarantined',
       payload: { challenge_id: id, reason },
-      challengeId: id,
-      ownerUserId: null,
     });
     return { challenge: updated, changed: true };
   });
@@ -334,27 +343,16 @@ export async function retireChallenge(
   actor: Actor,
   id: string,
 ): Promise<TransitionOutcome> {
-  const outcome = await withTransaction(deps.db, async (tx) => {
+  const outcome = await challengeStoreOf(deps).transaction(async (tx) => {
     const row = await lockOrNotFound(tx, id);
-    await recordAudit(
-      tx,
-      actor,
-      'challenge.retire',
-      { type: 'challenge', id },
-      {
-        from: row.status,
-        changed: row.status !== 'archived',
-      },
-    );
-    if (row.status === 'archived') return { challenge: row, changed: false };
-    const now = await databaseNow(tx);
-    const updated = (await updateChallenge(tx, id, { status: 'archived', retired_at: now }))!;
-    await emitEvent(tx, {
-      type: 'challenge.retired',
-      payload: { challenge_id: id },
-      challengeId: id,
-      ownerUserId: null,
+    await auditTransition(tx, actor, 'challenge.retire', id, {
+      from: row.status,
+      changed: row.status !== 'archived',
     });
+    if (row.status === 'archived') return { challenge: row, changed: false };
+    const now = await tx.databaseNow();
+    const updated = (await tx.updateChallenge(id, { status: 'archived', retired_at: now }))!;
+    await emitChallengeEvent(tx, id, { type: 'challenge.retired', payload: { challenge_id: id } });
     return { challenge: updated, changed: true };
   });
   await stopLifecycle(deps, id, 'retired');

@@ -7,11 +7,10 @@
  * and this sweeper for running matches past their deadline or whose workflow is gone.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { withTransaction } from '../../db/pool';
-import { listMatchIdsPastDeadline, listRunningMatchIdsAfter, lockMatch } from '../../db/queries/matches';
+import { sqlMatchVoidStore } from '../../db/queries/match-finish';
+import { listMatchIdsPastDeadline, listRunningMatchIdsAfter } from '../../db/queries/matches';
 import type { ServiceDeps } from '../../service-deps';
-import { recordSystemAudit } from '../audit/trail';
-import { finishInTransaction } from './settle';
+import { finishMatchWith } from './settle';
 import { matchWorkflowId, type MatchPhase } from './contract';
 import { signalMatchVoided } from './workflow-start';
 import { type StorableText, storableText } from '../../lib/storable-text';
@@ -26,22 +25,23 @@ function storableReason(reason: string): StorableText {
  * audit `match.void` by `system`, the match void with its reason. Answers the match's status after.
  */
 export async function voidMatchAsSystem(
-  deps: Pick<ServiceDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db' | 'stores'>,
   matchId: string,
   reason: string,
 ): Promise<MatchPhase> {
   const text = storableReason(reason);
-  return withTransaction(deps.db, async (tx) => {
-    const match = await lockMatch(tx, matchId);
+  const store = deps.stores?.matchVoids ?? sqlMatchVoidStore(deps.db);
+  return store.transaction(async (tx) => {
+    const match = await tx.lockMatch(matchId);
     if (!match) return 'missing';
     if (match.status !== 'scheduled' && match.status !== 'running') return match.status;
-    await recordSystemAudit(
-      tx,
-      'match.void',
-      { type: 'match', id: matchId },
-      { reason: text, from: match.status },
-    );
-    return (await finishInTransaction(tx, match, 'void', text, null))?.status ?? match.status;
+    await tx.insertSystemAuditRecord({
+      action: 'match.void',
+      targetType: 'match',
+      targetId: matchId,
+      detail: { reason: text, from: match.status },
+    });
+    return (await finishMatchWith(tx, match, 'void', text, null))?.status ?? match.status;
   });
 }
 

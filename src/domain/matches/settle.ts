@@ -4,12 +4,9 @@
  * bout.ts and game.ts place it; deadline.ts and void.ts void it; all of them end it here.
  */
 import type { PoolClient } from 'pg';
-import { recordPlacement, listParticipants } from '../../db/queries/match-participants';
-import { finishMatch, type MatchRow } from '../../db/queries/matches';
-import { lockWeightClassRatings } from '../../db/queries/ratings';
-import { timeOutBoutEntries } from '../../db/queries/entries';
-import { closeBoutSessions } from '../../db/queries/sessions';
-import { emitEventPerOwner } from '../../events/outbox';
+import { sqlMatchFinishStore, type MatchFinishStore } from '../../db/queries/match-finish';
+import type { MatchRow } from '../../db/queries/matches';
+import { eventRowsPerOwner } from '../../events/outbox';
 import type { StorableText } from '../../lib/storable-text';
 import type { ServiceDeps } from '../../service-deps';
 import type { SettleOutcome } from './contract';
@@ -31,43 +28,56 @@ export function settleOutcome(m: MatchRow | null, settled: boolean, pollMs: numb
  * Finishes a match in its transaction (the row locked): its status, placements, the bout entries
  * nobody finished timed out, and match.completed to each participant's owner once. A rated
  * complete match takes its weight class's rating lock first, so `completed_seq` orders the class's
- * completions exactly as they commit (ratings apply in that order).
+ * completions exactly as they commit (ratings apply in that order). `store`: the transaction's
+ * statements (sqlMatchFinishStore(tx), or an in-memory one in a unit test).
  */
-export async function finishInTransaction(
+export async function finishMatchWith(
+  store: MatchFinishStore,
+  match: MatchRow,
+  status: 'complete' | 'void',
+  reason: StorableText | null,
+  placements: Placement[] | null,
+): Promise<MatchRow | null> {
+  if (status === 'complete' && match.rated) await store.lockWeightClassRatings(match.weight_class_id);
+  const finished = await store.finishMatch(match.id, status, reason);
+  if (!finished) return null;
+  for (const p of placements ?? []) await store.recordPlacement(match.id, p);
+  await store.timeOutBoutEntries(match.id);
+  await store.closeBoutSessions(match.id);
+  const participants = await store.listParticipants([match.id]);
+  await store.insertOutboxEvents(
+    eventRowsPerOwner(
+      {
+        type: 'match.completed',
+        payload: {
+          match_id: match.id,
+          challenge_id: match.challenge_id,
+          result_id: finished.result_id,
+          rated: status === 'complete' && match.rated,
+          placements: participants.map((p) => ({
+            agent_id: p.agent_id,
+            rank: p.rank,
+            outcome: p.outcome,
+            score: p.score === null ? null : Number(p.score),
+          })),
+        },
+        challengeId: match.challenge_id,
+      },
+      participants.map((p) => p.owner_user_id),
+    ),
+  );
+  return finished;
+}
+
+/** finishMatchWith on a transaction's client (the bout, game and start steps hold one). */
+export function finishInTransaction(
   tx: PoolClient,
   match: MatchRow,
   status: 'complete' | 'void',
   reason: StorableText | null,
   placements: Placement[] | null,
 ): Promise<MatchRow | null> {
-  if (status === 'complete' && match.rated) await lockWeightClassRatings(tx, match.weight_class_id);
-  const finished = await finishMatch(tx, match.id, status, reason);
-  if (!finished) return null;
-  for (const p of placements ?? []) await recordPlacement(tx, match.id, p);
-  await timeOutBoutEntries(tx, match.id);
-  await closeBoutSessions(tx, match.id);
-  const participants = await listParticipants(tx, [match.id]);
-  await emitEventPerOwner(
-    tx,
-    {
-      type: 'match.completed',
-      payload: {
-        match_id: match.id,
-        challenge_id: match.challenge_id,
-        result_id: finished.result_id,
-        rated: status === 'complete' && match.rated,
-        placements: participants.map((p) => ({
-          agent_id: p.agent_id,
-          rank: p.rank,
-          outcome: p.outcome,
-          score: p.score === null ? null : Number(p.score),
-        })),
-      },
-      challengeId: match.challenge_id,
-    },
-    participants.map((p) => p.owner_user_id),
-  );
-  return finished;
+  return finishMatchWith(sqlMatchFinishStore(tx), match, status, reason, placements);
 }
 
 export function createSettleSteps(deps: Pick<ServiceDeps, 'db'>) {

@@ -68,9 +68,11 @@ export async function signalMatchVoided(deps: Deps, matchId: string): Promise<vo
 export async function nudgeBoutOfSession(
   deps: Deps & Pick<ServiceDeps, 'db'>,
   session: { entry_id: string },
+  // The entry's bout; a parameter so the unit test names it without a database.
+  boutOf: (entryId: string) => Promise<string | null> = (entryId) => findEntryMatchId(deps.db, entryId),
 ): Promise<void> {
   try {
-    const matchId = await findEntryMatchId(deps.db, session.entry_id);
+    const matchId = await boutOf(session.entry_id);
     if (!matchId) return;
     const client = await deps.temporal();
     await client.workflow.getHandle(matchWorkflowId(matchId)).signal(MATCH_NUDGE_SIGNAL);

@@ -4,18 +4,14 @@
  * (publish, quarantine, retire). Operators only, audited, CSRF-checked (console/routes.ts).
  */
 import { z } from 'zod';
-import {
-  CHALLENGE_STATUSES,
-  findChallengeById,
-  judgeKindsOf,
-  type ChallengeRow,
-} from '../../../db/queries/challenges';
+import { CHALLENGE_STATUSES, judgeKindsOf, type ChallengeRow } from '../../../db/queries/challenges';
 import type { WebSession } from '../../../domain/accounts/web-sessions';
 import { actorOf } from '../../../domain/audit/policy';
 import { dryRunJudge } from '../../../domain/challenges/dry-run';
 import {
   createChallenge,
   editChallenge,
+  challengeStoreOf,
   publishChallenge,
   quarantineChallenge,
   retireChallenge,
@@ -559,7 +555,7 @@ export const consoleChallengeRoutes: AnyRouteDef[] = [
         } catch (err) {
           if (!(err instanceof ServiceError) || err.code !== 'PRECONDITION_FAILED' || version === null)
             throw err;
-          const current = (await findChallengeById(deps.db, row.id)) ?? row;
+          const current = (await challengeStoreOf(deps).findChallengeById(row.id)) ?? row;
           return formPage(
             webSession,
             current,
@@ -664,7 +660,7 @@ export const consoleChallengeRoutes: AnyRouteDef[] = [
       params: uuidParam,
       async handler({ params, deps, webSession }) {
         const progress = await rejudgeProgress(deps, params.id);
-        const challenge = await findChallengeById(deps.db, progress.challenge_id);
+        const challenge = await challengeStoreOf(deps).findChallengeById(progress.challenge_id);
         return htmlPage(
           renderRejudgeProgressPage({
             challenge: { id: progress.challenge_id, title: challenge?.title ?? 'challenge' },

@@ -8,12 +8,9 @@
  * webhooks/routes.ts).
  */
 import { z } from 'zod';
-import {
-  countChallengesByStatus,
-  findChallengeById,
-  type ChallengeRow,
-} from '../../../db/queries/challenges';
+import { countChallengesByStatus, type ChallengeRow } from '../../../db/queries/challenges';
 import { notFound } from '../../../errors';
+import { challengeStoreOf } from '../../../domain/challenges/lifecycle';
 import type { AppDeps } from '../../deps';
 import { countUnansweredQuestions } from '../../../db/queries/clarifications';
 import type { WebSession } from '../../../domain/accounts/web-sessions';
@@ -50,7 +47,7 @@ export function doneNotices<K extends string>(notices: Record<K, string>) {
 
 /** The challenge a console page is about (operators see every status), or the 404 page. */
 export async function requireConsoleChallenge(deps: AppDeps, id: string): Promise<ChallengeRow> {
-  const row = await findChallengeById(deps.db, id);
+  const row = await challengeStoreOf(deps).findChallengeById(id);
   if (!row) throw notFound('Challenge');
   return row;
 }

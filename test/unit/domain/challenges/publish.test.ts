@@ -1,7 +1,9 @@
 /**
- * Publishing a challenge with the fakes (test/fakes): the transaction's statements go to a
- * recording database, the lifecycle workflow to the in-memory Temporal client. No PostgreSQL, no
- * Temporal server: the integration tests (challenges-lifecycle, admin-console) prove the real path.
+ * Publishing a challenge with the fakes (test/fakes): the transaction runs on the in-memory
+ * challenges store (test/fakes/stores/challenges.ts; the SQL one is held to the same contract,
+ * test/contracts/challenge-store.cases.ts), the lifecycle workflow on the in-memory Temporal
+ * client. No PostgreSQL, no Temporal server: the system tests (challenges-lifecycle,
+ * admin-console) prove the real path.
  */
 import { publishChallenge, planLifecycle } from '../../../../src/domain/challenges/lifecycle';
 import {
@@ -11,12 +13,14 @@ import {
 } from '../../../../src/domain/challenges/contract';
 import { ServiceError } from '../../../../src/errors';
 import { fakeServiceDeps } from '../../../fakes/deps';
+import { challengeRow } from '../../../fakes/challenge-row';
+import { createFakeChallengeStore } from '../../../fakes/stores/challenges';
 
 const ID = '11111111-1111-4111-8111-111111111111';
 const NOW = new Date('2026-03-01T12:00:00Z');
 
 function draft(overrides: Record<string, unknown> = {}) {
-  return {
+  return challengeRow({
     id: ID,
     title: 'Sorting',
     status: 'draft',
@@ -26,33 +30,36 @@ function draft(overrides: Record<string, unknown> = {}) {
     published_at: null,
     updated_at: NOW,
     ...overrides,
-  };
+  });
 }
 
-function depsWith(row: ReturnType<typeof draft>) {
-  const deps = fakeServiceDeps();
-  deps.fakeDb
-    .answer(/FOR UPDATE/, [row])
-    .answer(/INSERT INTO audit_records/, [{ id: 'audit-1' }])
-    .answer(/SELECT now\(\)/, [{ now: NOW }])
-    .answer(/^\s*UPDATE challenges/, [{ ...row, status: 'active', published_at: NOW }]);
-  return deps;
+/** The deps with the challenge stored, its operator u1 known to the audit trail, the database clock at NOW. */
+function depsWith(row: ReturnType<typeof draft> | null) {
+  const store = createFakeChallengeStore({ challenges: row ? [row] : [], users: ['u1'] });
+  store.clock = () => NOW;
+  return Object.assign(fakeServiceDeps(), { stores: { challenges: store }, store });
 }
 
-describe('publishChallenge (fake Temporal, recording database)', () => {
+describe('publishChallenge (fake Temporal, in-memory challenges store)', () => {
   test('a draft becomes active in one transaction: audited, challenge.published in the outbox, the lifecycle workflow started with its schedule', async () => {
     const deps = depsWith(draft());
     const outcome = await publishChallenge(deps, { userId: 'u1' }, ID);
 
     expect(outcome.changed).toBe(true);
     expect(outcome.challenge.status).toBe('active');
-    const statements = deps.fakeDb.statements();
-    expect(statements[0]).toBe('BEGIN');
-    expect(statements.at(-1)).toBe('COMMIT');
-    const texts = deps.fakeDb.queries.map((q) => q.text);
-    expect(texts.some((t) => t.includes('INSERT INTO audit_records'))).toBe(true);
-    const outbox = deps.fakeDb.queries.find((q) => q.text.includes('INSERT INTO outbox_events'));
-    expect(outbox?.values[0]).toEqual(['challenge.published']);
+    expect(deps.store.challenges.get(ID)).toMatchObject({ status: 'active', published_at: NOW });
+    expect(deps.store.audits).toEqual([
+      {
+        actorUserId: 'u1',
+        action: 'challenge.publish',
+        targetType: 'challenge',
+        targetId: ID,
+        detail: { from: 'draft', changed: true },
+      },
+    ]);
+    expect(deps.store.events.map((e) => [e.type, e.payload, e.challengeId, e.ownerUserId])).toEqual([
+      ['challenge.published', { challenge_id: ID, status: 'active' }, ID, null],
+    ]);
 
     const [workflow] = deps.fakeTemporal.started(CHALLENGE_LIFECYCLE_WORKFLOW);
     expect(workflow).toMatchObject({
@@ -80,7 +87,8 @@ describe('publishChallenge (fake Temporal, recording database)', () => {
     const outcome = await publishChallenge(deps, { userId: 'u1' }, ID);
 
     expect(outcome.changed).toBe(false);
-    expect(deps.fakeDb.queries.some((q) => q.text.includes('INSERT INTO outbox_events'))).toBe(false);
+    expect(deps.store.events).toEqual([]);
+    expect(deps.store.audits.map((a) => a.detail)).toEqual([{ from: 'active', changed: false }]);
     expect(deps.fakeTemporal.started()).toHaveLength(1);
     expect(deps.fakeTemporal.started()[0].signals.map((s) => s.name)).toEqual([
       CHALLENGE_SCHEDULE_SIGNAL,
@@ -89,19 +97,22 @@ describe('publishChallenge (fake Temporal, recording database)', () => {
   });
 
   test('Temporal down: SERVICE_UNAVAILABLE and the transaction rolls back (no state change, no event)', async () => {
-    const deps = depsWith(draft());
+    const row = draft();
+    const deps = depsWith(row);
     deps.fakeTemporal.unavailable = new Error('connection refused');
 
     const err = await publishChallenge(deps, { userId: 'u1' }, ID).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceError);
     expect((err as ServiceError).code).toBe('SERVICE_UNAVAILABLE');
-    expect(deps.fakeDb.statements()).toContain('ROLLBACK');
-    expect(deps.fakeDb.statements()).not.toContain('COMMIT');
+    // Rolled back: the row as it was, no audit record, no event.
+    expect(deps.store.challenges.get(ID)).toEqual(row);
+    expect(deps.store.audits).toEqual([]);
+    expect(deps.store.events).toEqual([]);
     expect(deps.fakeTemporal.started()).toEqual([]);
   });
 
   test('a challenge that is not there is NOT_FOUND, and nothing reaches Temporal', async () => {
-    const deps = fakeServiceDeps();
+    const deps = depsWith(null);
     const err = await publishChallenge(deps, { userId: 'u1' }, ID).catch((e: unknown) => e);
     expect((err as ServiceError).code).toBe('NOT_FOUND');
     expect(deps.fakeTemporal.connects).toBe(0);

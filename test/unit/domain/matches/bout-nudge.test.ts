@@ -15,9 +15,10 @@ describe('nudgeBoutOfSession', () => {
       workflowId: matchWorkflowId('m-1'),
       args: [{ matchId: 'm-1' }],
     });
-    deps.fakeDb.answer(/SELECT match_id FROM entries/, [{ match_id: 'm-1' }]);
-    await nudgeBoutOfSession(deps, { entry_id: 'e-1' });
-    expect(deps.fakeDb.queries.find((q) => /FROM entries/.test(q.text))?.values).toEqual(['e-1']);
+    const asked: string[] = [];
+    const boutOf = async (entryId: string) => (asked.push(entryId), 'm-1');
+    await nudgeBoutOfSession(deps, { entry_id: 'e-1' }, boutOf);
+    expect(asked).toEqual(['e-1']);
     expect(deps.fakeTemporal.workflows.get(matchWorkflowId('m-1'))?.signals).toEqual([
       { name: MATCH_NUDGE_SIGNAL, args: [] },
     ]);
@@ -25,11 +26,11 @@ describe('nudgeBoutOfSession', () => {
 
   it('signals nothing for a session outside a bout, and a finished workflow is no error', async () => {
     const deps = fakeServiceDeps();
-    deps.fakeDb.answer(/SELECT match_id FROM entries/, [{ match_id: null }]);
-    await nudgeBoutOfSession(deps, { entry_id: 'e-2' });
+    await nudgeBoutOfSession(deps, { entry_id: 'e-2' }, async () => null);
     expect(deps.fakeTemporal.connects).toBe(0);
     const gone = fakeServiceDeps();
-    gone.fakeDb.answer(/SELECT match_id FROM entries/, [{ match_id: 'm-gone' }]);
-    await expect(nudgeBoutOfSession(gone, { entry_id: 'e-3' })).resolves.toBeUndefined();
+    await expect(
+      nudgeBoutOfSession(gone, { entry_id: 'e-3' }, async () => 'm-gone'),
+    ).resolves.toBeUndefined();
   });
 });

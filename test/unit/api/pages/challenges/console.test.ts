@@ -1,8 +1,8 @@
 /**
  * The console's challenge pages with the fakes (test/fakes): the form module (typed boxes → request
  * body, the domain's structured field errors shown inline, canonical JSON for "nothing changed")
- * and route handlers called as the pipeline calls them, against the recording database and the
- * in-memory Temporal client. The HTTP path (CSRF, operators only, browsers) is in
+ * and route handlers called as the pipeline calls them, against the in-memory challenges store
+ * (test/fakes/stores/challenges.ts) and the in-memory Temporal client. The HTTP path (CSRF, operators only, browsers) is in
  * test/system/admin-console.test.ts.
  */
 import { consoleChallengeRoutes } from '../../../../../src/api/pages/challenges/console-routes';
@@ -33,6 +33,8 @@ import type { HandlerInput } from '../../../../../src/api/route';
 import { CHALLENGE_LIFECYCLE_WORKFLOW } from '../../../../../src/domain/challenges/contract';
 import { invalidFields, validationError } from '../../../../../src/errors';
 import { fakeServiceDeps } from '../../../../fakes/deps';
+import { challengeRow } from '../../../../fakes/challenge-row';
+import { createFakeChallengeStore } from '../../../../fakes/stores/challenges';
 import { createChallengeBody } from '../../../../../src/api/schemas/challenges';
 import { CHALLENGE_FORMATS, toChallengeFields } from '../../../../../src/domain/challenges/rules';
 
@@ -48,7 +50,7 @@ const session = {
 };
 const principal = { kind: 'user' as const, userId: 'u1', role: 'admin' as const, name: 'Op' };
 
-const row = {
+const row = challengeRow({
   id: ID,
   title: 'Sorting',
   description: 'Sort numbers.',
@@ -73,7 +75,7 @@ const row = {
   quarantined_at: null,
   retired_at: null,
   updated_at: NOW,
-};
+});
 
 function route(operationId: string) {
   const found = consoleChallengeRoutes.find((r) => r.operationId === operationId);
@@ -95,15 +97,21 @@ function call(operationId: string, input: Partial<HandlerInput<unknown, unknown,
   } as HandlerInput<never, never, never>);
 }
 
+/** The deps with the challenge stored (operator u1 known to the audit trail, the database clock at NOW). */
 function fakeAppDeps() {
-  const deps = fakeServiceDeps();
-  deps.fakeDb
-    .answer(/FOR UPDATE/, [row])
-    .answer(/INSERT INTO audit_records/, [{ id: 'audit-1' }])
-    .answer(/SELECT now\(\)/, [{ now: NOW }])
-    .answer(/^\s*UPDATE challenges/, [{ ...row, status: 'active', published_at: NOW }])
-    .answer(/FROM challenges/, [row]);
-  return deps;
+  const store = createFakeChallengeStore({ challenges: [row], users: ['u1'] });
+  store.clock = () => NOW;
+  return Object.assign(fakeServiceDeps(), { stores: { challenges: store }, store });
+}
+
+/** Whether anything was stored: the challenge changed, an audit record or an event written. */
+function wroteAnything(deps: ReturnType<typeof fakeAppDeps>): boolean {
+  const stored = deps.store.challenges.get(ID);
+  return (
+    JSON.stringify(stored) !== JSON.stringify(row) ||
+    deps.store.audits.length > 0 ||
+    deps.store.events.length > 0
+  );
 }
 
 const formOf = (values: Record<string, string>) => ({
@@ -258,7 +266,7 @@ describe('console challenge routes with the fakes', () => {
       [
         {
           challengeId: ID,
-          schedule: { startsAt: row.starts_at.toISOString(), endsAt: row.ends_at.toISOString() },
+          schedule: { startsAt: row.starts_at!.toISOString(), endsAt: row.ends_at!.toISOString() },
         },
       ],
     ]);
@@ -277,8 +285,9 @@ describe('console challenge routes with the fakes', () => {
       /<p class="field-error" id="err-ends_at">ends_at must be after starts_at<\/p>/,
     );
     expect(result.raw).toContain('value="2026-03-01T00:00:00Z"');
-    expect(deps.fakeDb.statements()).toContain('ROLLBACK');
-    expect(deps.fakeDb.statements()).not.toContain('COMMIT');
+    // Rolled back: the row as it was, no audit record.
+    expect(deps.store.challenges.get(ID)).toEqual(row);
+    expect(deps.store.audits).toEqual([]);
     expect(deps.fakeTemporal.connects).toBe(0);
   });
 
@@ -364,7 +373,7 @@ describe('the judge-config editor per kind', () => {
     expect(result.raw).toContain('value="Typed title"');
     expect(result.raw).toContain('the program template; nothing was saved');
     expect(result.raw).toContain('&quot;expected_stdout&quot;');
-    expect(deps.fakeDb.statements().some((s) => /UPDATE|INSERT/.test(s))).toBe(false);
+    expect(wroteAnything(deps)).toBe(false);
     const unknown = (await call('consoleJudgeTemplateNewForm', {
       deps: deps as unknown as AppDeps,
       form: formOf({ ...NEW_CHALLENGE_VALUES, _csrf: 'csrf-1', judge_kind: 'chess' }),
@@ -402,7 +411,7 @@ describe('rows to add tests and the import of a tests file (routes and page)', (
       deps: deps as unknown as AppDeps,
       form,
     })) as { status: number; raw: string; redirect?: string };
-    return { result, deps, wrote: deps.fakeDb.statements().some((s) => /UPDATE|INSERT/.test(s)) };
+    return { result, deps, wrote: wroteAnything(deps) };
   };
 
   test('the page shows the rows, their buttons and the file field for program and tests configs only; the script is under the nonce', () => {
@@ -551,7 +560,7 @@ describe('rows to add tests and the import of a tests file (routes and page)', (
       typed({ test_input: ['7 8'], test_expected: ['15'], test_visibility: ['visible'], test_name: [''] }),
     );
     expect(good.result.redirect).toBe(`/admin/challenges/${ID}?done=saved`);
-    const update = good.deps.fakeDb.queries.find((q) => /^\s*UPDATE challenges/.test(q.text));
-    expect(JSON.stringify(update?.values)).toContain('test 2');
+    expect(JSON.stringify(good.deps.store.challenges.get(ID)!.judge)).toContain('test 2');
+    expect(good.deps.store.audits.map((a) => a.action)).toEqual(['challenge.update']);
   });
 });
