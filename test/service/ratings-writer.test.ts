@@ -5,8 +5,8 @@
  * database (no worker acts on these matches); the expected ratings are openskill applied one
  * match at a time in `completed_seq` order.
  */
-import { Pool, type PoolClient } from 'pg';
-import { withTransaction } from '../../src/db/pool';
+import type { Pool, PoolClient } from 'pg';
+import { createPool, withTransaction } from '../../src/db/pool';
 import { lockWeightClassRatings } from '../../src/db/queries/ratings';
 import { applyPendingRatings } from '../../src/domain/matches/ratings';
 import { INITIAL_SKILL, rateMatch, type Skill } from '../../src/domain/matches/rules';
@@ -20,7 +20,10 @@ let ownerId: string;
 
 beforeAll(async () => {
   await scratch.create();
-  pool = new Pool({ connectionString: scratch.url, max: 6 });
+  // The service's own pool: its clients listen for errors, as the writer's do in production (the
+  // crash test below terminates a backend; a raw Pool's checked-out client then threw an unhandled
+  // 'error' event now and then, failing the whole file: CI, 29 Nov).
+  pool = createPool(scratch.url, 6);
   ownerId = (
     await pool.query<{ id: string }>(
       `INSERT INTO users (subject, name, role) VALUES ('test|ratings-writer', 'Owner', 'user') RETURNING id`,
