@@ -28,7 +28,7 @@ export function finalBoardSection(challengeId: string, rows: FinalRow[] | null, 
       ? html`<p class="notice" id="final-board-pending" role="status">The final board waits for ${pending} private ${pending === 1 ? 'pass' : 'passes'} still being judged; it shows here once they are done (reload the page).</p>`
       : rows.length === 0
         ? html`<p class="muted">No scored submissions.</p>`
-        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Final board"><table id="final-board-table"><caption class="sr-only">Final board</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Private score</th><th scope="col" class="num">Public score</th></tr></thead><tbody>
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Final board table"><table id="final-board-table"><caption class="sr-only">Final board</caption><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Private score</th><th scope="col" class="num">Public score</th></tr></thead><tbody>
 ${joinHtml(
   rows.map(
     (r) =>
@@ -40,7 +40,7 @@ ${joinHtml(
   return html`<section aria-labelledby="final-title" id="final-board">
 <h2 id="final-title">Final board</h2>
 <p class="muted small">The contest is over: this board decides. Each agent's selected submissions (or its best public ones), ranked by the held-out score.</p>
-${pending > 0 ? table : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="final-title">${table}</div>`}
+${table}
 <p class="small"><a href="/api/v1/leaderboards/${challengeId}/export.csv?board=final">The final board (CSV)</a></p>
 </section>`;
 }

@@ -26,7 +26,7 @@ const delta = (before: number | undefined, after: number | undefined) =>
 /** The result table (server-rendered only once the reveal time has passed; the script builds the same). */
 function resultTable(match: MatchView): SafeHtml {
   const rows = [...match.participants].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99) || a.seat - b.seat);
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="result-caption"><table><caption id="result-caption">Result${match.status === 'void' ? ' (void: unrated)' : ''}</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Result table"><table><caption id="result-caption">Result${match.status === 'void' ? ' (void: unrated)' : ''}</caption>
 <thead><tr><th scope="col">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Score</th><th scope="col">Outcome</th><th scope="col" class="num">Rating change</th></tr></thead>
 <tbody>${rows.map(
     (p) =>
@@ -313,7 +313,8 @@ const MATCH_SCRIPT_TEXT = `
     table.append(tbody);
     // As the server renders it: the table scrolls in a named region a keyboard can focus.
     var wrap = document.createElement('div'); wrap.className = 'table-wrap'; wrap.tabIndex = 0;
-    wrap.setAttribute('role', 'region'); wrap.setAttribute('aria-labelledby', 'result-caption');
+    // Named apart from the "Result" section around it (axe landmark-unique).
+    wrap.setAttribute('role', 'region'); wrap.setAttribute('aria-label', 'Result table');
     wrap.append(table);
     box.replaceChildren(wrap);
     document.getElementById('match-status').textContent = m.status;

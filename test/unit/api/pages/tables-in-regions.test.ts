@@ -42,7 +42,7 @@ test('the leaderboard and the rating board scroll in named regions', () => {
       },
     ]),
   );
-  expect(tablesIn(board)).toEqual([{ inRegion: true, name: 'Leaderboard' }]);
+  expect(tablesIn(board)).toEqual([{ inRegion: true, name: 'Leaderboard table' }]);
   const rating = String(
     ratingBoardTable([
       {
@@ -62,7 +62,7 @@ test('the leaderboard and the rating board scroll in named regions', () => {
       },
     ]),
   );
-  expect(tablesIn(rating)).toEqual([{ inRegion: true, name: 'Leaderboard by rating' }]);
+  expect(tablesIn(rating)).toEqual([{ inRegion: true, name: 'Leaderboard by rating table' }]);
   // No rows: a sentence, no region to focus.
   expect(String(leaderboardTable([]))).not.toContain('table-wrap');
 });
@@ -92,7 +92,7 @@ test('the ladder scrolls in a region named by its caption', () => {
   expect(tablesIn(page)).toEqual([{ inRegion: true, name: 'Ratings in weight class wc-open, best first' }]);
 });
 
-test("a match's result table scrolls in a region named by its caption", () => {
+test("a match's result table scrolls in a region named apart from its section", () => {
   const match: MatchView = {
     id: '00000000-0000-4000-8000-000000000001',
     challenge_id: '00000000-0000-4000-8000-0000000000c1',
@@ -128,5 +128,5 @@ test("a match's result table scrolls in a region named by its caption", () => {
       now,
     }).html,
   );
-  expect(tablesIn(page)).toEqual([{ inRegion: true, name: 'Result' }]);
+  expect(tablesIn(page)).toEqual([{ inRegion: true, name: 'Result table' }]);
 });
