@@ -33,6 +33,7 @@ function procCpuMs(pid: number): number | undefined {
 export function processPlayer(command: ProcessPlayerCommand): PlayerChannel {
   let child: ChildProcessWithoutNullStreams | undefined;
   let exited = false;
+  let streamsClosed = false;
   let exitDescription = '';
   const reader = new AnswerReader();
   const log = new BoundedLog();
@@ -71,6 +72,10 @@ export function processPlayer(command: ProcessPlayerCommand): PlayerChannel {
       exited = true;
       exitDescription ||= signal === null ? `exited with code ${code}` : `killed by ${signal}`;
       onExit?.();
+    });
+    // 'exit' can come before the last of stderr is read; 'close' comes after both pipes ended.
+    child.on('close', () => {
+      streamsClosed = true;
     });
     return undefined;
   };
@@ -135,17 +140,21 @@ export function processPlayer(command: ProcessPlayerCommand): PlayerChannel {
     },
     close(endLine: string | undefined): Promise<void> {
       closed ??= (async () => {
-        if (child === undefined || exited) return;
-        signalGroup('SIGCONT');
-        if (endLine !== undefined) child.stdin.write(endLine);
-        child.stdin.end();
+        if (child === undefined || streamsClosed) return;
+        if (!exited) {
+          signalGroup('SIGCONT');
+          if (endLine !== undefined) child.stdin.write(endLine);
+          child.stdin.end();
+        }
+        // Until its pipes are closed, not only until it exits: what it wrote to stderr last (its
+        // answer to the end line) is then in its log (CI: "done line" missing from a boss's log).
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, EXIT_GRACE_MS);
-          child!.once('exit', () => {
+          child!.once('close', () => {
             clearTimeout(timer);
             resolve();
           });
-          if (exited) resolve();
+          if (streamsClosed) resolve();
         });
         signalGroup('SIGKILL');
       })();

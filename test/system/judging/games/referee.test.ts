@@ -51,6 +51,30 @@ describe('the referee (plain processes)', () => {
     expect(game.logs[1]).not.toMatch(/^turn 1 /m);
   }, 60_000);
 
+  it("keeps what a player writes to stderr as it ends: the log is read to the pipe's end, not to the exit", async () => {
+    // 40 KB and a marker after the end line, then an immediate exit. Node may report a child's
+    // exit before its pipes are drained; the player now waits for them to close. (This case passed
+    // on the old code here too: it guards the behaviour, it did not reproduce CI's one failure.)
+    const loud = `import json, os, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("done"):
+        sys.stderr.write("x" * 40000 + "\\nEND-OF-LOG\\n")
+        os._exit(0)
+    print(json.dumps({"action": m["observation"]["legal_actions"][0]}), flush=True)
+`;
+    for (let round = 0; round < 5; round++) {
+      const game = await refereeGame({
+        engine: connectFour,
+        seed: round,
+        seats: ['a', 'b'],
+        players: [python(`boss-${round}`, connectFour.boss.source), python(`loud-${round}`, loud)],
+        limits,
+      });
+      expect(game.logs[1]).toMatch(/END-OF-LOG\n?$/);
+    }
+  }, 60_000);
+
   it.each([
     ['garbage', 'print("this is not json", flush=True); continue', 'invalid', /not JSON/],
     [
