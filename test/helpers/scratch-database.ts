@@ -2,7 +2,7 @@
  * A migrated database of a suite's own on the test server, for suites that alter tables or write
  * rows the shared test database's worker would act on. `create` in beforeAll, `drop` in afterAll.
  */
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { migrate } from '../../src/db/migrate';
 import { testEnvironment } from '../setup/test-env';
 
@@ -38,5 +38,27 @@ export function scratchDatabase(label: string): ScratchDatabase {
       await migrate(url);
     },
     drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+/**
+ * A suite's own migrated database and a small pool on it, made in `beforeAll` and dropped in
+ * `afterAll` (the store contracts on PostgreSQL share this set-up). Read the pool inside tests:
+ * `const pool = scratchPool('label'); … pool()`.
+ */
+export function scratchPool(label: string): () => Pool {
+  const scratch = scratchDatabase(label);
+  let pool: Pool | undefined;
+  beforeAll(async () => {
+    await scratch.create();
+    pool = new Pool({ connectionString: scratch.url, max: 2 });
+  }, 120_000);
+  afterAll(async () => {
+    await pool?.end();
+    await scratch.drop();
+  });
+  return () => {
+    if (!pool) throw new Error(`scratch database ${scratch.name} is not ready (used outside a test?)`);
+    return pool;
   };
 }

@@ -4,28 +4,18 @@
  * count the unanswered questions of the whole table).
  */
 import { randomBytes } from 'node:crypto';
-import { Pool } from 'pg';
 import { sqlClarificationStore } from '../../src/db/queries/clarifications';
 import { clarificationStoreContract } from '../contracts/clarification-store.cases';
-import { scratchDatabase } from '../helpers/scratch-database';
+import { scratchPool } from '../helpers/scratch-database';
 
-const scratch = scratchDatabase('clarifications');
-let db: Pool;
-beforeAll(async () => {
-  await scratch.create();
-  db = new Pool({ connectionString: scratch.url, max: 2 });
-}, 120_000);
-afterAll(async () => {
-  await db?.end();
-  await scratch.drop();
-});
+const pool = scratchPool('clarifications');
 
 describe('the SQL clarifications store', () => {
   clarificationStoreContract(() => ({
-    store: sqlClarificationStore(db),
+    store: sqlClarificationStore(pool()),
     async newChallenge(status = 'active') {
       const title = `challenge ${randomBytes(3).toString('hex')}`;
-      const res = await db.query<{ id: string }>(
+      const res = await pool().query<{ id: string }>(
         `INSERT INTO challenges (title, description, category, format, weight_class_id, status, judge)
          VALUES ($1, 'contract', 'coding', 'solo', 'open', $2, $3) RETURNING id`,
         [
@@ -37,7 +27,7 @@ describe('the SQL clarifications store', () => {
       return { id: res.rows[0].id, title };
     },
     async newUser() {
-      const res = await db.query<{ id: string }>(
+      const res = await pool().query<{ id: string }>(
         `INSERT INTO users (subject, name) VALUES ($1, 'contract') RETURNING id`,
         [`contract|${randomBytes(6).toString('hex')}`],
       );
