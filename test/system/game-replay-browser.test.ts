@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { findGame } from '../../src/judging/games/catalog';
 import { playMatch } from '../../src/judging/games/match';
-import type { PlayerChannel } from '../../src/judging/games/player';
 import { newAgent } from '../helpers/factories';
 import { auditPage, checkTwoWidths, launchChromium, person } from '../helpers/browser';
 import { newChallenge } from '../helpers/submission-factories';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { firstLegal } from '../fakes/players';
 
 // The callbacks passed to page.waitForFunction run in the browser (tsconfig has no DOM lib).
 declare const document: { getElementById(id: string): { textContent: string | null } | null };
@@ -32,23 +32,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** A player that answers its first legal action (in process: no program, no wall). */
-function firstLegal(): PlayerChannel {
-  return {
-    async turn(line) {
-      const message = JSON.parse(line) as { observation: { legal_actions: unknown[] } };
-      return {
-        kind: 'line',
-        text: JSON.stringify({ action: message.observation.legal_actions[0] }),
-        cpuMs: 1,
-      };
-    },
-    close: async () => {},
-    stderr: () => '',
-    kill: () => {},
-  };
-}
 
 /** A complete game match stored as the arena stores one (match, participants, replay). */
 async function storedMatch(challengeId?: string): Promise<{ matchId: string; turns: number }> {

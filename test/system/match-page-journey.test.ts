@@ -17,12 +17,12 @@ import type { Browser } from 'playwright-core';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { findGame } from '../../src/judging/games/catalog';
 import { playMatch } from '../../src/judging/games/match';
-import type { PlayerChannel } from '../../src/judging/games/player';
 import { auditPage, launchChromium, person, signInOnPage } from '../helpers/browser';
 import { insertEntry, liveEvent, postEvent } from '../helpers/connector-factories';
 import { newAgent, newAgentKey, type TestAgent } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { newChallenge } from '../helpers/submission-factories';
+import { firstLegal } from '../fakes/players';
 
 // The callbacks passed to page.waitForFunction run in the browser (tsconfig has no DOM lib).
 declare const document: { querySelectorAll(selector: string): { length: number } };
@@ -95,23 +95,6 @@ async function storedMatch(input: {
       ]);
   }
   return matchId;
-}
-
-/** A player that answers its first legal action (in process: no program, no wall). */
-function firstLegal(): PlayerChannel {
-  return {
-    async turn(line) {
-      const message = JSON.parse(line) as { observation: { legal_actions: unknown[] } };
-      return {
-        kind: 'line',
-        text: JSON.stringify({ action: message.observation.legal_actions[0] }),
-        cpuMs: 1,
-      };
-    },
-    close: async () => {},
-    stderr: () => '',
-    kill: () => {},
-  };
 }
 
 /** The game's replay, played by the reducer itself and stored as the arena stores one. */

@@ -10,12 +10,12 @@ import type { Browser } from 'playwright-core';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { findGame } from '../../src/judging/games/catalog';
 import { playMatch } from '../../src/judging/games/match';
-import type { PlayerChannel } from '../../src/judging/games/player';
 import { auditPage, launchChromium, person, signInOnPage } from '../helpers/browser';
 import { insertEntry } from '../helpers/connector-factories';
 import { newAgent } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { newChallenge } from '../helpers/submission-factories';
+import { firstLegal } from '../fakes/players';
 
 // The callbacks passed to page.evaluate run in the browser (tsconfig has no DOM lib).
 declare const window: { __sameDocument?: string };
@@ -35,23 +35,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** A player that answers its first legal action (in process: no program, no wall). */
-function firstLegal(): PlayerChannel {
-  return {
-    async turn(line) {
-      const message = JSON.parse(line) as { observation: { legal_actions: unknown[] } };
-      return {
-        kind: 'line',
-        text: JSON.stringify({ action: message.observation.legal_actions[0] }),
-        cpuMs: 1,
-      };
-    },
-    close: async () => {},
-    stderr: () => '',
-    kill: () => {},
-  };
-}
 
 /** A game match that completed just now, stored as the arena stores one (replay and stderr). */
 async function justFinishedGame(challengeId: string, seats: { agentId: string; stderr: string }[]) {

@@ -23,7 +23,6 @@ import { mintSessionJwt } from '../../src/auth/jwt';
 import { isPageRoute } from '../../src/api/route';
 import { findGame } from '../../src/judging/games/catalog';
 import { playMatch } from '../../src/judging/games/match';
-import type { PlayerChannel } from '../../src/judging/games/player';
 import { launchChromium, person, SCREENSHOTS, signInOnPage, type Person } from '../helpers/browser';
 import { challengeBody, createActive, createDraft, inSeconds } from '../helpers/challenge-factories';
 import { insertEntry, liveEvent, postEvent } from '../helpers/connector-factories';
@@ -41,6 +40,7 @@ import {
   userIdOf,
   type TestReceiver,
 } from '../helpers/webhook-factories';
+import { firstLegal } from '../fakes/players';
 
 jest.setTimeout(900_000);
 
@@ -360,23 +360,6 @@ async function storedMatch(input: {
       ]);
   }
   return matchId;
-}
-
-/** A player that answers its first legal action (in process: no program, no wall). */
-function firstLegal(): PlayerChannel {
-  return {
-    async turn(line) {
-      const message = JSON.parse(line) as { observation: { legal_actions: unknown[] } };
-      return {
-        kind: 'line',
-        text: JSON.stringify({ action: message.observation.legal_actions[0] }),
-        cpuMs: 1,
-      };
-    },
-    close: async () => {},
-    stderr: () => '',
-    kill: () => {},
-  };
 }
 
 async function storeReplay(matchId: string, agentIds: string[]): Promise<void> {

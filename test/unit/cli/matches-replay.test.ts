@@ -5,26 +5,10 @@ import { commands } from '../../../src/cli/commands/match-replays';
 import { runCli } from '../../../src/cli/framework';
 import { findGame } from '../../../src/judging/games/catalog';
 import { playMatch } from '../../../src/judging/games/match';
-import type { PlayerChannel } from '../../../src/judging/games/player';
+import { firstLegal } from '../../fakes/players';
 
 const MATCH = '7d3c8f7e-2a51-4c9e-9a0e-2f1c8b0b5a11';
 const AGENT = '0b9a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-
-function firstLegal(): PlayerChannel {
-  return {
-    async turn(line) {
-      const message = JSON.parse(line) as { observation: { legal_actions: unknown[] } };
-      return {
-        kind: 'line',
-        text: JSON.stringify({ action: message.observation.legal_actions[0] }),
-        cpuMs: 1,
-      };
-    },
-    close: async () => {},
-    stderr: () => '',
-    kill: () => {},
-  };
-}
 
 async function cli(argv: string[], answer: (url: string, init?: RequestInit) => Response) {
   const out: string[] = [];
