@@ -295,6 +295,14 @@ const envSchema = z
 
     SPECTATOR_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
     /**
+     * The relay's timing around the delay (src/domain/connector/contract.ts): its release step holds
+     * this long releasing what falls due, and its timer wakes this long before the next event is
+     * due. Shorter values cost only more release transactions; tests shorten them so a real timer
+     * is proved with a short delay.
+     */
+    SPECTATOR_RELAY_HOLD_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+    SPECTATOR_RELAY_TIMER_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+    /**
      * How often each worker looks for challenges whose unreleased events are overdue (their relay is
      * gone) and restarts their relay; 0 turns the sweep off.
      */
@@ -371,6 +379,14 @@ const envSchema = z
   })
   .superRefine((env, ctx) => {
     refuseInconsistentSignIn(env, ctx);
+    // The relay's timer wakes early by the lead and its release step's hold waits the rest.
+    if (env.SPECTATOR_RELAY_TIMER_LEAD_MS > env.SPECTATOR_RELAY_HOLD_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SPECTATOR_RELAY_TIMER_LEAD_MS'],
+        message: 'must not exceed SPECTATOR_RELAY_HOLD_MS (the hold covers what the timer wakes early)',
+      });
+    }
     if (env.NODE_ENV === 'production') {
       if (env.AUTH_JWT_SECRET === 'dev-secret-change-me' && !env.AUTH_JWKS_URL) {
         ctx.addIssue({

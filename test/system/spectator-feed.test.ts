@@ -1,17 +1,13 @@
 /**
  * Spectator relay and feed: events become visible only after the spectator delay (shortened to
- * 1.5 s in tests, plus one run at a long delay: a real timer of several seconds), in order, in
+ * 1.5 s in tests, plus one run past a shortened hold and timer lead: a real relay timer), in order, in
  * batches; the JSON feed and the Server-Sent Events stream (resume with Last-Event-ID, heartbeats,
  * clean disconnect). The production delay (30 s, the configuration's default) is proved on the
  * configuration in test/unit/domain/workflow-defaults.test.ts; the relay takes it as workflow input.
  */
 import { randomUUID } from 'node:crypto';
 import { releaseDueEvents } from '../../src/db/queries/live-events';
-import {
-  RELAY_HOLD_MS,
-  RELAY_TIMER_LEAD_MS,
-  spectatorRelayWorkflowId,
-} from '../../src/domain/connector/contract';
+import { spectatorRelayWorkflowId } from '../../src/domain/connector/contract';
 import { startRelaySweeper } from '../../src/runtime/relay-sweeper';
 import { sweepOverdueRelays } from '../../src/domain/connector/relay-client';
 import { openSseStreams } from '../../src/api/sse';
@@ -441,23 +437,32 @@ describe('GET /api/v1/challenges/:id/live (Server-Sent Events)', () => {
 });
 
 /**
- * A long delay: the relay sleeps on a Temporal timer (the delay minus RELAY_TIMER_LEAD_MS) and its
- * step's hold waits the rest, unlike the 1.5 s delay above, which the hold window mostly covers.
- * 6 s is past the hold and the timer lead together; waiting the production 30 s here proved nothing
- * more (the default is proved on the configuration: test/unit/domain/workflow-defaults.test.ts).
+ * A long delay: the relay sleeps on a Temporal timer (the delay minus its timer lead) and its
+ * step's hold waits the rest, unlike the 1.5 s delay above, which the default 2 s hold window
+ * covers. Here the hold and the lead are shortened (SPECTATOR_RELAY_HOLD_MS, _TIMER_LEAD_MS) so a
+ * delay under 2 s is already past both; the production 30 s with the default hold and lead is
+ * proved on the configuration (test/unit/domain/workflow-defaults.test.ts) and the timer's
+ * arithmetic in the workflow's own test (test/service/workflows/spectator-relay.test.ts).
  */
-const LONG_DELAY = 6_000;
+const LONG_DELAY = 1_800;
+const HOLD = 300;
+const LEAD = 200;
 
 describe('a long delay (a real timer; production: 30 s)', () => {
   let slow: TestServer;
   beforeAll(async () => {
     // Same shared worker: the relay's delay comes from the API's configuration (workflow input).
-    slow = await startTestServer({ SPECTATOR_DELAY_MS: String(LONG_DELAY), RATE_LIMIT_DISABLED: '1' });
+    slow = await startTestServer({
+      SPECTATOR_DELAY_MS: String(LONG_DELAY),
+      SPECTATOR_RELAY_HOLD_MS: String(HOLD),
+      SPECTATOR_RELAY_TIMER_LEAD_MS: String(LEAD),
+      RATE_LIMIT_DISABLED: '1',
+    });
   });
   afterAll(() => slow.close());
 
   test('an event stays invisible for the whole delay, then appears (how soon after is the bench’s "Relay release delay")', async () => {
-    expect(LONG_DELAY).toBeGreaterThan(RELAY_HOLD_MS + RELAY_TIMER_LEAD_MS);
+    expect(LONG_DELAY).toBeGreaterThan(HOLD + LEAD);
     const agent = await enteredAgent(slow);
     expect(
       (await postEvent(slow, agent, agent.challengeId, liveEvent('thinking', { summary: 'a long wait' })))
@@ -483,8 +488,6 @@ describe('a long delay (a real timer; production: 30 s)', () => {
       const timeout = e.timerStartedEventAttributes?.startToFireTimeout;
       return timeout ? [Number(timeout.seconds ?? 0) * 1000 + Math.floor((timeout.nanos ?? 0) / 1e6)] : [];
     });
-    expect(
-      timersMs.some((ms) => ms >= LONG_DELAY - RELAY_TIMER_LEAD_MS - RELAY_HOLD_MS && ms < LONG_DELAY),
-    ).toBe(true);
+    expect(timersMs.some((ms) => ms >= LONG_DELAY - LEAD - HOLD && ms < LONG_DELAY)).toBe(true);
   }, 180_000);
 });

@@ -35,6 +35,10 @@ export interface SpectatorRelayInput {
    * stream per release is what a spectator fan-out costs: bench/spectators.ts).
    */
   batchWindowMs?: number;
+  /** The release step's hold window (default RELAY_HOLD_MS; SPECTATOR_RELAY_HOLD_MS). */
+  holdMs?: number;
+  /** How early the relay's timer wakes before the oldest pending event is due (default RELAY_TIMER_LEAD_MS). */
+  timerLeadMs?: number;
 }
 
 /** Signal payload: a nudge. State lives in the database; the delay rides along so a config change reaches a running relay. */

@@ -21,7 +21,12 @@ const lastOverdueSignal = new Map<string, number>();
 /** signalWithStart: starts `spectator-relay-<challengeId>` when it is not running, then nudges it. */
 export async function signalRelay(deps: ServiceDeps, challengeId: string): Promise<void> {
   const client = await deps.temporal();
-  const input: SpectatorRelayInput = { challengeId, delayMs: deps.config.SPECTATOR_DELAY_MS };
+  const input: SpectatorRelayInput = {
+    challengeId,
+    delayMs: deps.config.SPECTATOR_DELAY_MS,
+    holdMs: deps.config.SPECTATOR_RELAY_HOLD_MS,
+    timerLeadMs: deps.config.SPECTATOR_RELAY_TIMER_LEAD_MS,
+  };
   const signal: LiveEventsArrivedSignal = { delayMs: deps.config.SPECTATOR_DELAY_MS };
   await client.workflow.signalWithStart(SPECTATOR_RELAY_WORKFLOW, {
     workflowId: spectatorRelayWorkflowId(challengeId),

@@ -126,6 +126,28 @@ test('the relay looks again when the next event is due: at once within the lead,
   expect(order.slice(0, 5)).toEqual(['step', 'timer', 'fired', 'step', 'step']);
 });
 
+test('the hold and the timer lead come from the input when given (SPECTATOR_RELAY_HOLD_MS, SPECTATOR_RELAY_TIMER_LEAD_MS)', async () => {
+  const { challengeId, feed } = newFeed([]);
+  feed.script = [
+    { released: 0, lastFeedSeq: 1, nextDueInMs: 350, challengeStatus: 'active' },
+    { released: 1, lastFeedSeq: 2, nextDueInMs: null, challengeStatus: 'active' },
+  ];
+  const handle = await startRelay(challengeId, {
+    holdMs: 400,
+    timerLeadMs: 100,
+    idleTimeoutMs: 200,
+    batchWindowMs: 20,
+  });
+  expect(await handle.result()).toEqual({ steps: 2, released: 1, ended: 'idle' });
+  expect(feed.steps.map((s) => s.input.holdMs)).toEqual([400, 400]);
+  // Due in 350 ms with a lead of 100 ms: one timer of 250 ms (with the default lead of 1 s there
+  // would be none), then the idle wait's 200 ms.
+  const timers = (await handle.fetchHistory())
+    .events!.map((e) => e.timerStartedEventAttributes?.startToFireTimeout?.nanos)
+    .filter((n) => n !== undefined);
+  expect(timers).toEqual([250_000_000, 200_000_000]);
+});
+
 test('a nudge wakes an idle relay and brings the new delay; a closed challenge with nothing pending ends it', async () => {
   const { challengeId, feed } = newFeed([]);
   const handle = await startRelay(challengeId, { delayMs: 60_000, idleTimeoutMs: 60_000 });

@@ -31,6 +31,15 @@ test('spectator relay: idle 10 min, 500 steps per run, 100 ms grain; the hold co
   expect(RELAY_HOLD_MS).toBeGreaterThanOrEqual(RELAY_TIMER_LEAD_MS);
 });
 
+test('spectator relay: the configured hold and timer lead default to the constants; a lead past the hold is refused', () => {
+  const config = loadConfig({ NODE_ENV: 'test' });
+  expect(config.SPECTATOR_RELAY_HOLD_MS).toBe(RELAY_HOLD_MS);
+  expect(config.SPECTATOR_RELAY_TIMER_LEAD_MS).toBe(RELAY_TIMER_LEAD_MS);
+  expect(() =>
+    loadConfig({ NODE_ENV: 'test', SPECTATOR_RELAY_HOLD_MS: '300', SPECTATOR_RELAY_TIMER_LEAD_MS: '500' }),
+  ).toThrow(/SPECTATOR_RELAY_TIMER_LEAD_MS/);
+});
+
 test('matchmaker: 50 rounds per run', () => {
   expect(MATCHMAKER_ROUNDS_PER_RUN).toBe(50);
 });

@@ -61,6 +61,9 @@ export async function spectatorRelayWorkflow(input: SpectatorRelayInput): Promis
   const idleTimeoutMs = input.idleTimeoutMs ?? RELAY_IDLE_TIMEOUT_MS;
   const maxIterations = input.maxIterations ?? RELAY_MAX_ITERATIONS;
   const batchWindowMs = input.batchWindowMs ?? RELAY_BATCH_WINDOW_MS;
+  // Absent from inputs older than these fields: the constants they had then (same history on replay).
+  const holdMs = input.holdMs ?? RELAY_HOLD_MS;
+  const timerLeadMs = input.timerLeadMs ?? RELAY_TIMER_LEAD_MS;
   let released = 0;
 
   for (let step = 0; ; step++) {
@@ -72,15 +75,15 @@ export async function spectatorRelayWorkflow(input: SpectatorRelayInput): Promis
     const outcome = await releaseDueLiveEvents({
       challengeId: input.challengeId,
       delayMs,
-      holdMs: RELAY_HOLD_MS,
+      holdMs,
       granularityMs: batchWindowMs,
     });
     released += outcome.released;
     if (outcome.nextDueInMs !== null) {
       // Due soon (or a capped batch due now): the next step's hold window covers it, no timer.
-      // Otherwise one timer, waking RELAY_TIMER_LEAD_MS early: short timers can fire late, the step's
+      // Otherwise one timer, waking timerLeadMs early: short timers can fire late, the step's
       // hold then waits in-process for the exact due time.
-      if (outcome.nextDueInMs > RELAY_TIMER_LEAD_MS) await sleep(outcome.nextDueInMs - RELAY_TIMER_LEAD_MS);
+      if (outcome.nextDueInMs > timerLeadMs) await sleep(outcome.nextDueInMs - timerLeadMs);
       continue;
     }
     if (nudged) continue;
