@@ -478,16 +478,37 @@ describe('a long delay (a real timer; production: 30 s)', () => {
     expect(items[0].event.summary).toBe('a long wait');
     const releaseLag = Date.parse(items[0].released_at!) - receivedAt;
     expect(releaseLag).toBeGreaterThanOrEqual(LONG_DELAY);
-    // The wait was a timer of the relay's own (not only its step's hold window): one shorter than
-    // the delay by at most the lead and the hold (the relay's idle wait is a timer of minutes).
+    // The wait was a timer of the relay's own (not only its step's hold window). Whether one was
+    // needed depends on when the relay first looked: a look that ended more than the lead before
+    // the event was due leaves it due in more than the lead, which the relay sleeps on a timer.
+    // Under heavy load the relay may start so late that its first hold covers the event; then the
+    // release's timing is all there is to check (above). The timer's arithmetic for a given hold
+    // and lead is proved deterministically in test/service/workflows/spectator-relay.test.ts.
+    // A look is a local activity: its marker enters the history when the workflow task that ran
+    // it completes, which may be after the release the look made; wait for the first one.
     const client = await slow.deps.temporal();
-    const history = await client.workflow
-      .getHandle(spectatorRelayWorkflowId(agent.challengeId))
-      .fetchHistory();
-    const timersMs = (history.events ?? []).flatMap((e) => {
-      const timeout = e.timerStartedEventAttributes?.startToFireTimeout;
-      return timeout ? [Number(timeout.seconds ?? 0) * 1000 + Math.floor((timeout.nanos ?? 0) / 1e6)] : [];
+    const handle = client.workflow.getHandle(spectatorRelayWorkflowId(agent.challengeId));
+    const events = await eventually(async () => {
+      const all = (await handle.fetchHistory()).events ?? [];
+      return all.some((e) => e.markerRecordedEventAttributes) ? all : undefined;
     });
-    expect(timersMs.some((ms) => ms >= LONG_DELAY - LEAD - HOLD && ms < LONG_DELAY)).toBe(true);
+    const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+      Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+    const firstLookEnded = events.find((e) => e.markerRecordedEventAttributes)!.eventTime;
+    const dueInAfterFirstLook = receivedAt + LONG_DELAY - ms(firstLookEnded);
+    const timersMs = events.flatMap((e) => {
+      const timeout = e.timerStartedEventAttributes?.startToFireTimeout;
+      return timeout ? [ms(timeout)] : [];
+    });
+    // The relay's idle wait is a timer of minutes: only timers shorter than the delay count.
+    const relayTimers = timersMs.filter((t) => t > 0 && t < LONG_DELAY);
+    if (dueInAfterFirstLook > LEAD + 100) {
+      expect(relayTimers.length).toBeGreaterThan(0);
+      expect(Math.max(...relayTimers)).toBeLessThanOrEqual(LONG_DELAY - LEAD);
+    } else {
+      console.warn(
+        `spectator-feed: the relay first looked ${-dueInAfterFirstLook + LONG_DELAY} ms after the event (load); no timer was needed`,
+      );
+    }
   }, 180_000);
 });
