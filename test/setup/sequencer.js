@@ -22,6 +22,8 @@ const LONGEST_FIRST = [
   'test/system/judging-fairness.test.ts',
   'test/system/api-reference.test.ts',
   'test/system/game-matches.test.ts',
+  'test/system/connector-client.test.ts',
+  'test/system/judging/toolchain.test.ts',
 ];
 
 const ROOT = path.resolve(__dirname, '../..');
