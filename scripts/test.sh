@@ -43,7 +43,7 @@ for tier in "${TIERS[@]}"; do
   # The service tier waits on PostgreSQL and HTTP, not on the CPU: more files at once.
   [ "$tier" = "service" ] && workers=(--maxWorkers="${SERVICE_MAX_WORKERS:-4}")
   # The system tier's files wait on Temporal timers, judging and Chromium (~45 % of 2 cores with
-  # 2 jest workers): a third keeps the cores busy (docs/testing.md, "The system tier's workers").
+  # 2 jest workers): a third keeps the cores busy (docs/testing.md, "The system tier's workers and order").
   [ "$tier" = "system" ] && workers=(--maxWorkers="${SYSTEM_MAX_WORKERS:-3}")
   started=$(date +%s)
   npx jest --selectProjects "$tier" --passWithNoTests "${workers[@]}" "${coverage[@]}" \
