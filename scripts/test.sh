@@ -3,7 +3,7 @@
 #   1. lint: eslint and prettier --check over the tree (one "test" in the closing line);
 #   2. jest unit tier (no stack);           stops here when 1 or 2 failed;
 #   3. jest service tier (PostgreSQL + Temporal, no worker, I/O-bound: more jest workers);
-#   4. jest system tier (worker, sandbox, Chromium, builds).
+#   4. jest system tier (worker, sandbox, Chromium, builds; 3 jest workers: SYSTEM_MAX_WORKERS).
 # Arguments go to each jest run (`npm test -- test/service/sessions.test.ts`: tiers without a
 # match run nothing). SKIP_LINT=1 skips step 1. With RUN_FAULTS=1 (CI sets it) the fault run
 # (`npm run test:faults`) follows, with RUN_TOPOLOGY=1 (CI too) the production-topology run.
@@ -42,6 +42,9 @@ for tier in "${TIERS[@]}"; do
   workers=()
   # The service tier waits on PostgreSQL and HTTP, not on the CPU: more files at once.
   [ "$tier" = "service" ] && workers=(--maxWorkers="${SERVICE_MAX_WORKERS:-4}")
+  # The system tier's files wait on Temporal timers, judging and Chromium (~45 % of 2 cores with
+  # 2 jest workers): a third keeps the cores busy (docs/testing.md, "The system tier's workers and order").
+  [ "$tier" = "system" ] && workers=(--maxWorkers="${SYSTEM_MAX_WORKERS:-3}")
   started=$(date +%s)
   npx jest --selectProjects "$tier" --passWithNoTests "${workers[@]}" "${coverage[@]}" \
     --json --outputFile="test-artifacts/jest-results-$tier.json" "$@"

@@ -1,20 +1,45 @@
 /**
- * Jest's own order (slowest or largest first), with the bad-input properties first: it is the
- * longest file of the service tier and, on a database of its own with a change journal (no
- * fingerprint of other suites' rows any more), nothing it does depends on what runs beside it, so
- * starting it first lets the tier's other files fill the remaining workers instead of leaving it
- * alone at the end.
+ * Jest's own order (slowest first when it has a timing cache, else largest file first), with the
+ * files known to take longest started first. A fresh clone (CI) has no timing cache, so jest
+ * would order by size, and a long file that happens to be small would start last and make the
+ * tier's tail alone on one worker while the others sit idle. The list is by measured time,
+ * longest first (docs/testing.md, "The system tier's order"); a file not in it keeps jest's order
+ * after them. Also the service tier's bad-input properties: its longest file, on a database of
+ * its own, independent of what runs beside it.
  */
+const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
-const FIRST = /[\\/]properties[\\/]bad-input\.test\.ts$/;
+/** Paths from the repository root, longest first. */
+const LONGEST_FIRST = [
+  'test/service/properties/bad-input.test.ts',
+  'test/system/pages-axe-sweep.test.ts',
+  'test/system/judging-queue-order.test.ts',
+  'test/system/program-judge.test.ts',
+  'test/system/spectator-feed.test.ts',
+  'test/system/web-reliability.test.ts',
+  'test/system/production-build.test.ts',
+  'test/system/judging-fairness.test.ts',
+  'test/system/api-reference.test.ts',
+  'test/system/game-matches.test.ts',
+  'test/system/connector-client.test.ts',
+  'test/system/judging/toolchain.test.ts',
+];
 
-class BadInputFirst extends Sequencer {
+const ROOT = path.resolve(__dirname, '../..');
+const rank = (testPath) => {
+  const i = LONGEST_FIRST.indexOf(path.relative(ROOT, testPath).split(path.sep).join('/'));
+  return i === -1 ? LONGEST_FIRST.length : i;
+};
+
+class LongestFirst extends Sequencer {
   sort(tests) {
     const sorted = super.sort(tests);
     const ordered = Array.isArray(sorted) ? sorted : [];
-    return [...ordered.filter((t) => FIRST.test(t.path)), ...ordered.filter((t) => !FIRST.test(t.path))];
+    // Array.prototype.sort is stable: files outside the list keep jest's order.
+    return [...ordered].sort((a, b) => rank(a.path) - rank(b.path));
   }
 }
 
-module.exports = BadInputFirst;
+module.exports = LongestFirst;
+module.exports.LONGEST_FIRST = LONGEST_FIRST;
