@@ -39,7 +39,44 @@ export interface ReadsInput {
 interface Measured {
   report: LoadReport;
   load: number;
+  /** The limiter's store traffic per 1,000 requests (the API's /metrics; absent on the anchor). */
+  store?: StoreCounts;
 }
+
+interface StoreCounts {
+  takes: number;
+  takeKeys: number;
+  giveBacks: number;
+  waits: number;
+}
+
+/** The API's rate-limiter counters (src/lib/metrics.ts), or null where there is no /metrics. */
+async function storeCounters(base: string): Promise<StoreCounts | null> {
+  try {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const value = (prefix: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(prefix))
+          ?.split(' ')[1] ?? 0,
+      );
+    return {
+      takes: value('rate_limit_store_calls_total{op="take"}'),
+      takeKeys: value('rate_limit_store_keys_total{op="take"}'),
+      giveBacks: value('rate_limit_store_calls_total{op="give_back"}'),
+      waits: value('rate_limit_waits_total '),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** "store per 1,000 requests: 210 takes (250 keys), 40 give-backs; 230 requests waited". */
+const storeNote = (m: Measured): string =>
+  m.store
+    ? `store per 1,000 requests: ${m.store.takes.toFixed(0)} takes (${m.store.takeKeys.toFixed(0)} keys), ${m.store.giveBacks.toFixed(0)} give-backs; ${m.store.waits.toFixed(0)} requests waited`
+    : 'store counts not read';
 
 async function seedLeaderboard(
   databaseUrl: string,
@@ -191,6 +228,7 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
       headerSets: Record<string, string>[],
       options: { rate?: number; okStatuses?: number[] } = {},
     ): Promise<Measured> => {
+      const before = await storeCounters(base);
       const report = await runLoad(
         {
           url: `${base}${paths[0]}`,
@@ -206,7 +244,20 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
         log(
           `  ${report.errors} non-2xx/errors: ${JSON.stringify(report.statuses)} ${report.firstError ?? ''}`,
         );
-      return { report, load: loadAverage() };
+      const after = before && (await storeCounters(base));
+      const all = report.requests + report.warmupOk;
+      const per1000 = (k: keyof StoreCounts) => (after && before ? (1000 * (after[k] - before[k])) / all : 0);
+      const store =
+        after && before
+          ? {
+              takes: per1000('takes'),
+              takeKeys: per1000('takeKeys'),
+              giveBacks: per1000('giveBacks'),
+              waits: per1000('waits'),
+            }
+          : undefined;
+      if (store) log(`  ${storeNote({ report, load: 0, store })}`);
+      return { report, load: loadAverage(), store };
     };
     const ratio = (a: Measured, b: Measured) => a.report.rps / b.report.rps;
     const anchorNote = (m: Measured) =>
@@ -250,7 +301,7 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
       target: '(limiter cost)',
       ok: null,
       load: listOff.load,
-      note: `limiter costs ${fmt(100 * (1 - listOn.report.rps / listOff.report.rps))} % of throughput; ${cpuNote(listOff.report)}`,
+      note: `limiter costs ${fmt(100 * (1 - listOn.report.rps / listOff.report.rps))} % of throughput; ${cpuNote(listOff.report)}; limiter on: ${storeNote(listOn)}`,
     });
     if (withRedis) {
       const listRedis = await measure(
@@ -267,7 +318,7 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
         target: `≥ ${ANCHOR_RATIO_TARGET} × anchor`,
         ok: ratio(listRedis, listAnchor) >= ANCHOR_RATIO_TARGET,
         load: listRedis.load,
-        note: `limiter costs ${fmt(100 * (1 - listRedis.report.rps / listOff.report.rps))} % of throughput; ${cpuNote(listRedis.report)}`,
+        note: `limiter costs ${fmt(100 * (1 - listRedis.report.rps / listOff.report.rps))} % of throughput; ${cpuNote(listRedis.report)}; ${storeNote(listRedis)}`,
       });
     }
 
@@ -327,7 +378,7 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
       target: '(limiter cost)',
       ok: null,
       load: boardOff.load,
-      note: `limiter costs ${fmt(100 * (1 - boardOn.report.rps / boardOff.report.rps))} % of throughput; ${cpuNote(boardOff.report)}`,
+      note: `limiter costs ${fmt(100 * (1 - boardOn.report.rps / boardOff.report.rps))} % of throughput; ${cpuNote(boardOff.report)}; limiter on: ${storeNote(boardOn)}`,
     });
     if (withRedis) {
       const boardRedis = await measure(
@@ -362,7 +413,7 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
         target: `≥ ${ANCHOR_RATIO_TARGET} × anchor`,
         ok: ratio(boardRedis, boardAnchor) >= ANCHOR_RATIO_TARGET,
         load: boardRedis.load,
-        note: `limiter costs ${fmt(100 * (1 - boardRedis.report.rps / boardOff.report.rps))} % of throughput; ${cpuNote(boardRedis.report)}`,
+        note: `limiter costs ${fmt(100 * (1 - boardRedis.report.rps / boardOff.report.rps))} % of throughput; ${cpuNote(boardRedis.report)}; ${storeNote(boardRedis)}`,
       });
     }
 

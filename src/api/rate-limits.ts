@@ -10,6 +10,12 @@ import {
   type RateLimitTail,
   type RateLimitTake,
 } from '../db/queries/rate-limits';
+import { rateLimitStoreCalls, rateLimitStoreKeys, rateLimitWaits } from '../lib/metrics';
+
+const takeCalls = rateLimitStoreCalls.labels('take');
+const takeKeys = rateLimitStoreKeys.labels('take');
+const giveBackCalls = rateLimitStoreCalls.labels('give_back');
+const giveBackKeys = rateLimitStoreKeys.labels('give_back');
 
 /** The spec's limits table (section 8) plus DESIGN.md's numbers for what it leaves open. */
 export const RATE_LIMIT_CATEGORIES = {
@@ -125,16 +131,25 @@ const SWEEP_EVERY_MS = 5 * 60_000;
 
 /**
  * The lease policy (docs/decisions/platform.md, "Local allocations"). A take asks for the slots of
- * the requests waiting now plus, for a busy key, what its recent rate would use in LEASE_HORIZON_MS
+ * the requests waiting now plus, for a busy key, what its recent rate would use in LEASE_TIMING.horizonMs
  * (at most MAX_EXTRA). The store grants extra slots only while more than NEAR_LIMIT stay free after
  * the take, and at most 1/SPREAD of what lies above them (room for the other processes): the last
  * NEAR_LIMIT slots of a window are taken one request at a time.
  */
 export const LEASE_POLICY = { nearLimit: 32, spread: 4 } as const;
-const LEASE_HORIZON_MS = 500;
 const MAX_EXTRA = 64;
-/** An unspent tail unused this long is given back (when still the newest lease of its window). */
-const IDLE_GIVE_BACK_MS = 100;
+/**
+ * horizonMs: a busy key's take asks for what its recent rate would use in this long.
+ * idleGiveBackMs: an unspent tail unused this long is given back (when still the newest lease of its window).
+ */
+export interface LeaseTiming {
+  horizonMs: number;
+  idleGiveBackMs: number;
+}
+// 2 s / 1 s rather than 500 / 100 ms: a caller at 10 req/s waited on the store in 183 of 1,000
+// requests, one at the spec's 3.3 req/s in all of them; now 58 and 175 (bench/limiter-leases.ts).
+// Leases stay bounded by LEASE_POLICY, so only how long unspent slots stay local changes.
+export const LEASE_TIMING: LeaseTiming = { horizonMs: 2000, idleGiveBackMs: 1000 };
 
 /** Where the windows live: PostgreSQL's `rate_limits` or Redis hashes, same semantics. */
 export interface RateLimitStore {
@@ -181,9 +196,10 @@ interface KeyState {
  */
 export function createLeasingRateLimiter(
   store: RateLimitStore,
-  options: { disabled?: boolean; keyPrefix?: string } = {},
+  options: { disabled?: boolean; keyPrefix?: string; timing?: Partial<LeaseTiming> } = {},
 ): RateLimiter {
   const prefix = options.keyPrefix ?? 'rl';
+  const { horizonMs, idleGiveBackMs } = { ...LEASE_TIMING, ...options.timing };
   const insurance = insuranceLimiters();
   const states = new Map<string, KeyState>();
   /** Exhausted keys → when their window ends (epoch ms). */
@@ -213,12 +229,12 @@ export function createLeasingRateLimiter(
 
   function scheduleGiveBack(): void {
     if (giveBackTimer) return;
-    giveBackTimer = setTimeout(giveBackIdle, IDLE_GIVE_BACK_MS);
+    giveBackTimer = setTimeout(giveBackIdle, idleGiveBackMs);
     giveBackTimer.unref();
   }
 
   /**
-   * Unspent tails idle for IDLE_GIVE_BACK_MS go back to the store, so other processes may use
+   * Unspent tails idle for idleGiveBackMs go back to the store, so other processes may use
    * them. While one is on its way the key's requests wait as for a take; a tail the store does not
    * take back (a newer lease exists) stays ours, and one whose fate is unknown (the store failed) is
    * dropped: fewer admitted, never more.
@@ -236,7 +252,7 @@ export function createLeasingRateLimiter(
         st.lease = null;
         continue;
       }
-      if (now - lease.lastUsedAt < IDLE_GIVE_BACK_MS) {
+      if (now - lease.lastUsedAt < idleGiveBackMs) {
         holding = true;
         continue;
       }
@@ -264,6 +280,8 @@ export function createLeasingRateLimiter(
         }
       });
     };
+    giveBackCalls.inc();
+    giveBackKeys.inc(tails.length);
     store.giveBack(tails).then(settled, () => settled(null));
   }
 
@@ -283,11 +301,13 @@ export function createLeasingRateLimiter(
       const spec = RATE_LIMIT_CATEGORIES[st.category];
       // A busy key asks for what its recent rate would use soon; a first request asks for itself.
       const rate = st.takenAt > 0 ? st.usedSinceTake / Math.max(1, now - st.takenAt) : 0;
-      const extra = Math.min(MAX_EXTRA, Math.floor(rate * LEASE_HORIZON_MS));
+      const extra = Math.min(MAX_EXTRA, Math.floor(rate * horizonMs));
       const demand = st.waiting.length;
       steps.push({ key, demand, extra, limit: spec.points, durationMs: spec.durationSec * 1000 });
       asked.set(key, { st, demand });
     }
+    takeCalls.inc();
+    takeKeys.inc(steps.length);
     store.take(steps).then(
       (grants) => {
         for (const [key, { st, demand }] of asked) settle(key, st, grants.get(key)!, demand);
@@ -377,6 +397,7 @@ export function createLeasingRateLimiter(
       const lease = st.lease;
       if (lease && lease.expire <= now) st.lease = null;
       else if (lease && lease.next <= lease.end) return Promise.resolve(slotOf(st, lease, now));
+      rateLimitWaits.inc();
       const waiting = st.waiting;
       const answer = new Promise<RateLimitDecision>((resolve) => waiting.push(resolve));
       if (!st.asking) ask(key, st);

@@ -19,6 +19,31 @@ export const rateLimitedTotal = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * The rate limiter's store traffic (issue 42): round trips by kind (take, give_back), keys they
+ * carried, and requests that waited on one; per 1,000 requests these say what the limiter costs
+ * independently of the machine's load.
+ */
+export const rateLimitStoreCalls = new Counter({
+  name: 'rate_limit_store_calls_total',
+  help: 'Round trips of the rate limiter to its store, by kind',
+  labelNames: ['op'] as const,
+  registers: [metricsRegistry],
+});
+
+export const rateLimitStoreKeys = new Counter({
+  name: 'rate_limit_store_keys_total',
+  help: 'Keys carried by the rate limiter store round trips, by kind',
+  labelNames: ['op'] as const,
+  registers: [metricsRegistry],
+});
+
+export const rateLimitWaits = new Counter({
+  name: 'rate_limit_waits_total',
+  help: 'Counted requests that waited on a store round trip (no local slot at hand)',
+  registers: [metricsRegistry],
+});
+
 export const spectatorFeedReads = new Counter({
   name: 'spectator_feed_reads_total',
   help: 'Database reads of the spectator feeds (each released batch is read once per process, whatever the number of streams)',
