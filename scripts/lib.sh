@@ -29,6 +29,13 @@ port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
 # Installs dependencies on a fresh clone (node_modules absent or older than the lockfile).
 ensure_node_modules() {
+  # A worktree's node_modules linked to another checkout's is current when both lockfiles are the
+  # same text (a worktree's lockfile is newer by mtime only): reinstalling here would empty the link.
+  if [ -L node_modules ]; then
+    local linked
+    linked="$(dirname "$(readlink -f node_modules)")/package-lock.json"
+    if [ -f "$linked" ] && cmp -s package-lock.json "$linked"; then return 0; fi
+  fi
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     echo "installing npm dependencies" >&2
     # A node_modules that links to another checkout's: drop the link, never the other tree
