@@ -39,6 +39,7 @@ import { ApiClient } from '../../bench/lib/http';
 import { loadAverage, machineInfo, postgresCpuMs, processCpuMs } from '../../bench/lib/machine';
 import { apiProcess, ManagedProcess, portOpen, ROOT, sleep, workerProcess } from '../../bench/lib/processes';
 import { startReceiver, type Receiver } from '../../bench/lib/receiver';
+import { prebuiltWorkflowBundle } from '../../bench/lib/workflow-bundle';
 import { submitWithRetries, type SubmissionAttemptLog } from '../faults/client';
 import {
   checkDeliveries,
@@ -136,7 +137,8 @@ describe('production topology', () => {
     const temporal = temporalPostgresProcess(process.env);
     processes.push(temporal);
     const temporalStarted = Date.now();
-    await temporal.start();
+    // Both workers (and the restarted one) load one bundle built while the Temporal server starts.
+    const [workflowBundle] = await Promise.all([prebuiltWorkflowBundle(), temporal.start()]);
     out(
       `Temporal server on PostgreSQL ready on 127.0.0.1:${TEMPORAL_PORT} in ${((Date.now() - temporalStarted) / 1000).toFixed(1)} s`,
     );
@@ -157,6 +159,7 @@ describe('production topology', () => {
       TEMPORAL_ADDRESS: `127.0.0.1:${TEMPORAL_PORT}`,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: `topology-${Date.now()}`,
+      TEMPORAL_WORKFLOW_BUNDLE: workflowBundle,
       AUTH_JWT_SECRET: jwtSecret,
       AUTH_JWT_ISSUER: ISSUER,
       AUTH_JWT_AUDIENCE: AUDIENCE,
