@@ -53,8 +53,12 @@ import {
 
 const FAULT_SUBMISSIONS = Number(process.env.TOPOLOGY_SUBMISSIONS ?? 200);
 const BURST_SUBMISSIONS = Number(process.env.TOPOLOGY_BURST_SUBMISSIONS ?? 200);
-/** One submission per PACE_MS in the fault phase (≈ 2.5/s), so that each fault finds work in flight. */
-const PACE_MS = Number(process.env.TOPOLOGY_PACE_MS ?? 400);
+/**
+ * One submission per PACE_MS in the fault phase (5/s: 40 tokens, far below 30 a minute each), a
+ * steady stream for the faults to land in; each fault also waits until work is in flight. 400 ms
+ * (2.5/s) left the system idle between submissions: 40 s of the run spent waiting, nothing proved.
+ */
+const PACE_MS = Number(process.env.TOPOLOGY_PACE_MS ?? 200);
 const BURST_CONCURRENCY = 16;
 const TEMPORAL_PORT = Number(process.env.TOPOLOGY_TEMPORAL_PORT ?? 7340);
 const API_PORTS = (process.env.TOPOLOGY_API_PORTS ?? '7350,7351').split(',').map(Number);
@@ -404,7 +408,7 @@ describe('production topology', () => {
           last = now;
           started = Date.now();
         }
-        await sleep(500);
+        await sleep(100);
       }
       out(`did not settle: no progress for ${SETTLE_TIMEOUT_MS / 1000} s`);
     }
