@@ -29,13 +29,27 @@ port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
 # Installs dependencies on a fresh clone (node_modules absent or older than the lockfile).
 ensure_node_modules() {
+  # A worktree's node_modules linked to another checkout's is current when both lockfiles are the
+  # same text (a worktree's lockfile is newer by mtime only): reinstalling here would empty the link.
+  if [ -L node_modules ]; then
+    local linked
+    linked="$(dirname "$(readlink -f node_modules)")/package-lock.json"
+    if [ -f "$linked" ] && cmp -s package-lock.json "$linked"; then return 0; fi
+  fi
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     echo "installing npm dependencies" >&2
     # A node_modules that links to another checkout's: drop the link, never the other tree
     # (`npm ci` empties what the link points to before it installs).
     if [ -L node_modules ]; then rm node_modules; fi
     # `npm ci` only: the lockfile is the install (test/unit/static/lockfile.test.ts keeps it complete).
-    npm ci --no-audit --no-fund >&2
+    # The lockfile names no tarball URLs (npm's omit-lockfile-registry-resolved), so npm asks the
+    # registry for each package's metadata first (~930 requests) unless it may take it from its cache:
+    # --prefer-offline. A cached metadata document older than a version the lockfile names fails
+    # the install (npm does not look again): then once more online.
+    npm ci --prefer-offline --no-audit --no-fund >&2 || {
+      echo "npm ci from the cache failed; again, online" >&2
+      npm ci --no-audit --no-fund >&2
+    }
   fi
 }
 

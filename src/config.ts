@@ -251,6 +251,12 @@ const envSchema = z
     TEMPORAL_TLS_CA_PATH: z.string().optional(),
     TEMPORAL_API_KEY: z.string().optional(),
     /**
+     * A workflow bundle built beforehand (`bundleWorkflowCode`), loaded by the worker instead of
+     * bundling the registry at start (2-3 s of CPU each start): test harnesses that start and
+     * SIGKILL many workers build it once. Unset: the built tree's bundle, else bundled at start.
+     */
+    TEMPORAL_WORKFLOW_BUNDLE: z.string().optional(),
+    /**
      * The Temporal Web UI's base URL (e.g. http://localhost:8233): the operators' console links each
      * submission to its workflow there. Unset: no link is shown.
      */

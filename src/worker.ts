@@ -21,9 +21,13 @@ import path from 'node:path';
 /**
  * Where the workflow code comes from: the bundle `npm run build` writes beside the compiled tree
  * (dist/workflow-bundle.js, next to dist/src/), or, from the sources, the registry
- * (workflows/index.ts at the repository's top level) bundled at start.
+ * (workflows/index.ts at the repository's top level) bundled at start; TEMPORAL_WORKFLOW_BUNDLE
+ * names one built beforehand (test harnesses).
  */
-function workflowSource(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+function workflowSource(
+  prebuilt: string | undefined,
+): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  if (prebuilt) return { workflowBundle: { codePath: prebuilt } };
   const bundle = path.join(__dirname, '..', 'workflow-bundle.js');
   return existsSync(bundle)
     ? { workflowBundle: { codePath: bundle } }
@@ -105,7 +109,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort());
   // Every activity, from the registry (activities/index.ts): the features' step factories.
   const activities = createActivities(deps, stopping.signal);
-  const workflows = workflowSource();
+  const workflows = workflowSource(config.TEMPORAL_WORKFLOW_BUNDLE);
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

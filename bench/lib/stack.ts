@@ -17,6 +17,7 @@ import {
   temporalProcess,
   workerProcess,
 } from './processes';
+import { prebuiltWorkflowBundle } from './workflow-bundle';
 
 const PG_SOCKET_DIR = '/var/run/postgresql';
 
@@ -79,7 +80,11 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const logDir = path.join(ROOT, '.data', options.label, 'logs');
-  const databaseUrl = await recreateDatabase(options.database, options.pgTcp);
+  // The workflow bundle is built (or found) while the database is recreated: every worker start reuses it.
+  const [databaseUrl, workflowBundle] = await Promise.all([
+    recreateDatabase(options.database, options.pgTcp),
+    prebuiltWorkflowBundle(),
+  ]);
   let temporal: ManagedProcess | null = null;
   if (!(await portOpen('127.0.0.1', options.temporalPort))) {
     temporal = temporalProcess({ port: options.temporalPort, dbFile: options.temporalDbFile, logDir });
@@ -97,6 +102,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     WEBHOOK_ALLOW_PRIVATE: '1',
     // Fixtures mint `role: admin` operator JWTs (newUser('admin')); development only.
     AUTH_TRUST_ROLE_CLAIM: '1',
+    TEMPORAL_WORKFLOW_BUNDLE: workflowBundle,
     ...(options.env ?? {}),
   };
   const childEnv = { ...process.env, ...env };

@@ -37,7 +37,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
       // The database or the API may be between restarts: look again.
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
+    // Each step waits on the one before it: a short poll keeps the run from idling between them.
+    await sleep(50);
   }
 }
 

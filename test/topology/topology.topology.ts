@@ -39,6 +39,7 @@ import { ApiClient } from '../../bench/lib/http';
 import { loadAverage, machineInfo, postgresCpuMs, processCpuMs } from '../../bench/lib/machine';
 import { apiProcess, ManagedProcess, portOpen, ROOT, sleep, workerProcess } from '../../bench/lib/processes';
 import { startReceiver, type Receiver } from '../../bench/lib/receiver';
+import { prebuiltWorkflowBundle } from '../../bench/lib/workflow-bundle';
 import { submitWithRetries, type SubmissionAttemptLog } from '../faults/client';
 import {
   checkDeliveries,
@@ -52,8 +53,12 @@ import {
 
 const FAULT_SUBMISSIONS = Number(process.env.TOPOLOGY_SUBMISSIONS ?? 200);
 const BURST_SUBMISSIONS = Number(process.env.TOPOLOGY_BURST_SUBMISSIONS ?? 200);
-/** One submission per PACE_MS in the fault phase (≈ 2.5/s), so that each fault finds work in flight. */
-const PACE_MS = Number(process.env.TOPOLOGY_PACE_MS ?? 400);
+/**
+ * One submission per PACE_MS in the fault phase (5/s: 40 tokens, far below 30 a minute each), a
+ * steady stream for the faults to land in; each fault also waits until work is in flight. 400 ms
+ * (2.5/s) left the system idle between submissions: 40 s of the run spent waiting, nothing proved.
+ */
+const PACE_MS = Number(process.env.TOPOLOGY_PACE_MS ?? 200);
 const BURST_CONCURRENCY = 16;
 const TEMPORAL_PORT = Number(process.env.TOPOLOGY_TEMPORAL_PORT ?? 7340);
 const API_PORTS = (process.env.TOPOLOGY_API_PORTS ?? '7350,7351').split(',').map(Number);
@@ -136,7 +141,8 @@ describe('production topology', () => {
     const temporal = temporalPostgresProcess(process.env);
     processes.push(temporal);
     const temporalStarted = Date.now();
-    await temporal.start();
+    // Both workers (and the restarted one) load one bundle built while the Temporal server starts.
+    const [workflowBundle] = await Promise.all([prebuiltWorkflowBundle(), temporal.start()]);
     out(
       `Temporal server on PostgreSQL ready on 127.0.0.1:${TEMPORAL_PORT} in ${((Date.now() - temporalStarted) / 1000).toFixed(1)} s`,
     );
@@ -157,6 +163,7 @@ describe('production topology', () => {
       TEMPORAL_ADDRESS: `127.0.0.1:${TEMPORAL_PORT}`,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: `topology-${Date.now()}`,
+      TEMPORAL_WORKFLOW_BUNDLE: workflowBundle,
       AUTH_JWT_SECRET: jwtSecret,
       AUTH_JWT_ISSUER: ISSUER,
       AUTH_JWT_AUDIENCE: AUDIENCE,
@@ -401,7 +408,7 @@ describe('production topology', () => {
           last = now;
           started = Date.now();
         }
-        await sleep(500);
+        await sleep(100);
       }
       out(`did not settle: no progress for ${SETTLE_TIMEOUT_MS / 1000} s`);
     }
