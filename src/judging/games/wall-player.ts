@@ -97,19 +97,45 @@ export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
   const howItEnded = async (current: InteractiveRun): Promise<TurnResult> =>
     endedBeforeAnswering(await current.ended, spec.memoryMb);
 
+  // Both players' sandboxes start while the game is set up (this channel is made once the
+  // game's slots are held), not at each one's first turn: in a sequential game the second seat's
+  // start then overlaps the first seat's first turn instead of adding to its own (issue 42).
+  let starting: Promise<InteractiveRun> | undefined = start().then((started) => {
+    run = started;
+    if (killed) started.kill();
+    return started;
+  });
+  starting.catch(() => {}); // the first turn reports it (the wall's failure rejects)
+  /**
+   * The run's CPU when it was last frozen (confirmed): it cannot run until thawed, so this is the
+   * next turn's baseline and the turn reads its CPU once, after its freeze (issue 42).
+   */
+  let cpuAtFreeze: number | undefined;
+  let played = false;
+
   return {
     async turn(line: string, budget: TurnBudget): Promise<TurnResult> {
-      if (run === undefined) {
-        if (killed) return { kind: 'crash', reason: 'the game was stopped' };
+      if (starting !== undefined) {
+        const first = starting;
+        starting = undefined;
         // A sandbox that cannot be started is the wall's failure, not the program's: it rejects.
-        run = await start();
-      } else if (run.isEnded()) {
-        return howItEnded(run);
+        await first;
+        if (killed) return { kind: 'crash', reason: 'the game was stopped' };
+      }
+      if (run === undefined) return { kind: 'crash', reason: 'the game was stopped' };
+      if (run.isEnded()) return howItEnded(run);
+      let baseline: number;
+      if (!played) {
+        // The program has not run yet (it waits for its go byte): what the start used is not its.
+        played = true;
+        baseline = await run.cpuTimeMs();
       } else {
+        const frozenAt = cpuAtFreeze;
+        cpuAtFreeze = undefined;
         await run.freeze(false);
+        baseline = frozenAt ?? (await run.cpuTimeMs());
       }
       const current = run;
-      const baseline = await current.cpuTimeMs();
       const answer = reader.expect();
       current.write(line);
       return new Promise<TurnResult>((resolve) => {
@@ -121,10 +147,17 @@ export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
           clearInterval(cpu);
           reader.cancel();
           if (stop) current.kill();
-          else await current.freeze(true).catch(() => current.kill());
+          else {
+            try {
+              await current.freeze(true);
+              if (!current.isEnded()) cpuAtFreeze = await current.cpuTimeMs();
+            } catch {
+              current.kill();
+            }
+          }
           resolve(await make());
         };
-        const used = async () => (await current.cpuTimeMs()) - baseline;
+        const used = async () => (cpuAtFreeze ?? (await current.cpuTimeMs())) - baseline;
         const wall = setTimeout(() => {
           void finish(
             async () => ({
@@ -168,6 +201,18 @@ export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
     },
     close(endLine: string | undefined): Promise<void> {
       closed ??= (async () => {
+        if (starting !== undefined) {
+          // Never played a turn: its program never started, so it is ended, not told the result.
+          const pending = starting;
+          starting = undefined;
+          killed = true;
+          const started = await pending.catch(() => undefined);
+          if (started !== undefined) {
+            started.kill();
+            await started.ended;
+          }
+          return;
+        }
         const current = run;
         if (current === undefined) return;
         if (!current.isEnded()) {

@@ -8,7 +8,16 @@
  * cgroup v1 hybrid (memory, pids, cpu, cpuacct and freezer hierarchies writable by this process)
  * otherwise. Without either, runs rely on rlimits alone and the reason is reported at start.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { runQueueWaits } from '../wall-deadline';
 import os from 'node:os';
@@ -243,19 +252,24 @@ export async function createRunCgroup(
     await writeFile(path.join(cpuDir, 'cpu.cfs_quota_us'), quota);
   }
   let destroyed: Promise<void> | undefined;
+  const control = new ControlFiles();
+  const cpuFile =
+    support.version === 'v2'
+      ? path.join(files.dirs[0], 'cpu.stat')
+      : path.join(files.dirs[4], 'cpuacct.usage');
   return {
     procsFiles: files.procsFiles,
     oomKilled: async () => (await oomKills(files.oomFile)) > 0,
-    // Read synchronously: a game player reads it two or three times a turn, and a cgroup file is
-    // in memory (microseconds), while an async readFile is four thread-pool round trips.
+    // Read synchronously through a descriptor kept open: a game player reads it once a turn, and
+    // a cgroup file is in memory (microseconds) while an async readFile is four thread-pool
+    // round trips and an open-read-close five syscalls (issue 42).
     cpuTimeMs: async () => {
+      const text = control.read(cpuFile);
       if (support.version === 'v2') {
-        const stat = readSmallFile(path.join(files.dirs[0], 'cpu.stat'));
-        const usec = /^usage_usec (\d+)/m.exec(stat)?.[1];
+        const usec = /^usage_usec (\d+)/m.exec(text)?.[1];
         return usec === undefined ? undefined : Number(usec) / 1000;
       }
-      const ns = readSmallFile(path.join(files.dirs[4], 'cpuacct.usage'));
-      return ns.trim() === '' ? undefined : Number(ns) / 1e6;
+      return text.trim() === '' ? undefined : Number(text) / 1e6;
     },
     peakMemoryBytes: async () => {
       const file =
@@ -267,8 +281,11 @@ export async function createRunCgroup(
     },
     tasks: () => countTasks(files),
     runQueueWaits: async () => runQueueWaits(await pidsIn(files.procsFiles[0])),
-    freeze: (frozen) => setFrozen(support, files, frozen),
-    destroy: () => (destroyed ??= emptyAndRemove(support, files)),
+    freeze: (frozen) => setFrozen(support, files, control, frozen),
+    destroy: () => {
+      control.close();
+      return (destroyed ??= emptyAndRemove(support, files));
+    },
   };
 }
 
@@ -276,12 +293,79 @@ const FREEZE_WITHIN_MS = 2_000;
 /** Polls of the freezer's state that only yield to the event loop before they space out to 1 ms. */
 const FREEZE_QUICK_POLLS = 50;
 
-/** A cgroup pseudo-file's text ('' when it is gone), read synchronously (see cpuTimeMs). */
+/** A cgroup pseudo-file's text ('' when it is gone), opened, read and closed. */
 function readSmallFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch {
     return '';
+  }
+}
+
+/** Room for the control files read per turn (freezer.state, cpuacct.usage, cgroup.events, cpu.stat). */
+const CONTROL_READ_BYTES = 4096;
+
+/**
+ * The control files a game player's turn touches, each opened once for the life of the group and
+ * then read with pread (offset 0 makes the kernel render the file afresh) and written with
+ * pwrite: one syscall per access instead of open, fstat, read(s) and close (issue 42). After
+ * close() (the group is being removed) every access falls back to open-read-close.
+ */
+class ControlFiles {
+  private readonly fds = new Map<string, { fd: number; writable: boolean }>();
+  private readonly buffer = Buffer.allocUnsafe(CONTROL_READ_BYTES);
+  private closed = false;
+
+  /** The file's descriptor (libuv opens it close-on-exec), open for writing too when `writable`. */
+  private fd(file: string, writable: boolean): number | undefined {
+    if (this.closed) return undefined;
+    const open = this.fds.get(file);
+    if (open !== undefined && (open.writable || !writable)) return open.fd;
+    let fd: number;
+    try {
+      fd = openSync(file, writable ? constants.O_RDWR : constants.O_RDONLY);
+    } catch {
+      return undefined;
+    }
+    if (open !== undefined) closeSync(open.fd);
+    this.fds.set(file, { fd, writable });
+    return fd;
+  }
+
+  /** The file's text ('' when it is gone). */
+  read(file: string): string {
+    const fd = this.fd(file, false);
+    if (fd === undefined) return readSmallFile(file);
+    try {
+      const length = readSync(fd, this.buffer, 0, CONTROL_READ_BYTES, 0);
+      // A file larger than the buffer (a long cpu.stat) is read whole the ordinary way.
+      if (length === CONTROL_READ_BYTES) return readSmallFile(file);
+      return this.buffer.toString('utf8', 0, length);
+    } catch {
+      return '';
+    }
+  }
+
+  /** Writes `text` at offset 0; throws as a write of the file would. */
+  write(file: string, text: string): void {
+    const fd = this.fd(file, true);
+    if (fd === undefined) {
+      writeFileSync(file, text);
+      return;
+    }
+    writeSync(fd, text, 0);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const { fd } of this.fds.values()) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+    }
+    this.fds.clear();
   }
 }
 
@@ -294,17 +378,18 @@ function readSmallFile(file: string): string {
 async function setFrozen(
   support: Exclude<CgroupSupport, { version: 'none' }>,
   files: GroupFiles,
+  control: ControlFiles,
   frozen: boolean,
 ): Promise<void> {
   const [first] = files.dirs;
   const v2 = support.version === 'v2';
   const freezeFile = path.join(first, v2 ? 'cgroup.freeze' : 'freezer.state');
-  writeFileSync(freezeFile, v2 ? (frozen ? '1' : '0') : frozen ? 'FROZEN' : 'THAWED');
+  control.write(freezeFile, v2 ? (frozen ? '1' : '0') : frozen ? 'FROZEN' : 'THAWED');
   if (!frozen) return;
   const stateFile = v2 ? path.join(first, 'cgroup.events') : freezeFile;
   const deadline = Date.now() + FREEZE_WITHIN_MS;
   for (let poll = 0; Date.now() < deadline; poll++) {
-    const state = readSmallFile(stateFile);
+    const state = control.read(stateFile);
     if (v2 ? /^frozen 1/m.test(state) : state.trim() === 'FROZEN') return;
     await (poll < FREEZE_QUICK_POLLS ? new Promise<void>((resolve) => setImmediate(resolve)) : sleep(1));
   }
