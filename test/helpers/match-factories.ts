@@ -3,6 +3,9 @@
  * their sessions and close them, ada wins with the expected answer), in a weight class of its own.
  */
 import { randomUUID } from 'node:crypto';
+import { findGame } from '../../src/judging/games/catalog';
+import { playMatch } from '../../src/judging/games/match';
+import { firstLegal } from '../fakes/players';
 import { challengeBody } from './challenge-factories';
 import { newConnectorAgent, type ConnectorAgent } from './connector-factories';
 import { eventually, type TestUser } from './factories';
@@ -106,4 +109,83 @@ export async function playRatedBout(server: TestServer, admin: TestUser, title: 
   const { status, completed_at: completedAt } = await matchRow(server, matchId);
   if (status !== 'complete' || !completedAt) throw new Error(`match ${matchId} is ${status}`);
   return { challengeId, weightClassId, matchId, ada, bob, completedAt };
+}
+
+export interface StoredSeat {
+  agentId: string;
+  outcome: 'win' | 'loss';
+  /** Rating ordinals before and after; a match is rated when every seat has both. */
+  before?: number;
+  after?: number;
+  stderr?: string;
+}
+
+/**
+ * A finished match written as the arena writes one (its row, seats, ratings and the owners'
+ * stderr), for pages to show without playing it: what a page does with a match, not how one ends.
+ */
+export async function storedMatch(
+  server: TestServer,
+  input: {
+    challengeId: string;
+    weightClass: string;
+    kind: 'game' | 'bout';
+    startedAt: Date;
+    completedAt: Date;
+    seats: StoredSeat[];
+  },
+): Promise<string> {
+  const db = server.deps.db;
+  const rated = input.seats.every((s) => s.before !== undefined && s.after !== undefined);
+  const match = await db.query<{ id: string }>(
+    `INSERT INTO matches (challenge_id, weight_class_id, kind, status, rated, origin, started_at, ends_at,
+                          bout_ended_at, completed_at, result_id, completed_seq)
+     VALUES ($1, $2, $3, 'complete', $4, 'exhibition', $5, $5::timestamptz + interval '12 minutes', $6, $6,
+             gen_random_uuid(), nextval('match_completed_seq')) RETURNING id`,
+    [input.challengeId, input.weightClass, input.kind, rated, input.startedAt, input.completedAt],
+  );
+  const matchId = match.rows[0].id;
+  const rating = (o: number | undefined) =>
+    o === undefined ? null : JSON.stringify({ mu: o + 25, sigma: 8.1, ordinal: o });
+  for (const [i, s] of input.seats.entries()) {
+    await db.query(
+      `INSERT INTO match_participants (match_id, agent_id, seat, owner_user_id, score, rank, outcome, rating_before, rating_after)
+       SELECT $1, a.id, $3, a.owner_user_id, $4, $5, $6, $7, $8 FROM agents a WHERE a.id = $2`,
+      [
+        matchId,
+        s.agentId,
+        i + 1,
+        s.outcome === 'win' ? 1 : 0,
+        s.outcome === 'win' ? 1 : 2,
+        s.outcome,
+        rating(s.before),
+        rating(s.after),
+      ],
+    );
+    if (s.stderr !== undefined)
+      await db.query('INSERT INTO match_logs (match_id, agent_id, games) VALUES ($1, $2, $3)', [
+        matchId,
+        s.agentId,
+        JSON.stringify([{ game: 1, seat: i + 1, stderr: s.stderr, fault: null }]),
+      ]);
+  }
+  return matchId;
+}
+
+/** A connect-four replay for a stored match, played by the reducer itself and stored as the arena stores one. */
+export async function storeReplay(server: TestServer, matchId: string, agentIds: string[]): Promise<void> {
+  const engine = findGame('connect-four')!;
+  const result = await playMatch({
+    engine,
+    matchId,
+    participants: agentIds,
+    seeds: [11],
+    limits: { turnMs: 1000, bankMs: 1000, maxTurns: engine.defaultMaxTurns },
+    players: (order) => order.map(() => firstLegal()),
+  });
+  await server.deps.db.query('INSERT INTO match_replays (match_id, game, replay) VALUES ($1, $2, $3)', [
+    matchId,
+    'connect-four',
+    JSON.stringify(result.replay),
+  ]);
 }

@@ -15,14 +15,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { mintSessionJwt } from '../../src/auth/jwt';
-import { findGame } from '../../src/judging/games/catalog';
-import { playMatch } from '../../src/judging/games/match';
 import { auditPage, launchChromium, person, signInOnPage } from '../helpers/browser';
 import { insertEntry, liveEvent, postEvent } from '../helpers/connector-factories';
 import { newAgent, newAgentKey, type TestAgent } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { newChallenge } from '../helpers/submission-factories';
-import { firstLegal } from '../fakes/players';
+import { storedMatch, storeReplay } from '../helpers/match-factories';
 
 // The callbacks passed to page.waitForFunction run in the browser (tsconfig has no DOM lib).
 declare const document: { querySelectorAll(selector: string): { length: number } };
@@ -49,70 +47,6 @@ afterAll(async () => {
 async function ownersAgent(name: string): Promise<TestAgent> {
   const jwt = await mintSessionJwt(server.config.AUTH_JWT_SECRET, { sub: OWNER, name: 'Ada', role: 'user' });
   return newAgent(server, { user: { subject: OWNER, jwt }, name });
-}
-
-/** A finished match stored as the arena stores one; `rated` ones carry their rating change. */
-async function storedMatch(input: {
-  challengeId: string;
-  weightClass: string;
-  kind: 'game' | 'bout';
-  startedAt: Date;
-  completedAt: Date;
-  seats: { agentId: string; outcome: 'win' | 'loss'; before?: number; after?: number; stderr?: string }[];
-}): Promise<string> {
-  const db = server.deps.db;
-  const rated = input.seats.every((s) => s.after !== undefined);
-  const match = await db.query<{ id: string }>(
-    `INSERT INTO matches (challenge_id, weight_class_id, kind, status, rated, origin, started_at, ends_at,
-                          bout_ended_at, completed_at, result_id, completed_seq)
-     VALUES ($1, $2, $3, 'complete', $4, 'exhibition', $5, $5::timestamptz + interval '12 minutes', $6, $6,
-             gen_random_uuid(), nextval('match_completed_seq')) RETURNING id`,
-    [input.challengeId, input.weightClass, input.kind, rated, input.startedAt, input.completedAt],
-  );
-  const matchId = match.rows[0].id;
-  for (const [i, s] of input.seats.entries()) {
-    const rating = (o: number | undefined) =>
-      o === undefined ? null : JSON.stringify({ mu: o + 10, sigma: 3.3, ordinal: o });
-    await db.query(
-      `INSERT INTO match_participants (match_id, agent_id, seat, owner_user_id, score, rank, outcome, rating_before, rating_after)
-       SELECT $1, a.id, $3, a.owner_user_id, $4, $5, $6, $7, $8 FROM agents a WHERE a.id = $2`,
-      [
-        matchId,
-        s.agentId,
-        i + 1,
-        s.outcome === 'win' ? 1 : -1,
-        s.outcome === 'win' ? 1 : 2,
-        s.outcome,
-        rating(s.before),
-        rating(s.after),
-      ],
-    );
-    if (s.stderr !== undefined)
-      await db.query('INSERT INTO match_logs (match_id, agent_id, games) VALUES ($1, $2, $3)', [
-        matchId,
-        s.agentId,
-        JSON.stringify([{ game: 1, seat: i + 1, stderr: s.stderr, fault: null }]),
-      ]);
-  }
-  return matchId;
-}
-
-/** The game's replay, played by the reducer itself and stored as the arena stores one. */
-async function storeReplay(matchId: string, agentIds: string[]): Promise<void> {
-  const engine = findGame('connect-four')!;
-  const result = await playMatch({
-    engine,
-    matchId,
-    participants: agentIds,
-    seeds: [11],
-    limits: { turnMs: 1000, bankMs: 1000, maxTurns: engine.defaultMaxTurns },
-    players: (order) => order.map(() => firstLegal()),
-  });
-  await server.deps.db.query('INSERT INTO match_replays (match_id, game, replay) VALUES ($1, $2, $3)', [
-    matchId,
-    'connect-four',
-    JSON.stringify(result.replay),
-  ]);
 }
 
 const dbNow = async () =>
@@ -145,7 +79,7 @@ test('a game match page: this match’s events with times, held without a countd
   await say('ada', 'ada opens the centre');
   await say('bob', 'bob blocks');
   const completedAt = await dbNow();
-  const matchId = await storedMatch({
+  const matchId = await storedMatch(server, {
     challengeId,
     weightClass: 'open',
     kind: 'game',
@@ -156,7 +90,7 @@ test('a game match page: this match’s events with times, held without a countd
       { agentId: bob.agentId, outcome: 'loss', stderr: 'bob-secret strategy' },
     ],
   });
-  await storeReplay(matchId, [ada.agentId, bob.agentId]);
+  await storeReplay(server, matchId, [ada.agentId, bob.agentId]);
   const holdEnd = completedAt.getTime() + DELAY;
   const url = `${server.baseUrl}/matches/${matchId}`;
 
@@ -239,7 +173,7 @@ test('the agent page: rating history per weight class, labelled, with each match
   const day = (n: number) => new Date(Date.now() - (10 - n) * 86_400_000);
   const heavy = `heavy-${run}`;
   const light = `light-${run}`;
-  await storedMatch({
+  await storedMatch(server, {
     challengeId: alpha,
     weightClass: heavy,
     kind: 'bout',
@@ -250,7 +184,7 @@ test('the agent page: rating history per weight class, labelled, with each match
       { agentId: bob.agentId, outcome: 'loss', before: 0, after: -3 },
     ],
   });
-  await storedMatch({
+  await storedMatch(server, {
     challengeId: alpha,
     weightClass: heavy,
     kind: 'bout',
@@ -261,7 +195,7 @@ test('the agent page: rating history per weight class, labelled, with each match
       { agentId: bob.agentId, outcome: 'loss', before: -3, after: -5 },
     ],
   });
-  await storedMatch({
+  await storedMatch(server, {
     challengeId: beta,
     weightClass: light,
     kind: 'bout',

@@ -21,13 +21,11 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { isPageRoute } from '../../src/api/route';
-import { findGame } from '../../src/judging/games/catalog';
-import { playMatch } from '../../src/judging/games/match';
 import { launchChromium, person, SCREENSHOTS, signInOnPage, type Person } from '../helpers/browser';
 import { challengeBody, createActive, createDraft, inSeconds } from '../helpers/challenge-factories';
 import { insertEntry, liveEvent, postEvent } from '../helpers/connector-factories';
 import { eventually, newAgent, newAgentKey, type TestAgent, type TestUser } from '../helpers/factories';
-import { boutChallenge } from '../helpers/match-factories';
+import { boutChallenge, storedMatch, storeReplay } from '../helpers/match-factories';
 import { matchRoute, ROUTES } from '../helpers/route-table';
 import { startServerAndAdmin } from '../helpers/server-and-admin';
 import type { TestServer } from '../helpers/server';
@@ -40,7 +38,6 @@ import {
   userIdOf,
   type TestReceiver,
 } from '../helpers/webhook-factories';
-import { firstLegal } from '../fakes/players';
 
 jest.setTimeout(900_000);
 
@@ -318,67 +315,6 @@ async function judged(agent: TestAgent, challengeId: string, body: unknown): Pro
   return res.body.data.id;
 }
 
-/** A finished match stored as the arena stores one; `rated` seats carry their rating change. */
-async function storedMatch(input: {
-  challengeId: string;
-  weightClass: string;
-  kind: 'game' | 'bout';
-  startedAt: Date;
-  completedAt: Date;
-  seats: { agentId: string; outcome: 'win' | 'loss'; before: number; after: number; stderr?: string }[];
-}): Promise<string> {
-  const db = server.deps.db;
-  const match = await db.query<{ id: string }>(
-    `INSERT INTO matches (challenge_id, weight_class_id, kind, status, rated, origin, started_at, ends_at,
-                          bout_ended_at, completed_at, result_id, completed_seq)
-     VALUES ($1, $2, $3, 'complete', true, 'exhibition', $4, $4::timestamptz + interval '12 minutes', $5, $5,
-             gen_random_uuid(), nextval('match_completed_seq')) RETURNING id`,
-    [input.challengeId, input.weightClass, input.kind, input.startedAt, input.completedAt],
-  );
-  const matchId = match.rows[0].id;
-  const rating = (o: number) => JSON.stringify({ mu: o + 25, sigma: 8.1, ordinal: o });
-  for (const [i, s] of input.seats.entries()) {
-    await db.query(
-      `INSERT INTO match_participants (match_id, agent_id, seat, owner_user_id, score, rank, outcome, rating_before, rating_after)
-       SELECT $1, a.id, $3, a.owner_user_id, $4, $5, $6, $7, $8 FROM agents a WHERE a.id = $2`,
-      [
-        matchId,
-        s.agentId,
-        i + 1,
-        s.outcome === 'win' ? 100 : 0,
-        s.outcome === 'win' ? 1 : 2,
-        s.outcome,
-        rating(s.before),
-        rating(s.after),
-      ],
-    );
-    if (s.stderr !== undefined)
-      await db.query('INSERT INTO match_logs (match_id, agent_id, games) VALUES ($1, $2, $3)', [
-        matchId,
-        s.agentId,
-        JSON.stringify([{ game: 1, seat: i + 1, stderr: s.stderr, fault: null }]),
-      ]);
-  }
-  return matchId;
-}
-
-async function storeReplay(matchId: string, agentIds: string[]): Promise<void> {
-  const engine = findGame('connect-four')!;
-  const result = await playMatch({
-    engine,
-    matchId,
-    participants: agentIds,
-    seeds: [11],
-    limits: { turnMs: 1000, bankMs: 1000, maxTurns: engine.defaultMaxTurns },
-    players: (order) => order.map(() => firstLegal()),
-  });
-  await server.deps.db.query('INSERT INTO match_replays (match_id, game, replay) VALUES ($1, $2, $3)', [
-    matchId,
-    'connect-four',
-    JSON.stringify(result.replay),
-  ]);
-}
-
 const RUBRIC = {
   kind: 'rubric',
   criteria: [
@@ -489,7 +425,7 @@ async function seed(competitor: TestUser): Promise<Seeded> {
   await insertEntry(server, h2h, long.agentId);
   await insertEntry(server, h2h, rival.agentId);
   const earlierStart = await dbNow();
-  await storedMatch({
+  await storedMatch(server, {
     challengeId: h2h,
     weightClass,
     kind: 'bout',
@@ -511,7 +447,7 @@ async function seed(competitor: TestUser): Promise<Seeded> {
     liveEvent('submitted', { summary: 'sent' }),
   ])
     expect((await postEvent(server, { key: longKey, agentId: long.agentId }, h2h, event)).status).toBe(200);
-  const bout = await storedMatch({
+  const bout = await storedMatch(server, {
     challengeId: h2h,
     weightClass,
     kind: 'bout',
@@ -522,7 +458,7 @@ async function seed(competitor: TestUser): Promise<Seeded> {
       { agentId: rival.agentId, outcome: 'loss', before: 1.5, after: -0.75 },
     ],
   });
-  const revealedBout = await storedMatch({
+  const revealedBout = await storedMatch(server, {
     challengeId: h2h,
     weightClass,
     kind: 'bout',
@@ -569,7 +505,7 @@ async function seed(competitor: TestUser): Promise<Seeded> {
   await insertEntry(server, game, long.agentId);
   await insertEntry(server, game, rival.agentId);
   const gameStart = await dbNow();
-  const gameMatch = await storedMatch({
+  const gameMatch = await storedMatch(server, {
     challengeId: game,
     weightClass: `wc-game-${run}`,
     kind: 'game',
@@ -586,7 +522,7 @@ async function seed(competitor: TestUser): Promise<Seeded> {
       { agentId: rival.agentId, outcome: 'loss', before: 0, after: -1, stderr: 'rival debug' },
     ],
   });
-  await storeReplay(gameMatch, [long.agentId, rival.agentId]);
+  await storeReplay(server, gameMatch, [long.agentId, rival.agentId]);
 
   // A rejudge of the solo board (its page lists each submission's old → new score).
   const rejudge = await server.request('POST', `/api/v1/admin/challenges/${solo}/rejudge`, {
