@@ -98,16 +98,19 @@ async function main(): Promise<void> {
   try {
     const api = stack.client;
     const admin = await newUser('admin');
-    const owner = await q<{ id: string }>(
-      `INSERT INTO users (subject, name, role) VALUES ('bench|arena-owner', 'Arena owner', 'user') RETURNING id`,
-    );
-    const ownerId = owner[0].id;
+    // Each agent its own owner, as on a real ladder: the matchmaker never groups one owner's
+    // agents (policy.ts), so one owner for all made the round schedule nothing (issue 42).
     const newAgents = async (n: number, prefix: string, seen: boolean) =>
       (
         await q<{ id: string }>(
-          `INSERT INTO agents (owner_user_id, name, last_seen_at)
-           SELECT $1, $2 || g, CASE WHEN $4 THEN now() END FROM generate_series(1, $3) g RETURNING id`,
-          [ownerId, prefix, n, seen],
+          `WITH u AS (
+             INSERT INTO users (subject, name, role)
+             SELECT 'bench|' || $1 || g, $1 || g, 'user' FROM generate_series(1, $2) g
+             RETURNING id, name)
+           INSERT INTO agents (owner_user_id, name, last_seen_at)
+           SELECT u.id, u.name, CASE WHEN $3 THEN now() END FROM u
+           RETURNING id`,
+          [prefix, n, seen],
         )
       ).map((r) => r.id);
     const enter = (challengeId: string, agentIds: string[]) =>
@@ -224,10 +227,11 @@ async function main(): Promise<void> {
                 nextval('match_completed_seq')
            FROM generate_series(1, $2) g RETURNING id, completed_seq)
        INSERT INTO match_participants (match_id, agent_id, seat, owner_user_id, score, rank, outcome)
-       SELECT m.id, ($3::uuid[])[1 + ((m.completed_seq * 7 + s * 13) % 100)::int], s, $4,
+       SELECT m.id, a.id, s, a.owner_user_id,
               CASE WHEN s = 1 THEN 100 ELSE 0 END, s, CASE WHEN s = 1 THEN 'win' ELSE 'loss' END
-         FROM m CROSS JOIN generate_series(1, 2) s`,
-      [challengeId, RATED, ratedAgents, ownerId],
+         FROM m CROSS JOIN generate_series(1, 2) s
+         JOIN agents a ON a.id = ($3::uuid[])[1 + ((m.completed_seq * 7 + s * 13) % 100)::int]`,
+      [challengeId, RATED, ratedAgents],
     );
     // Seats 1 and 2 draw agents 13 apart (mod 100): always two distinct agents.
     const applyStarted = performance.now();
@@ -275,6 +279,11 @@ async function main(): Promise<void> {
     const roundStarted = performance.now();
     const round = await steps.matchmakingRound({ challengeId: mmChallenge, round: 1 });
     const roundMs = performance.now() - roundStarted;
+    // Distinct owners, no history, no caps: every agent has an opponent (a row of 0 matches measured nothing).
+    if (round.matchIds.length !== Math.floor(ELIGIBLE / 2))
+      throw new Error(
+        `the round scheduled ${round.matchIds.length} matches, not ${Math.floor(ELIGIBLE / 2)}`,
+      );
     const settings = matchSettingsOf({
       match: { players: 2, every_minutes: 1440, rematch_after_minutes: 60, max_per_pair_per_day: 6 },
     });

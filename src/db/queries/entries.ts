@@ -413,6 +413,24 @@ export async function listExhibitionCandidates(
   return res.rows;
 }
 
+/**
+ * The running bout whose end is recorded that a submission was made in (null: none, or the bout
+ * still runs): its settlement may be waiting for this submission's judging.
+ */
+export async function findEndedBoutOfSubmission(db: Queryable, submissionId: string): Promise<string | null> {
+  const row = await queryOne<{ match_id: string }>(
+    db,
+    `SELECT m.id AS match_id
+       FROM submissions sub
+       JOIN sessions s ON s.id = sub.session_id
+       JOIN entries e ON e.id = s.entry_id
+       JOIN matches m ON m.id = e.match_id
+      WHERE sub.id = $1 AND m.status = 'running' AND m.bout_ended_at IS NOT NULL`,
+    [submissionId],
+  );
+  return row?.match_id ?? null;
+}
+
 /** The bout an entry belongs to (null: a ladder or solo entry). */
 export async function findEntryMatchId(db: Queryable, entryId: string): Promise<string | null> {
   const row = await queryOne<{ match_id: string | null }>(db, 'SELECT match_id FROM entries WHERE id = $1', [

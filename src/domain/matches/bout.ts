@@ -17,7 +17,8 @@ import { findMatchById, lockMatch, markBoutEnded } from '../../db/queries/matche
 import { closeBoutSessions } from '../../db/queries/sessions';
 import { storableText } from '../../lib/storable-text';
 import type { ServiceDeps } from '../../service-deps';
-import type { MatchSnapshot, SettleOutcome } from './contract';
+import type { LookOrFinish, MatchSnapshot, SettleOutcome } from './contract';
+import { applyPendingRatings } from './ratings';
 import { JUDGING_GRACE_MS, placeBout } from './rules';
 import { finishInTransaction, settleOutcome } from './settle';
 import { snapshotOf } from './start';
@@ -25,7 +26,7 @@ import { snapshotOf } from './start';
 type Deps = Pick<ServiceDeps, 'db' | 'logger' | 'config'>;
 
 export function createBoutSteps(deps: Deps) {
-  return {
+  const steps = {
     /** Is the bout over? ends_at reached, voided, or every participant opened and closed a session. */
     async matchLook(input: { matchId: string }): Promise<MatchSnapshot> {
       const match = await findMatchById(deps.db, input.matchId);
@@ -87,7 +88,24 @@ export function createBoutSteps(deps: Deps) {
         return outcome(finished ?? match, true);
       });
     },
+
+    /**
+     * The look, and once the bout is over its end, its settlement and (complete and rated) the
+     * class's ratings, in one activity (BOUT_ONE_STEP_PATCH): each part is the step above, so a
+     * retry after any of them repeats nothing (the end and settlement re-check, the ratings apply
+     * each match once).
+     */
+    async matchLookOrFinish(input: { matchId: string }): Promise<LookOrFinish> {
+      const look = await steps.matchLook(input);
+      if (look.status === 'running' && !look.boutOver) return { look, settle: null, ratingsApplied: false };
+      await steps.matchEndBout(input);
+      const settle = await steps.matchSettle(input);
+      const rate = settle.settled && settle.status === 'complete' && settle.rated && !!settle.weightClassId;
+      if (rate) await applyPendingRatings(deps.db, settle.weightClassId!);
+      return { look, settle, ratingsApplied: rate };
+    },
   };
+  return steps;
 }
 
 export type BoutSteps = ReturnType<typeof createBoutSteps>;

@@ -29,6 +29,22 @@ export const MATCH_DEADLINE_PATCH = 'match-deadline';
  */
 export const BOUT_NUDGE_KEPT_PATCH = 'bout-nudge-kept';
 
+/**
+ * A bout's look, once it finds the bout over, also ends and settles it and applies the class's
+ * ratings in the same activity (matchLookOrFinish), and a bout still waiting for its judging waits
+ * on its nudge or poll instead of sleeping the poll. Before it: the look, the end, the settlement
+ * and the ratings were four activities, each a Temporal round trip (issue 42: played matches).
+ */
+export const BOUT_ONE_STEP_PATCH = 'bout-finish-in-one-step';
+
+/** A look that may also have finished the bout: `settle` is set once it ended and settled it. */
+export interface LookOrFinish {
+  look: MatchSnapshot;
+  settle: SettleOutcome | null;
+  /** The class's ratings were applied after a rated completion (the workflow need not). */
+  ratingsApplied: boolean;
+}
+
 export function matchWorkflowId(matchId: string): string {
   return `match-${matchId}`;
 }

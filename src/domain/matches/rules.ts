@@ -301,11 +301,64 @@ export function seededUnit(seed: string, name: string): number {
 }
 
 /**
+ * The greedy pass can leave pairable agents waiting: with a1, a2 (one owner), b1, b2 (another) and
+ * c1, c2 (a third) it may group a1-b1 and a2-b2, and c1 and c2 may not meet. Each waiting agent u
+ * may take the place of a grouped member m (u allowed with the rest of m's group) when m then
+ * forms a new group with other waiting agents; members nearest u in key are tried first. Repairs
+ * never make a rematch (`allowed` is the no-rematch rule). Mutates groups and grouped.
+ */
+function repairLeftovers(
+  byKey: { agentId: string; key: number }[],
+  groups: string[][],
+  grouped: Set<string>,
+  players: number,
+  allowed: (a: string, b: string) => boolean,
+): void {
+  const keyOf = new Map(byKey.map((c) => [c.agentId, c.key]));
+  const fits = (member: string, group: string[]) => group.every((g) => allowed(g, member));
+  let repaired = true;
+  while (repaired) {
+    repaired = false;
+    const left = byKey.filter((c) => !grouped.has(c.agentId)).map((c) => c.agentId);
+    if (left.length < players - 1 || groups.length === 0) return;
+    for (const u of left) {
+      const ku = keyOf.get(u)!;
+      const members = groups
+        .flatMap((group, gi) => group.map((m) => ({ m, gi })))
+        .sort(
+          (x, y) => Math.abs(keyOf.get(x.m)! - ku) - Math.abs(keyOf.get(y.m)! - ku) || (x.m < y.m ? -1 : 1),
+        );
+      for (const { m, gi } of members) {
+        const rest = groups[gi].filter((g) => g !== m);
+        if (!fits(u, rest)) continue;
+        const fresh = [m];
+        const nearM = left
+          .filter((v) => v !== u)
+          .sort(
+            (x, y) =>
+              Math.abs(keyOf.get(x)! - keyOf.get(m)!) - Math.abs(keyOf.get(y)! - keyOf.get(m)!) ||
+              (x < y ? -1 : 1),
+          );
+        for (const v of nearM) if (fresh.length < players && fits(v, fresh)) fresh.push(v);
+        if (fresh.length < players) continue;
+        groups[gi] = groups[gi].map((g) => (g === m ? u : g));
+        groups.push(fresh);
+        for (const id of [u, ...fresh]) grouped.add(id);
+        repaired = true;
+        break;
+      }
+      if (repaired) break;
+    }
+  }
+}
+
+/**
  * One matchmaking round: agents at their hourly cap wait; the others are grouped by nearest
  * (jittered) ordinal, provisional agents seeding groups first; a pair at its daily cap never
  * meets; a pair that met within the rematch window meets only when no other group can be formed
  * for that agent; agents of one owner never meet (policy.ts: no rating farmed by self-play), not
- * even as each other's only opponent. Deterministic for a given seed.
+ * even as each other's only opponent; a waiting agent may then displace a grouped one who can
+ * group with other waiting agents (repairLeftovers). Deterministic for a given seed.
  */
 export function planRound(input: {
   candidates: MatchCandidate[];
@@ -367,6 +420,7 @@ export function planRound(input: {
     for (const m of group) grouped.add(m);
     groups.push(group);
   }
+  repairLeftovers(byKey, groups, grouped, settings.players, (a, b) => allowed(a, b, false));
   for (const c of byKey)
     if (!grouped.has(c.agentId)) waiting.push({ agent_id: c.agentId, reason: 'no_opponent' });
   return { groups, waiting };

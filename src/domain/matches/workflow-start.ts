@@ -1,7 +1,7 @@
 /** Starting and signalling the arena's workflows (the match, the matchmaker). */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { ServiceDeps } from '../../service-deps';
-import { findEntryMatchId } from '../../db/queries/entries';
+import { findEndedBoutOfSubmission, findEntryMatchId } from '../../db/queries/entries';
 import {
   AgentIdsKey,
   ChallengeIdKey,
@@ -78,6 +78,26 @@ export async function nudgeBoutOfSession(
     await client.workflow.getHandle(matchWorkflowId(matchId)).signal(MATCH_NUDGE_SIGNAL);
   } catch {
     // Gone, finished or unreachable: the bout's next look sees the closed session anyway.
+  }
+}
+
+/**
+ * Wakes the workflow of an ended bout whose settlement may wait for this submission's judging
+ * (BOUT_ONE_STEP_PATCH: it waits on its nudge or its poll). Best effort, like the session's nudge.
+ */
+export async function nudgeEndedBoutOfSubmission(
+  deps: Deps & Pick<ServiceDeps, 'db'>,
+  submissionId: string,
+  // The submission's ended bout; a parameter so the unit test names it without a database.
+  boutOf: (submissionId: string) => Promise<string | null> = (id) => findEndedBoutOfSubmission(deps.db, id),
+): Promise<void> {
+  try {
+    const matchId = await boutOf(submissionId);
+    if (!matchId) return;
+    const client = await deps.temporal();
+    await client.workflow.getHandle(matchWorkflowId(matchId)).signal(MATCH_NUDGE_SIGNAL);
+  } catch {
+    // Gone, finished or unreachable: the settlement's next poll sees the judging done anyway.
   }
 }
 

@@ -14,6 +14,7 @@ import {
 } from '../../judging';
 import { DETERMINISTIC_ERROR_MAX_ATTEMPTS, isDeterministicError } from '../../lib/deterministic-error';
 import type { ServiceDeps } from '../../service-deps';
+import { nudgeEndedBoutOfSubmission } from '../matches/workflow-start';
 
 /** Longest wait a grader's Retry-After may impose between attempts. */
 const MAX_GRADER_RETRY_AFTER_MS = 30_000;
@@ -123,7 +124,7 @@ export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSig
       const heartbeat = ctx.info.isLocal ? () => undefined : (details: unknown) => ctx.heartbeat(details);
       const ref: RunRef = { submissionId: input.submissionId, run: input.run };
       try {
-        return await judgeRun(
+        const recorded = await judgeRun(
           deps,
           ref,
           {
@@ -133,6 +134,9 @@ export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSig
           },
           input.split === true,
         );
+        // An ended bout's settlement may be waiting for this judging (issue 42).
+        if (!recorded.stale) await nudgeEndedBoutOfSubmission(deps, ref.submissionId);
+        return recorded;
       } catch (err) {
         // The attempt decides whether a deterministic error gets its one retry (at most twice).
         throw toActivityFailure(err, ctx.info.attempt);
@@ -154,11 +158,13 @@ export function createSubmissionActivities(deps: ServiceDeps, stopping: AbortSig
       const ctx = Context.current();
       const heartbeat = ctx.info.isLocal ? () => undefined : (details: unknown) => ctx.heartbeat(details);
       try {
-        return await judgePrivatePass(deps, ref, {
+        const recorded = await judgePrivatePass(deps, ref, {
           signal: ctx.cancellationSignal,
           onProgress: (progress) => heartbeat(progress),
           onTick: () => heartbeat({ phase: 'private pass' }),
         });
+        await nudgeEndedBoutOfSubmission(deps, ref.submissionId);
+        return recorded;
       } catch (err) {
         throw toActivityFailure(err, ctx.info.attempt);
       }

@@ -96,6 +96,19 @@ const activities: MatchStartSteps &
     if (during) await during();
     return answer;
   },
+  async matchLookOrFinish({ matchId }) {
+    const m = note(matchId, 'matchLookOrFinish');
+    const answer = look(m);
+    const during = m.duringLook;
+    m.duringLook = undefined;
+    if (during) await during();
+    if (!answer.boutOver) return { look: answer, settle: null, ratingsApplied: false };
+    if (m.settleFails) throw ApplicationFailure.nonRetryable('settlement refused', 'TypeError');
+    if (m.unsettledLooks-- > 0)
+      return { look: answer, settle: { ...settled('running'), settled: false }, ratingsApplied: false };
+    ratings.push('wc-1');
+    return { look: answer, settle: settled('complete'), ratingsApplied: true };
+  },
   async matchEndBout({ matchId }) {
     return look(note(matchId, 'matchEndBout'));
   },
@@ -172,27 +185,30 @@ async function startMatch(script: Partial<Match>) {
 }
 
 describe('matchWorkflow', () => {
-  test('a bout: looks every pollMs until its end, ends it, settles (looking again until settled), applies ratings', async () => {
+  test('a bout: looks every pollMs until its end, the look that finds it over ends, settles and rates it; settles again until settled', async () => {
     const { m, handle, steps } = await startMatch({ endsIn: 300, unsettledLooks: 1 });
     expect(await handle.result()).toBe('complete');
     const names = steps();
     expect(names[0]).toBe('matchStart');
-    expect(names.slice(-3)).toEqual(['matchEndBout', 'matchSettle', 'matchSettle']);
-    expect(names.filter((s) => s === 'matchLook').length).toBeGreaterThanOrEqual(1);
-    // The bout ended no sooner than its end.
-    expect(m.calls.find((c) => c.step === 'matchEndBout')!.at).toBeGreaterThanOrEqual(m.endsAt);
+    expect(names.slice(-2)).toEqual(['matchLookOrFinish', 'matchSettle']);
+    expect(names.filter((s) => s === 'matchLookOrFinish').length).toBeGreaterThanOrEqual(1);
+    // The bout was finished no sooner than its end.
+    expect(m.calls.filter((c) => c.step === 'matchLookOrFinish').at(-1)!.at).toBeGreaterThanOrEqual(m.endsAt);
     expect(ratings).toContain('wc-1');
     expect((await handle.describe()).typedSearchAttributes.get(MatchStatusKey)).toBe('complete');
   });
 
-  test('a nudge wakes a bout waiting on a long poll (everyone left early)', async () => {
+  test('a nudge wakes a bout waiting on a long poll (everyone left early): one step finishes it', async () => {
     const { m, handle, steps } = await startMatch({ endsAt: Date.now() + 3_600_000, pollMs: 600_000 });
     // Waiting on its poll (the look's timer is started in the same task as the deadline's).
     await until(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
     m.over = true;
+    const before = ratings.length;
     await handle.signal(MATCH_NUDGE_SIGNAL);
     expect(await handle.result()).toBe('complete');
-    expect(steps()).toEqual(['matchStart', 'matchLook', 'matchEndBout', 'matchSettle']);
+    expect(steps()).toEqual(['matchStart', 'matchLookOrFinish']);
+    // Rated once, by the step (the workflow does not apply the class's ratings again).
+    expect(ratings.length - before).toBe(1);
   });
 
   test('a nudge that comes while the bout looks ends the next wait (both participants left at once)', async () => {
@@ -205,7 +221,24 @@ describe('matchWorkflow', () => {
     };
     await handle.signal(MATCH_NUDGE_SIGNAL);
     expect(await handle.result()).toBe('complete');
-    expect(steps()).toEqual(['matchStart', 'matchLook', 'matchLook', 'matchEndBout', 'matchSettle']);
+    expect(steps()).toEqual(['matchStart', 'matchLookOrFinish', 'matchLookOrFinish']);
+  }, 30_000);
+
+  // Issue 42: the settlement waiting for a submission's judging slept its whole poll.
+  test('a nudge wakes a bout waiting for its judging after its end (a submission judged)', async () => {
+    const { m, handle, steps } = await startMatch({
+      endsAt: Date.now() + 3_600_000,
+      pollMs: 600_000,
+      over: true,
+      unsettledLooks: 1,
+    });
+    await until(() => steps().includes('matchLookOrFinish'));
+    await until(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    expect(m.calls.length).toBe(2);
+    await handle.signal(MATCH_NUDGE_SIGNAL);
+    expect(await handle.result()).toBe('complete');
+    expect(steps()).toEqual(['matchStart', 'matchLookOrFinish', 'matchSettle']);
+    expect(ratings).toContain('wc-1');
   }, 30_000);
 
   test('a bout past its deadline is voided by the service with that reason', async () => {

@@ -29,11 +29,13 @@ import type { MatchStartSteps } from '../start';
 import { judgingTaskQueue } from '../../submissions/contract';
 import {
   BOUT_NUDGE_KEPT_PATCH,
+  BOUT_ONE_STEP_PATCH,
   GAME_VOID_CANCELS_PATCH,
   MATCH_DEADLINE_PATCH,
   MATCH_MAX_POLLS_PER_RUN,
   MATCH_NUDGE_SIGNAL,
   MATCH_VOID_SIGNAL,
+  type LookOrFinish,
   type MatchPhase,
   type MatchSnapshot,
   type MatchWorkflowInput,
@@ -44,12 +46,11 @@ import { MatchIdKey, MatchStatusKey } from '../../../temporal-client/search-attr
 const voidSignal = defineSignal(MATCH_VOID_SIGNAL);
 const nudgeSignal = defineSignal(MATCH_NUDGE_SIGNAL);
 
-const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings } = proxyActivities<
-  MatchStartSteps & BoutSteps & SettleSteps
->({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings, matchLookOrFinish } =
+  proxyActivities<MatchStartSteps & BoutSteps & SettleSteps>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  });
 
 // A game match: its wait in the service's judging queue (one slot per player), then its games on
 // the judging task queue (a worker with the wall); heartbeats notice a dead worker, and the retry
@@ -260,10 +261,34 @@ async function boundedBout(
           );
   // A nudge taken when a look starts, not when a wait starts: one that came during a look ends the next wait.
   const keepNudges = patched(BOUT_NUDGE_KEPT_PATCH);
+  const oneStep = patched(BOUT_ONE_STEP_PATCH);
   try {
-    const settled = await scope.run(async () => {
+    const { settled, ratingsApplied } = await scope.run(async () => {
       let snapshot = first;
       let polls = 0;
+      if (oneStep) {
+        // Looks until one finds the bout over and finishes it (end, settlement, ratings) itself.
+        let finished: LookOrFinish | null =
+          snapshot.status === 'running' && !snapshot.boutOver ? null : await matchLookOrFinish({ matchId });
+        while (!finished) {
+          if (++polls > MATCH_MAX_POLLS_PER_RUN) await continueAsNew<typeof matchWorkflow>(input);
+          const untilEnd = snapshot.endsAt ? Date.parse(snapshot.endsAt) - Date.now() : snapshot.pollMs;
+          await condition(isWoken, Math.max(1, Math.min(snapshot.pollMs, untilEnd)));
+          takeWoken();
+          const step = await matchLookOrFinish({ matchId });
+          snapshot = step.look;
+          if (step.settle) finished = step;
+        }
+        let outcome = finished.settle!;
+        // Still judging what was made before the end: a nudge (a judged submission) or the poll.
+        while (!outcome.settled) {
+          if (++polls > MATCH_MAX_POLLS_PER_RUN) await continueAsNew<typeof matchWorkflow>(input);
+          await condition(isWoken, Math.max(1, outcome.pollMs));
+          takeWoken();
+          outcome = await matchSettle({ matchId });
+        }
+        return { settled: outcome, ratingsApplied: outcome === finished.settle && finished.ratingsApplied };
+      }
       while (snapshot.status === 'running' && !snapshot.boutOver) {
         if (++polls > MATCH_MAX_POLLS_PER_RUN) await continueAsNew<typeof matchWorkflow>(input);
         const untilEnd = snapshot.endsAt ? Date.parse(snapshot.endsAt) - Date.now() : snapshot.pollMs;
@@ -279,12 +304,12 @@ async function boundedBout(
         await sleep(outcome.pollMs);
         outcome = await matchSettle({ matchId });
       }
-      return outcome;
+      return { settled: outcome, ratingsApplied: false };
     });
     timer.cancel();
     await watch;
     show(settled.status);
-    if (settled.status === 'complete' && settled.rated && settled.weightClassId)
+    if (!ratingsApplied && settled.status === 'complete' && settled.rated && settled.weightClassId)
       await matchApplyRatings({ weightClassId: settled.weightClassId });
     return settled.status === 'complete' ? 'complete' : settled.status === 'void' ? 'void' : 'missing';
   } catch (err) {

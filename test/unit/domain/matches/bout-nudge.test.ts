@@ -3,7 +3,10 @@
  * the bout's workflow (its nudge signal) instead of leaving it to the next look (ARENA_POLL_MS).
  */
 import { MATCH_NUDGE_SIGNAL, MATCH_WORKFLOW, matchWorkflowId } from '../../../../src/domain/matches/contract';
-import { nudgeBoutOfSession } from '../../../../src/domain/matches/workflow-start';
+import {
+  nudgeBoutOfSession,
+  nudgeEndedBoutOfSubmission,
+} from '../../../../src/domain/matches/workflow-start';
 import { fakeServiceDeps } from '../../../fakes/deps';
 
 describe('nudgeBoutOfSession', () => {
@@ -32,5 +35,28 @@ describe('nudgeBoutOfSession', () => {
     await expect(
       nudgeBoutOfSession(gone, { entry_id: 'e-3' }, async () => 'm-gone'),
     ).resolves.toBeUndefined();
+  });
+});
+
+// Issue 42: an ended bout's settlement waits on its nudge or its poll for judging still going.
+describe('nudgeEndedBoutOfSubmission', () => {
+  it("signals the workflow of the submission's ended bout, and nothing without one", async () => {
+    const deps = fakeServiceDeps();
+    const client = await deps.temporal();
+    await client.workflow.start(MATCH_WORKFLOW, {
+      taskQueue: 'q',
+      workflowId: matchWorkflowId('m-2'),
+      args: [{ matchId: 'm-2' }],
+    });
+    const asked: string[] = [];
+    await nudgeEndedBoutOfSubmission(deps, 's-1', async (id) => (asked.push(id), 'm-2'));
+    expect(asked).toEqual(['s-1']);
+    expect(deps.fakeTemporal.workflows.get(matchWorkflowId('m-2'))?.signals).toEqual([
+      { name: MATCH_NUDGE_SIGNAL, args: [] },
+    ]);
+    const solo = fakeServiceDeps();
+    await nudgeEndedBoutOfSubmission(solo, 's-2', async () => null);
+    expect(solo.fakeTemporal.connects).toBe(0);
+    await expect(nudgeEndedBoutOfSubmission(solo, 's-3', async () => 'm-gone')).resolves.toBeUndefined();
   });
 });

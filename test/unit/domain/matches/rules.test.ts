@@ -245,6 +245,61 @@ describe('matchmaking rounds', () => {
     expect(three.groups[0].filter((id) => id.startsWith('a'))).toHaveLength(1);
   });
 
+  // Issue 42: the greedy pass paired a1-b1 and a2-b2, left c1 and c2 (one owner) waiting, and the
+  // bench's round of three owners with two agents each scheduled 2 matches instead of 3.
+  test('pairable agents of distinct owners are not left waiting by the greedy pass', () => {
+    const owners = [
+      candidate('a1', 0, { ownerUserId: 'alice' }),
+      candidate('b1', 0.5, { ownerUserId: 'bob' }),
+      candidate('a2', 10, { ownerUserId: 'alice' }),
+      candidate('b2', 10.5, { ownerUserId: 'bob' }),
+      candidate('c1', 20, { ownerUserId: 'carol' }),
+      candidate('c2', 20.5, { ownerUserId: 'carol' }),
+    ];
+    const plan = planRound({ candidates: owners, pairs: [], settings, nowMs: now, seed: 's7' });
+    expect(plan.waiting).toEqual([]);
+    expect(plan.groups).toHaveLength(3);
+    const ownerOf = new Map(owners.map((c) => [c.agentId, c.ownerUserId]));
+    for (const group of plan.groups) expect(new Set(group.map((id) => ownerOf.get(id))).size).toBe(2);
+    expect(plan.groups.flat().sort()).toEqual(['a1', 'a2', 'b1', 'b2', 'c1', 'c2']);
+    // Groups of three: a1, c1, d1 group first; a2, b1, b2 hold two of bob's; b1 takes d1's seat
+    // and d1 groups with a2 and b2.
+    const trios = planRound({
+      candidates: [
+        candidate('a1', 0, { ownerUserId: 'alice' }),
+        candidate('c1', 0.5, { ownerUserId: 'carol' }),
+        candidate('d1', 1, { ownerUserId: 'dave' }),
+        candidate('a2', 20, { ownerUserId: 'alice' }),
+        candidate('b1', 20.5, { ownerUserId: 'bob' }),
+        candidate('b2', 21, { ownerUserId: 'bob' }),
+      ],
+      pairs: [],
+      settings: { ...settings, players: 3 },
+      nowMs: now,
+      seed: 's8',
+    });
+    expect(trios.groups).toHaveLength(2);
+    expect(trios.waiting).toEqual([]);
+  });
+
+  // A repair never makes a rematch: the rematch window keeps its meaning for the swapped members.
+  test('the repair does not pair a recent pair', () => {
+    const recent = (a: string, b: string) => ({ a, b, countLastDay: 1, lastMetAtMs: now - 5 * 60_000 });
+    const plan = planRound({
+      candidates: [
+        candidate('a1', 0, { ownerUserId: 'alice' }),
+        candidate('b1', 0.5, { ownerUserId: 'bob' }),
+        candidate('c1', 20, { ownerUserId: 'carol' }),
+        candidate('c2', 20.5, { ownerUserId: 'carol' }),
+      ],
+      pairs: [recent('a1', 'c1'), recent('a1', 'c2'), recent('b1', 'c1'), recent('b1', 'c2')],
+      settings,
+      nowMs: now,
+      seed: 's9',
+    });
+    expect(plan.groups.map((g) => [...g].sort())).toEqual([['a1', 'b1']]);
+  });
+
   test('groups of more players, and the same seed gives the same round', () => {
     const input = {
       candidates: ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id, i) => candidate(id, i)),
