@@ -18,7 +18,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, realpath, rmdir, writeFile } from 'node:fs/promises';
 import { runQueueWaits } from '../wall-deadline';
 import os from 'node:os';
 import path from 'node:path';
@@ -224,6 +224,45 @@ async function oomKills(file: string): Promise<number> {
 }
 
 const CFS_PERIOD_US = 100_000;
+const NAME_ATTEMPTS = 1_000;
+
+/**
+ * Makes the directories of a group that did not exist. Never `recursive` on the group itself:
+ * the counter starts again wherever the module is loaded again in the same process (jest loads it
+ * once per test file) while an earlier copy's groups may still be there, and reusing one kept its
+ * limits; on cgroup v1 its memsw limit below a larger new memory limit made that write fail with
+ * EINVAL. A name taken in any hierarchy moves on to the next number.
+ */
+async function makeNewGroup(support: Exclude<CgroupSupport, { version: 'none' }>): Promise<GroupFiles> {
+  for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+    sequence += 1;
+    const files = groupFiles(support, `run-${process.pid}-${sequence}`);
+    const made: string[] = [];
+    try {
+      for (const dir of files.dirs) {
+        try {
+          await mkdir(dir);
+        } catch (error) {
+          // Co-mounted controllers (cpu,cpuacct) reach one directory through two paths.
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await sameAsOneOf(dir, made)))
+            throw error;
+        }
+        made.push(dir);
+      }
+      return files;
+    } catch (error) {
+      for (const dir of [...made].reverse()) await rmdir(dir).catch(() => {});
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  throw new Error(`no free name for a sandbox cgroup after ${NAME_ATTEMPTS} tries`);
+}
+
+async function sameAsOneOf(dir: string, others: readonly string[]): Promise<boolean> {
+  const real = await realpath(dir).catch(() => dir);
+  for (const other of others) if ((await realpath(other).catch(() => other)) === real) return true;
+  return false;
+}
 
 /** Creates the group of one sandbox; undefined when the machine allows none (rlimits still apply). */
 export async function createRunCgroup(
@@ -231,9 +270,7 @@ export async function createRunCgroup(
   limits: CgroupLimits,
 ): Promise<RunCgroup | undefined> {
   if (support.version === 'none') return undefined;
-  sequence += 1;
-  const files = groupFiles(support, `run-${process.pid}-${sequence}`);
-  for (const dir of files.dirs) await mkdir(dir, { recursive: true });
+  const files = await makeNewGroup(support);
   const quota = String(Math.max(1_000, Math.round(limits.cpuCores * CFS_PERIOD_US)));
   if (support.version === 'v2') {
     const [dir] = files.dirs;
