@@ -34,5 +34,10 @@ export interface PlayerChannel {
   kill(): void;
 }
 
-/** How long a player may take to exit after its end line before it is killed. */
+/**
+ * How long a player may take to exit after its end line before it is killed: of its own time, so
+ * where its threads can be watched, the time they waited for a CPU (a busy machine) is added, up
+ * to EXIT_GRACE_MAX_EXTRA_MS (src/judging/wall-deadline.ts).
+ */
 export const EXIT_GRACE_MS = 500;
+export const EXIT_GRACE_MAX_EXTRA_MS = 5_000;

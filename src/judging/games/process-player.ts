@@ -7,7 +7,14 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { AnswerReader, BoundedLog } from './line-reader';
-import { EXIT_GRACE_MS, type PlayerChannel, type TurnBudget, type TurnResult } from './player';
+import { processTree, runQueueWaits, wallDeadline } from '../wall-deadline';
+import {
+  EXIT_GRACE_MAX_EXTRA_MS,
+  EXIT_GRACE_MS,
+  type PlayerChannel,
+  type TurnBudget,
+  type TurnResult,
+} from './player';
 
 export interface ProcessPlayerCommand {
   argv: readonly string[];
@@ -148,13 +155,24 @@ export function processPlayer(command: ProcessPlayerCommand): PlayerChannel {
         }
         // Until its pipes are closed, not only until it exits: what it wrote to stderr last (its
         // answer to the end line) is then in its log (CI: "done line" missing from a boss's log).
+        // The grace is the player's own time: a player starved of CPU on a busy machine (its
+        // answer to the end line not yet written) is given the time it waited for one.
+        const pid = child.pid;
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, EXIT_GRACE_MS);
+          const grace = wallDeadline({
+            wallMs: EXIT_GRACE_MS,
+            maxExtraMs: EXIT_GRACE_MAX_EXTRA_MS,
+            readWaits: async () => (pid === undefined ? new Map() : runQueueWaits(await processTree(pid))),
+            onExpire: resolve,
+          });
           child!.once('close', () => {
-            clearTimeout(timer);
+            grace.cancel();
             resolve();
           });
-          if (streamsClosed) resolve();
+          if (streamsClosed) {
+            grace.cancel();
+            resolve();
+          }
         });
         signalGroup('SIGKILL');
       })();

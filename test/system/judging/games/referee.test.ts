@@ -75,6 +75,29 @@ for line in sys.stdin:
     }
   }, 60_000);
 
+  it('a player that ignores the end line is ended after its grace: a sleeper earns no extra time, the game completes', async () => {
+    // The grace counts the player's own time (time it waited for a CPU is added): a sleeper waits
+    // off the run queue, so it gets none and is killed once the grace is over.
+    const stubborn = `import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("done"):
+        sys.stderr.write("ignoring the end\\n")
+        sys.stderr.flush()
+        time.sleep(600)
+    print(json.dumps({"action": m["observation"]["legal_actions"][0]}), flush=True)
+`;
+    const game = await refereeGame({
+      engine: connectFour,
+      seed: 7,
+      seats: ['boss', 'stubborn'],
+      players: [python('boss-grace', connectFour.boss.source), python('stubborn-grace', stubborn)],
+      limits,
+    });
+    expect(game.record.statuses).toEqual(['done', 'done']);
+    expect(game.logs[1]).toMatch(/ignoring the end\n?$/);
+  }, 60_000);
+
   it.each([
     ['garbage', 'print("this is not json", flush=True); continue', 'invalid', /not JSON/],
     [
