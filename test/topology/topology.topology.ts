@@ -63,6 +63,15 @@ const BURST_CONCURRENCY = 16;
 const TEMPORAL_PORT = Number(process.env.TOPOLOGY_TEMPORAL_PORT ?? 7340);
 const API_PORTS = (process.env.TOPOLOGY_API_PORTS ?? '7350,7351').split(',').map(Number);
 const DATABASE = process.env.TOPOLOGY_DATABASE ?? 'challenges_topology';
+// The Temporal server takes its port and the eight above it (temporal/server-postgres.sh: http,
+// membership, history, matching, worker): an API given one of those cannot listen (EADDRINUSE, and
+// the supervisor restarts it until the run times out), so a bad choice is refused at once.
+const TEMPORAL_PORTS_TAKEN = 9;
+for (const port of API_PORTS)
+  if (port >= TEMPORAL_PORT && port < TEMPORAL_PORT + TEMPORAL_PORTS_TAKEN)
+    throw new Error(
+      `TOPOLOGY_API_PORTS ${port} falls inside the Temporal server's ports ${TEMPORAL_PORT}-${TEMPORAL_PORT + TEMPORAL_PORTS_TAKEN - 1} (TOPOLOGY_TEMPORAL_PORT)`,
+    );
 const TEMPORAL_DB_PREFIX = process.env.TOPOLOGY_TEMPORAL_DB_PREFIX ?? 'temporal_topology';
 const PG_BASE = process.env.TOPOLOGY_PG_BASE ?? 'postgres://postgres@127.0.0.1:5432';
 const SETTLE_TIMEOUT_MS = 4 * 60_000;
