@@ -105,3 +105,34 @@ ensure_program_runtimes() {
   fi
   return 0
 }
+
+# A PostgreSQL cluster of the test run's own (Debian's pg_createcluster, as root) for the fault run
+# and the topology when they run beside the jest tiers: the fault run restarts its cluster, which
+# would cut every jest file's connections on the machine's `main`, and the topology's Temporal
+# server and four processes would take connections the tiers count on. Prints the cluster's
+# name; returns non-zero (nothing made) where it cannot make one.
+# make_side_cluster PORT
+make_side_cluster() {
+  local port=$1 version name
+  [ "$(id -u)" = 0 ] && command -v pg_createcluster >/dev/null 2>&1 && [ -d /etc/postgresql ] || return 1
+  version="$(ls /etc/postgresql | sort | head -1)"
+  name="side_${port}"
+  # A cluster left by an interrupted run on this port: start again from nothing.
+  pg_dropcluster --stop "$version" "$name" >/dev/null 2>&1 || true
+  pg_createcluster "$version" "$name" --port "$port" >/dev/null 2>&1 || return 1
+  # Trust on loopback, as the machine's main cluster (a local test cluster, never production).
+  cp "/etc/postgresql/$version/main/pg_hba.conf" "/etc/postgresql/$version/$name/pg_hba.conf"
+  pg_ctlcluster --skip-systemctl-redirect "$version" "$name" start >/dev/null 2>&1 || {
+    pg_dropcluster --stop "$version" "$name" >/dev/null 2>&1
+    return 1
+  }
+  for _ in $(seq 1 60); do
+    if pg_isready -h 127.0.0.1 -p "$port" -q 2>/dev/null; then
+      echo "$version $name"
+      return 0
+    fi
+    sleep 0.5
+  done
+  pg_dropcluster --stop "$version" "$name" >/dev/null 2>&1
+  return 1
+}

@@ -6,7 +6,9 @@
 #   4. jest system tier (worker, sandbox, Chromium, builds; 3 jest workers: SYSTEM_MAX_WORKERS).
 # Arguments go to each jest run (`npm test -- test/service/sessions.test.ts`: tiers without a
 # match run nothing). SKIP_LINT=1 skips step 1. With RUN_FAULTS=1 (CI sets it) the fault run
-# (`npm run test:faults`) follows, with RUN_TOPOLOGY=1 (CI too) the production-topology run.
+# (`npm run test:faults`) runs too, with RUN_TOPOLOGY=1 (CI too) the production-topology run: one
+# after the other, beside the service and system tiers when a PostgreSQL cluster of their own can
+# be made (as root: CI), else after the tiers (SIDE_RUNS=0 forces that). docs/testing.md, "CI's steps".
 # JEST_COVERAGE=1 (scripts/coverage.sh) makes each jest run write coverage/jest-<tier>.
 # Writes test-artifacts/*.json and ends with the plain line "N passed, M failed".
 set -uo pipefail
@@ -38,7 +40,58 @@ if [ "${SKIP_LINT:-0}" != "1" ]; then
   [ $lint_status -ne 0 ] && status=$lint_status
 fi
 
+# The fault run and the topology, one after the other. They wait on their own processes (paced
+# submissions, kills, restarts) far more than they compute, so beside the tiers they cost the
+# tiers little and the run their whole time (~4 min). Beside needs a cluster of their own:
+# the fault run restarts its cluster (make_side_cluster in scripts/lib.sh).
+side_runs() {
+  if [ "${RUN_FAULTS:-0}" = "1" ]; then
+    local started=$(date +%s)
+    npx jest -c jest.faults.config.js --json --outputFile=test-artifacts/jest-faults-results.json
+    echo $? > test-artifacts/faults.status
+    echo "fault run took $(( $(date +%s) - started )) s"
+  fi
+  if [ "${RUN_TOPOLOGY:-0}" = "1" ]; then
+    local started=$(date +%s)
+    bash scripts/topology.sh
+    echo $? > test-artifacts/topology.status
+    echo "topology run took $(( $(date +%s) - started )) s"
+  fi
+}
+rm -f test-artifacts/faults.status test-artifacts/topology.status test-artifacts/side-runs.log
+side_pid=""
+side_cluster=""
+# Starts side_runs in the background on a cluster of their own; returns non-zero when it did not.
+start_side_runs() {
+  { [ "${RUN_FAULTS:-0}" = "1" ] || [ "${RUN_TOPOLOGY:-0}" = "1" ]; } || return 1
+  [ "${SIDE_RUNS:-1}" = "1" ] || return 1
+  local port="${SIDE_PG_PORT:-5439}"
+  if ! side_cluster="$(make_side_cluster "$port")"; then
+    side_cluster=""
+    echo "fault run and topology: no PostgreSQL cluster of their own could be made (root and Debian's pg_createcluster needed); they run after the tiers"
+    return 1
+  fi
+  local version="${side_cluster% *}" name="${side_cluster#* }"
+  echo "fault run and topology: beside the tiers, on PostgreSQL cluster $name (port $port); their output follows the tiers' (test-artifacts/side-runs.log)"
+  (
+    export BENCH_PG_BASE="postgres://postgres@127.0.0.1:$port" FAULTS_PG_CLUSTER="$name" FAULTS_PG_VERSION="$version"
+    export TOPOLOGY_PG_BASE="$BENCH_PG_BASE" TEMPORAL_PG_PORT="$port"
+    # Their own ports below the kernel's ephemeral range, where the tiers' servers (port 0) never land.
+    export BENCH_PORT_MIN="${BENCH_PORT_MIN:-17000}" BENCH_PORT_MAX="${BENCH_PORT_MAX:-17999}"
+    side_runs
+  ) > test-artifacts/side-runs.log 2>&1 &
+  side_pid=$!
+}
+drop_side_cluster() {
+  [ -n "$side_cluster" ] || return 0
+  pg_dropcluster --stop "${side_cluster% *}" "${side_cluster#* }" >/dev/null 2>&1 || true
+  side_cluster=""
+}
+trap 'drop_side_cluster' EXIT
+
 for tier in "${TIERS[@]}"; do
+  # Beside the service and system tiers, once lint and unit passed (fast failure: not after them).
+  if [ "$tier" = "service" ] && [ $status -eq 0 ]; then start_side_runs; fi
   # Fast failure: a lint or unit failure stops the run before the stack starts.
   if [ $status -ne 0 ] && [ "$tier" != "unit" ]; then break; fi
   coverage=()
@@ -59,21 +112,22 @@ for tier in "${TIERS[@]}"; do
   [ $tier_status -ne 0 ] && status=$tier_status
 done
 
-if [ "${RUN_FAULTS:-0}" = "1" ]; then
+if [ -n "$side_pid" ]; then
   started=$(date +%s)
-  npx jest -c jest.faults.config.js --json --outputFile=test-artifacts/jest-faults-results.json
-  faults_status=$?
-  echo "fault run took $(( $(date +%s) - started )) s"
-  [ $faults_status -ne 0 ] && status=$faults_status
+  wait "$side_pid"
+  echo "waited $(( $(date +%s) - started )) s after the tiers for the fault run and topology"
+  cat test-artifacts/side-runs.log
+  drop_side_cluster
+else
+  # Not beside the tiers (no cluster of their own, SIDE_RUNS=0, or a fast failure): after them, on `main`.
+  side_runs
 fi
-
-if [ "${RUN_TOPOLOGY:-0}" = "1" ]; then
-  started=$(date +%s)
-  bash scripts/topology.sh
-  topology_status=$?
-  echo "topology run took $(( $(date +%s) - started )) s"
-  [ $topology_status -ne 0 ] && status=$topology_status
-fi
+for run in faults topology; do
+  if [ -f "test-artifacts/$run.status" ]; then
+    run_status=$(cat "test-artifacts/$run.status")
+    [ "$run_status" -ne 0 ] && status=$run_status
+  fi
+done
 
 # One closing line over every report written: the lint step counts as one test; a tier or run
 # whose report is missing (not run after a fast failure, or crashed) counts as one failure.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newAdmin, type TestUser } from './factories';
+import { eventually, newAdmin, type TestUser } from './factories';
 import type { TestServer } from './server';
 import type { OutboxEventRow } from '../../src/db/queries/outbox-events';
 
@@ -58,6 +58,27 @@ export async function createActive(
 ): Promise<any> {
   const draft = await createDraft(server, overrides, admin);
   return transition(server, draft.id, 'publish', undefined, admin);
+}
+
+/**
+ * An active challenge whose automatic start the lifecycle workflow has already recorded. Publishing
+ * starts that workflow; its first step writes the row (`started_event_at`), and every write of the
+ * row moves its version (DESIGN "Operators"). A form opened before that step ran is one version
+ * behind, and its save is refused as an edit conflict: right, but not what a test about someone
+ * else's edit means to set up. Under load the step can run seconds after the publish.
+ */
+export async function createStarted(
+  server: TestServer,
+  overrides: Record<string, unknown> = {},
+  admin?: TestUser,
+): Promise<any> {
+  const active = await createActive(server, overrides, admin);
+  await eventually(async () => (await outboxFor(server, active.id, 'challenge.started')).length > 0, 60_000);
+  const res = await server.request('GET', `/api/v1/admin/challenges/${active.id}`, {
+    auth: (admin ?? (await adminFor(server))).jwt,
+  });
+  if (res.status !== 200) throw new Error(`read failed: ${res.status} ${res.text}`);
+  return res.body.data;
 }
 
 export async function transition(

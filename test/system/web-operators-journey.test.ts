@@ -7,7 +7,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { auditPage, launchChromium, person, signInOnPage } from '../helpers/browser';
-import { createActive, createDraft } from '../helpers/challenge-factories';
+import { createActive, createDraft, createStarted } from '../helpers/challenge-factories';
 import { newAgent, type TestUser } from '../helpers/factories';
 import { type TestServer } from '../helpers/server';
 import { RUBRIC_JUDGE, sessionFor, submit, waitForSubmission } from '../helpers/submission-factories';
@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 test('two tabs edit one challenge: the second save is refused and shows theirs and yours', async () => {
-  const challenge = await createActive(server, { title: `Two tabs ${run}`, judge: RUBRIC_JUDGE }, admin);
+  // Started: the lifecycle's own first write is not the other tab's edit this test is about.
+  const challenge = await createStarted(server, { title: `Two tabs ${run}`, judge: RUBRIC_JUDGE }, admin);
   const operator = await person(browser);
   await signInOnPage(operator.page, server.baseUrl, OPERATOR, '/admin');
   const tabOne = operator.page;
