@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -90,11 +91,29 @@ const webSignInSettings = {
    * tests when no AUTH_OIDC_ISSUER is set, off in production (where setting it is refused).
    */
   AUTH_OIDC_EMBEDDED: z.enum(['0', '1', 'true', 'false']).optional(),
+  /**
+   * The embedded provider's RSA signing key (PEM). Unset: each process generates one when it
+   * starts. Set: API processes of one development setup serve one key set (an ID token one
+   * signed verifies at another), and a test run makes one key instead of one per test server.
+   */
+  AUTH_OIDC_EMBEDDED_KEY: z
+    .string()
+    .max(20_000)
+    .refine(isRsaPrivateKey, 'AUTH_OIDC_EMBEDDED_KEY must be an RSA private key in PEM')
+    .optional(),
   /** A web session ends after this long without a request… */
   WEB_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(10_080).default(120),
   /** …and this long after sign-in, whatever happens. */
   WEB_SESSION_ABSOLUTE_HOURS: z.coerce.number().int().min(1).max(720).default(24),
 };
+
+function isRsaPrivateKey(pem: string): boolean {
+  try {
+    return createPrivateKey(pem).asymmetricKeyType === 'rsa';
+  } catch {
+    return false;
+  }
+}
 
 /** How people sign in on the web: off, the configured provider, or the embedded one (development). */
 export type WebSignInMode =
@@ -319,6 +338,13 @@ const envSchema = z
     SPECTATOR_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** A request body not received within this → 408 REQUEST_TIMEOUT, the connection closed (DESIGN). */
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /**
+     * How long the API keeps an idle keep-alive connection open. Node's own 5 s races the clients
+     * that reuse connections (fetch keeps one ~4 s; load balancers and agents' HTTP pools 60 s):
+     * when the server closes just as the client sends, the request fails with "other side closed".
+     * Longer than the clients', so the client always closes first (docs/decisions/api.md).
+     */
+    HTTP_KEEP_ALIVE_MS: z.coerce.number().int().min(1_000).max(600_000).default(65_000),
     AGENT_ONLINE_WINDOW_MS: z.coerce.number().int().positive().default(90_000),
     /**
      * The arena's minute (matchmaking every_minutes, a bout's time_limit_minutes): 60 000 ms.

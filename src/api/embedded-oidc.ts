@@ -4,7 +4,7 @@
  * accounts, or any name) served here. It is an ES module with its own Koa and jose majors, so it
  * runs as its own Koa application handed the raw request (docs/decisions/web.md).
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import {
@@ -138,28 +138,43 @@ async function endOwnSessionAtOnce(ctx: ProviderLogoutContext): Promise<boolean>
 interface ProviderMaterials {
   Provider: ProviderConstructor;
   signingKey: Record<string, unknown>;
+  /** The configured key it was made from (AUTH_OIDC_EMBEDDED_KEY), or undefined when generated. */
+  configuredKey: string | undefined;
 }
 
 let materials: ProviderMaterials | undefined;
 
 /**
- * Loads oidc-provider and generates the RSA signing key, once per process, when the app is made
- * (before it listens). Both are synchronous and take a few hundred milliseconds of CPU; done on the
- * first request under /oidc, they ran inside the relying party's own discovery of this provider
- * (the same process fetching its own /oidc/.well-known, 10 s timeout): on a loaded machine /login
+ * Loads oidc-provider and takes the RSA signing key, once per process, when the app is made
+ * (before it listens): the configured one (AUTH_OIDC_EMBEDDED_KEY), else a generated one. Both are
+ * synchronous and take a few hundred milliseconds of CPU (generating most); done on the first
+ * request under /oidc, they ran inside the relying party's own discovery of this provider (the
+ * same process fetching its own /oidc/.well-known, 10 s timeout): on a loaded machine /login
  * answered 503 (docs/decisions/web.md, "The embedded provider is made before the app listens").
  */
-function providerMaterials(): ProviderMaterials {
-  if (!materials) {
-    const Provider = loadNativeEsm<{ default: ProviderConstructor }>('oidc-provider').default;
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    materials = { Provider, signingKey: privateKey.export({ format: 'jwk' }) as Record<string, unknown> };
+function providerMaterials(configuredKey: string | undefined): ProviderMaterials {
+  if (!materials || materials.configuredKey !== configuredKey) {
+    const Provider =
+      materials?.Provider ?? loadNativeEsm<{ default: ProviderConstructor }>('oidc-provider').default;
+    const privateKey = configuredKey
+      ? createPrivateKey(configuredKey)
+      : generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    materials = {
+      Provider,
+      signingKey: privateKey.export({ format: 'jwk' }) as Record<string, unknown>,
+      configuredKey,
+    };
   }
   return materials;
 }
 
-function buildProvider(issuer: string, origin: string, trustProxy: boolean): OidcProvider {
-  const { Provider, signingKey } = providerMaterials();
+function buildProvider(
+  issuer: string,
+  origin: string,
+  trustProxy: boolean,
+  configuredKey: string | undefined,
+): OidcProvider {
+  const { Provider, signingKey } = providerMaterials(configuredKey);
   const provider = new Provider(
     issuer,
     toNativeRealm({
@@ -282,13 +297,18 @@ const MAX_ORIGINS = 8;
 /** Koa middleware answering everything under /oidc; other paths pass through. */
 export function embeddedOidcProvider(deps: AppDeps): Koa.Middleware {
   // Made now, while the app is being made: never on a request's (or a discovery's) clock.
-  providerMaterials();
+  providerMaterials(deps.config.AUTH_OIDC_EMBEDDED_KEY);
   const providers = new Map<string, OidcProvider>();
   const providerFor = (origin: string): OidcProvider | null => {
     let provider = providers.get(origin);
     if (!provider) {
       if (providers.size >= MAX_ORIGINS) return null;
-      provider = buildProvider(`${origin}${EMBEDDED_OIDC_MOUNT}`, origin, deps.config.TRUST_PROXY);
+      provider = buildProvider(
+        `${origin}${EMBEDDED_OIDC_MOUNT}`,
+        origin,
+        deps.config.TRUST_PROXY,
+        deps.config.AUTH_OIDC_EMBEDDED_KEY,
+      );
       providers.set(origin, provider);
     }
     return provider;

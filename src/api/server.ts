@@ -3,7 +3,7 @@ import { bufferedStdout, createLogger } from '../lib/logger';
 import { startMetricsListener } from './metrics-access';
 import { createApp } from './app';
 import { buildDeps } from './build-deps';
-import { answerClientErrorsInEnvelope } from './client-error';
+import { configureHttpServer } from './http-server';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -12,9 +12,7 @@ async function main(): Promise<void> {
   const server = createApp(deps).listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'API listening');
   });
-  answerClientErrorsInEnvelope(server);
-  // Node's own deadline for a whole request, a little behind the 408 of requestBodyDeadline.
-  server.requestTimeout = config.REQUEST_TIMEOUT_MS + 5_000;
+  configureHttpServer(server, config);
   const metricsServer = config.METRICS_PORT !== undefined ? startMetricsListener(config) : undefined;
   metricsServer?.once('listening', () =>
     logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'metrics listening'),

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { createApp } from '../../src/api/app';
 import { buildDeps } from '../../src/api/build-deps';
-import { answerClientErrorsInEnvelope } from '../../src/api/client-error';
+import { configureHttpServer } from '../../src/api/http-server';
 import type { AppDeps } from '../../src/api/deps';
 import type { AnyRouteDef } from '../../src/api/route';
 import { loadConfig, type Config } from '../../src/config';
@@ -85,12 +85,9 @@ export async function startTestServer(
   const deps: AppDeps = options.temporal ? { ...built.deps, temporal: options.temporal } : built.deps;
   const close = built.close;
   const server: Server = createApp(deps, options.routes).listen(options.port ?? 0, '127.0.0.1');
-  answerClientErrorsInEnvelope(server);
-  // Node closes an idle keep-alive socket after 5 s and fetch (undici) reuses one for 4 s: on a
-  // loaded machine the client's timer runs late and a request goes out on a socket the server has
-  // just closed (ECONNRESET, seen in CI on the scope matrix). Tests' servers keep idle sockets
-  // longer than any client keeps them.
-  server.keepAliveTimeout = 60_000;
+  // The service's own settings (keep-alive longer than fetch's: ECONNRESET was seen in CI on the
+  // scope matrix before the tests' servers had it, and in the topology before the service had it).
+  configureHttpServer(server, deps.config);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ipCounter += 1;

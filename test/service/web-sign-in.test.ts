@@ -3,7 +3,8 @@
  * session it starts (the same user as a JWT with that sub), sign-out ending it on the server,
  * and attacks: CSRF, session fixation, open redirect, a replayed callback.
  */
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { loadConfig } from '../../src/config';
 import { mintSessionJwt } from '../../src/auth/jwt';
 import { sweepOnce } from '../../src/domain/submissions/sweeper';
 import { EMBEDDED_OIDC_CLIENT_ID, EMBEDDED_OIDC_CLIENT_SECRET } from '../../src/auth/embedded-oidc-client';
@@ -96,6 +97,35 @@ describe('the OpenID Connect authorization code flow', () => {
     const page = await res.text();
     expect(page).toContain('Error 401');
     expect(page).toContain('href="/"');
+  });
+});
+
+describe('the embedded provider signs with the configured key (AUTH_OIDC_EMBEDDED_KEY)', () => {
+  test('two API processes of one setup serve the one key set', async () => {
+    const configured = createPrivateKey(server.config.AUTH_OIDC_EMBEDDED_KEY!).export({ format: 'jwk' });
+    const jwksOf = async (s: TestServer) => {
+      const res = await fetch(`${s.baseUrl}/oidc/jwks`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { keys: { n: string; e: string }[] }).keys.map((k) => k.n);
+    };
+    expect(await jwksOf(server)).toEqual([configured.n]);
+    const other = await startTestServer({ RATE_LIMIT_DISABLED: '1' });
+    try {
+      expect(await jwksOf(other)).toEqual([configured.n]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a setting that is not an RSA private key is refused when the service starts', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      format: 'pem',
+      type: 'pkcs8',
+    });
+    for (const bad of ['not a key', String(ec)])
+      expect(() => loadConfig({ ...process.env, AUTH_OIDC_EMBEDDED_KEY: bad })).toThrow(
+        /AUTH_OIDC_EMBEDDED_KEY must be an RSA private key in PEM/,
+      );
   });
 });
 
