@@ -15,6 +15,7 @@ import {
   EMBEDDED_OPERATOR_SUBJECT,
   SIGN_IN_CALLBACK_PATH,
 } from '../auth/embedded-oidc-client';
+import { constantTimeEqual } from '../auth/secrets';
 import { embeddedSubject, fromSameOrigin } from '../domain/accounts/rules';
 import { loadNativeEsm, toNativeRealm } from '../lib/native-esm';
 import {
@@ -153,7 +154,7 @@ let materials: ProviderMaterials | undefined;
  * answered 503 (docs/decisions/web.md, "The embedded provider is made before the app listens").
  */
 function providerMaterials(configuredKey: string | undefined): ProviderMaterials {
-  if (!materials || materials.configuredKey !== configuredKey) {
+  if (!materials || !sameConfiguredKey(materials.configuredKey, configuredKey)) {
     const Provider =
       materials?.Provider ?? loadNativeEsm<{ default: ProviderConstructor }>('oidc-provider').default;
     const privateKey = configuredKey
@@ -166,6 +167,13 @@ function providerMaterials(configuredKey: string | undefined): ProviderMaterials
     };
   }
   return materials;
+}
+
+/** The key is a secret: compared in constant time (test/system/security-constant-time.test.ts). */
+function sameConfiguredKey(heldKey: string | undefined, wantedKey: string | undefined): boolean {
+  if (heldKey === undefined || wantedKey === undefined)
+    return heldKey === undefined && wantedKey === undefined;
+  return constantTimeEqual(heldKey, wantedKey);
 }
 
 function buildProvider(

@@ -77,17 +77,23 @@ export async function signInOnPage(
   await page.waitForURL(`${baseUrl}${returnTo}`);
 }
 
-/** Screenshots at 1280 and 390 px (test-artifacts/screenshots); at 390 the page must not scroll sideways. */
+/**
+ * Screenshots at 1280 and 390 px (test-artifacts/screenshots); at 390 the page must not scroll
+ * sideways. JPEG: a full-page PNG of a long page cost ~1.4 s of Chromium's CPU against ~0.5 s, and
+ * the system tier is bound by its CPU (docs/testing.md); the pictures are for people to look at.
+ */
+const SHOT = { fullPage: true, type: 'jpeg', quality: 80 } as const;
+
 export async function checkTwoWidths(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 860 });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.jpg`), ...SHOT });
   await page.setViewportSize({ width: 390, height: 844 });
   const { scrollWidth, clientWidth } = await page.evaluate(() => ({
     scrollWidth: document.documentElement.scrollWidth,
     clientWidth: document.documentElement.clientWidth,
   }));
   expect({ name, scrollWidth }).toEqual({ name, scrollWidth: clientWidth });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-390.jpg`), ...SHOT });
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
@@ -101,33 +107,60 @@ export async function axeViolations(
   browser: Browser,
   context: BrowserContext,
   target: Page | string,
-  options: {
-    from?: 'url' | 'html' | 'live';
-    impacts?: 'all' | 'serious';
-    name?: string;
-    width?: number;
-  } = {},
+  options: AxeOptions & { name?: string; width?: number } = {},
 ): Promise<string[]> {
-  if (options.from === 'live' && typeof target !== 'string') return axeOnPage(target, options);
+  return axeAtWidths(browser, context, target, options, [{ width: options.width, name: options.name }]);
+}
+
+interface AxeOptions {
+  from?: 'url' | 'html' | 'live';
+  impacts?: 'all' | 'serious';
+}
+
+/**
+ * axe at each width in turn on one copy of the page: loaded and given axe once, then resized, as
+ * the sweep does (a load and an injection of axe's 0.5 MB per width cost CPU the tier is bound by).
+ */
+async function axeAtWidths(
+  browser: Browser,
+  context: BrowserContext,
+  target: Page | string,
+  options: AxeOptions,
+  runs: { width?: number; name?: string }[],
+): Promise<string[]> {
+  const found: string[] = [];
+  if (options.from === 'live' && typeof target !== 'string') {
+    for (const run of runs) found.push(...(await axeOnPage(target, { ...options, ...run })));
+    return found;
+  }
+  const viewport = (width: number | undefined) =>
+    width ? { width, height: 844 } : { width: 1280, height: 720 };
   const copy = await browser.newContext({
     bypassCSP: true,
     storageState: await context.storageState(),
     // A narrow width shows what only a phone meets (scrolling regions, wrapped headings).
-    ...(options.width ? { viewport: { width: options.width, height: 844 } } : {}),
+    viewport: viewport(runs[0]?.width),
   });
   try {
     const checked = await copy.newPage();
     const url = typeof target === 'string' ? target : target.url();
-    const where = options.name ?? url;
     if (typeof target === 'string' || (options.from ?? 'url') === 'url') await checked.goto(url);
     else await checked.setContent(await target.content());
     await checked.addScriptTag({ content: AXE_SOURCE });
-    const results = await checked.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-    return results.violations
-      .filter((v) => options.impacts !== 'serious' || v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) => `${where}: ${v.id} [${v.impact}] (${v.help}) ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+    for (const [i, run] of runs.entries()) {
+      if (i > 0) await checked.setViewportSize(viewport(run.width));
+      const where = run.name ?? url;
+      const results = await checked.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+      found.push(
+        ...results.violations
+          .filter((v) => options.impacts !== 'serious' || v.impact === 'serious' || v.impact === 'critical')
+          .map(
+            (v) =>
+              `${where}: ${v.id} [${v.impact}] (${v.help}) ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+          ),
       );
+    }
+    return found;
   } finally {
     await copy.close();
   }
@@ -171,13 +204,8 @@ export async function auditPage(
   options: { from?: 'url' | 'html' | 'live'; impacts?: 'all' | 'serious'; name?: string } = {},
 ): Promise<string[]> {
   await checkTwoWidths(page, screenshot);
-  const at = { impacts: 'serious' as const, ...options };
-  return [
-    ...(await axeViolations(browser, context, page, at)),
-    ...(await axeViolations(browser, context, page, {
-      ...at,
-      width: 390,
-      name: `${options.name ?? screenshot} at 390 px`,
-    })),
-  ];
+  return axeAtWidths(browser, context, page, { impacts: 'serious', ...options }, [
+    { name: options.name },
+    { width: 390, name: `${options.name ?? screenshot} at 390 px` },
+  ]);
 }
