@@ -146,9 +146,11 @@ const activities: Pick<
       list.push({ input, calledAt, attemptedAtMs: null });
       throw infraFailure();
     }
-    // As the real step: the request goes out no sooner than the schedule's moment.
-    const wait = (input.notBeforeMs ?? 0) - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    // As the real step (delivery.ts): the request goes out no sooner than the schedule's moment,
+    // in a loop, since a Node timer may fire a millisecond before its delay by Date.now() (CI, 29 Nov).
+    const notBeforeMs = input.notBeforeMs ?? 0;
+    while (Date.now() < notBeforeMs)
+      await new Promise((r) => setTimeout(r, Math.max(1, notBeforeMs - Date.now())));
     const attemptedAtMs = Date.now();
     list.push({ input, calledAt, attemptedAtMs });
     return attemptResult(step, input, attemptedAtMs);
