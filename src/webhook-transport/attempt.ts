@@ -142,10 +142,19 @@ function postToPinnedAddresses(
       });
     };
 
-    const deadline = setTimeout(() => {
-      if (response) finishWithResponse();
-      else finish({ ...failure('timeout'), sentAtMs });
-    }, remainingMs);
+    // The deadline decides after the I/O that was ready when it fired: after a stall of this
+    // process (CPU starved, a long GC) the expired timer runs before the socket's data is read, and
+    // a response that arrived in time was counted a timeout. Ten such at once disable a
+    // subscription (spec: 10 consecutive failures): the topology beside six busy loops, 29 Nov.
+    // setImmediate runs after this iteration's poll phase, where that data is handled.
+    const deadline = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (response) finishWithResponse();
+          else finish({ ...failure('timeout'), sentAtMs });
+        }),
+      remainingMs,
+    );
 
     const isHttps = url.protocol === 'https:';
     const staticHeaders = typeof input.headers === 'function' ? {} : input.headers;
@@ -267,7 +276,8 @@ const DEADLINE_PASSED = Symbol('deadline passed');
 function withinDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(DEADLINE_PASSED), timeoutMs);
+    // After the I/O that was ready when the timer fired (see the request's deadline).
+    timer = setTimeout(() => setImmediate(() => reject(DEADLINE_PASSED)), timeoutMs);
   });
   work.catch(() => undefined); // a late rejection after the deadline must not become unhandled
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
