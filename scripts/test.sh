@@ -6,9 +6,9 @@
 #   4. jest system tier (worker, sandbox, Chromium, builds; 3 jest workers: SYSTEM_MAX_WORKERS).
 # Arguments go to each jest run (`npm test -- test/service/sessions.test.ts`: tiers without a
 # match run nothing). SKIP_LINT=1 skips step 1. With RUN_FAULTS=1 (CI sets it) the fault run
-# (`npm run test:faults`) runs too, with RUN_TOPOLOGY=1 (CI too) the production-topology run: one
-# after the other, beside the service and system tiers when a PostgreSQL cluster of their own can
-# be made (as root: CI), else after the tiers (SIDE_RUNS=0 forces that). docs/testing.md, "CI's steps".
+# (`npm run test:faults`) runs too, beside the service and system tiers when a PostgreSQL cluster of
+# its own can be made (as root: CI), else after the tiers (SIDE_RUNS=0 forces that); with
+# RUN_TOPOLOGY=1 (CI too) the production-topology run follows the tiers. docs/testing.md, "CI's steps".
 # JEST_COVERAGE=1 (scripts/coverage.sh) makes each jest run write coverage/jest-<tier>.
 # Writes test-artifacts/*.json and ends with the plain line "N passed, M failed".
 set -uo pipefail
@@ -40,17 +40,20 @@ if [ "${SKIP_LINT:-0}" != "1" ]; then
   [ $lint_status -ne 0 ] && status=$lint_status
 fi
 
-# The fault run and the topology, one after the other. They wait on their own processes (paced
-# submissions, kills, restarts) far more than they compute, so beside the tiers they cost the
-# tiers little and the run their whole time (~4 min). Beside needs a cluster of their own:
-# the fault run restarts its cluster (make_side_cluster in scripts/lib.sh).
-side_runs() {
+# The fault run waits on its own processes (300 paced submissions, kills, restarts) far more than
+# it computes, so it runs beside the service and system tiers, on a cluster of its own: it restarts
+# its cluster (make_side_cluster in scripts/lib.sh). The topology runs after the tiers, alone: beside
+# them and six busy loops its webhook receiver fell behind and the spec's breaker (10 consecutive
+# failures) disabled its subscriptions, twice (docs/testing.md, "CI's steps").
+run_faults() {
   if [ "${RUN_FAULTS:-0}" = "1" ]; then
     local started=$(date +%s)
     npx jest -c jest.faults.config.js --json --outputFile=test-artifacts/jest-faults-results.json
     echo $? > test-artifacts/faults.status
     echo "fault run took $(( $(date +%s) - started )) s"
   fi
+}
+run_topology() {
   if [ "${RUN_TOPOLOGY:-0}" = "1" ]; then
     local started=$(date +%s)
     bash scripts/topology.sh
@@ -61,24 +64,23 @@ side_runs() {
 rm -f test-artifacts/faults.status test-artifacts/topology.status test-artifacts/side-runs.log
 side_pid=""
 side_cluster=""
-# Starts side_runs in the background on a cluster of their own; returns non-zero when it did not.
+# Starts the fault run in the background on a cluster of its own; returns non-zero when it did not.
 start_side_runs() {
-  { [ "${RUN_FAULTS:-0}" = "1" ] || [ "${RUN_TOPOLOGY:-0}" = "1" ]; } || return 1
+  [ "${RUN_FAULTS:-0}" = "1" ] || return 1
   [ "${SIDE_RUNS:-1}" = "1" ] || return 1
   local port="${SIDE_PG_PORT:-5439}"
   if ! side_cluster="$(make_side_cluster "$port")"; then
     side_cluster=""
-    echo "fault run and topology: no PostgreSQL cluster of their own could be made (root and Debian's pg_createcluster needed); they run after the tiers"
+    echo "fault run: no PostgreSQL cluster of its own could be made (root and Debian's pg_createcluster needed); it runs after the tiers"
     return 1
   fi
   local version="${side_cluster% *}" name="${side_cluster#* }"
-  echo "fault run and topology: beside the tiers, on PostgreSQL cluster $name (port $port); their output follows the tiers' (test-artifacts/side-runs.log)"
+  echo "fault run: beside the tiers, on PostgreSQL cluster $name (port $port); its output follows the tiers' (test-artifacts/side-runs.log)"
   (
     export BENCH_PG_BASE="postgres://postgres@127.0.0.1:$port" FAULTS_PG_CLUSTER="$name" FAULTS_PG_VERSION="$version"
-    export TOPOLOGY_PG_BASE="$BENCH_PG_BASE" TEMPORAL_PG_PORT="$port"
     # Their own ports below the kernel's ephemeral range, where the tiers' servers (port 0) never land.
     export BENCH_PORT_MIN="${BENCH_PORT_MIN:-17000}" BENCH_PORT_MAX="${BENCH_PORT_MAX:-17999}"
-    side_runs
+    run_faults
   ) > test-artifacts/side-runs.log 2>&1 &
   side_pid=$!
 }
@@ -115,13 +117,14 @@ done
 if [ -n "$side_pid" ]; then
   started=$(date +%s)
   wait "$side_pid"
-  echo "waited $(( $(date +%s) - started )) s after the tiers for the fault run and topology"
+  echo "waited $(( $(date +%s) - started )) s after the tiers for the fault run"
   cat test-artifacts/side-runs.log
   drop_side_cluster
 else
-  # Not beside the tiers (no cluster of their own, SIDE_RUNS=0, or a fast failure): after them, on `main`.
-  side_runs
+  # Not beside the tiers (no cluster of its own, SIDE_RUNS=0, or a fast failure): after them, on `main`.
+  run_faults
 fi
+run_topology
 for run in faults topology; do
   if [ -f "test-artifacts/$run.status" ]; then
     run_status=$(cat "test-artifacts/$run.status")
