@@ -1,6 +1,7 @@
 import { verify as verifyGithubStyle } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { ServiceError } from '../../src/errors';
+import { createDeliverySteps } from '../../src/domain/webhooks/delivery';
 import { assertAcceptableUrl } from '../../src/domain/webhooks/subscriptions';
 import { EVENT_TYPES } from '../../src/events/types';
 import { newAdmin, newAgent, newUser } from '../helpers/factories';
@@ -380,6 +381,34 @@ describe('ownership, scopes and lifecycle', () => {
       'VALIDATION_ERROR',
       /status/,
     );
+  });
+});
+
+describe('disabled for failures', () => {
+  test('ten failures then a success in one batch: disabled, failure_count 0, the reason names the 10 reached', async () => {
+    const user = await newUser(server);
+    const hook = await createWebhook(server, user.jwt, { url: receiver.url, events: ['result.finalized'] });
+    // The health workflow's call for such a batch (subscription-health.ts): the count now is 0.
+    const steps = createDeliverySteps(server.deps);
+    const { rows } = await server.deps.db.query(
+      'SELECT enable_generation FROM webhook_subscriptions WHERE id = $1',
+      [hook.id],
+    );
+    await expect(
+      steps.disableSubscriptionForFailures({
+        subscriptionId: hook.id,
+        generation: Number(rows[0].enable_generation),
+        failureCount: 0,
+        reachedCount: 10,
+      }),
+    ).resolves.toBe(true);
+    const res = await server.request('GET', `/api/v1/webhooks/${hook.id}`, { auth: user.jwt });
+    expect(res.body.data).toMatchObject({
+      active: false,
+      status: 'disabled',
+      failure_count: 0,
+      disabled_reason: '10 consecutive failed delivery attempts',
+    });
   });
 });
 

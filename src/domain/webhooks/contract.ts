@@ -192,3 +192,38 @@ export function delayBeforeAttempt(
 export function shouldDisableSubscription(failureCount: number): boolean {
   return failureCount >= DISABLE_AFTER_CONSECUTIVE_FAILURES;
 }
+
+/** A subscription's consecutive-failure count, as the health workflow holds it. */
+export interface HealthCount {
+  failureCount: number;
+  generation: number;
+}
+
+/**
+ * One batch of attempt outcomes (signal order, repeats already removed) applied to the count: a
+ * failure +1, a success back to 0, an outcome of an older generation ignored, a newer generation (a
+ * re-enable, which wrote 0) restarts the count. `peak` is the highest count the batch reached: ten
+ * failures then a success in one batch end at 0 but reached 10, and the disable names that 10.
+ */
+export function countOutcomes(
+  start: HealthCount,
+  outcomes: readonly Pick<AttemptOutcomeSignal, 'generation' | 'success'>[],
+  /** Histories of runs before the peak was per generation kept it across a re-enable (replay only). */
+  options: { peakAcrossReEnable?: boolean } = {},
+): HealthCount & { peak: number; reEnabled: boolean } {
+  let { failureCount, generation } = start;
+  let peak = 0;
+  let reEnabled = false;
+  for (const outcome of outcomes) {
+    if (outcome.generation < generation) continue; // attempt made before the last re-enable
+    if (outcome.generation > generation) {
+      generation = outcome.generation;
+      failureCount = 0;
+      if (!options.peakAcrossReEnable) peak = 0;
+      reEnabled = true;
+    }
+    failureCount = outcome.success ? 0 : failureCount + 1;
+    peak = Math.max(peak, failureCount);
+  }
+  return { failureCount, generation, peak, reEnabled };
+}

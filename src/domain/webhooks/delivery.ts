@@ -406,13 +406,16 @@ export function createDeliverySteps(deps: ServiceDeps, options: DeliveryOptions 
   async function disableSubscriptionForFailures(input: {
     subscriptionId: string;
     generation: number;
+    /** The count now (stored as failure_count): 0 when a success came later in the same batch. */
     failureCount: number;
+    /** The count that reached the threshold (absent from runs started before it was passed). */
+    reachedCount?: number;
   }): Promise<boolean> {
     const row = await disableSubscription(
       deps.db,
       input.subscriptionId,
       input.generation,
-      `${input.failureCount} consecutive failed delivery attempts`,
+      `${input.reachedCount ?? input.failureCount} consecutive failed delivery attempts`,
       input.failureCount,
     );
     if (row)

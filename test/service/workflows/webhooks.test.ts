@@ -39,7 +39,7 @@ const batches = new Map<string, { firstAttempts: number; handedOver: FirstAttemp
 const failingBatches = new Set<string>();
 const health = new Map<
   string,
-  { persisted: number[]; disabled: { generation: number; failureCount: number }[] }
+  { persisted: number[]; disabled: { generation: number; failureCount: number; reachedCount?: number }[] }
 >();
 const healthOf = (id: string) => {
   if (!health.has(id)) health.set(id, { persisted: [], disabled: [] });
@@ -181,6 +181,7 @@ const activities: Pick<
     healthOf(input.subscriptionId).disabled.push({
       generation: input.generation,
       failureCount: input.failureCount,
+      reachedCount: input.reachedCount,
     });
     return true;
   },
@@ -367,7 +368,9 @@ describe('subscriptionHealthWorkflow', () => {
     expect(healthOf(subscriptionId).disabled).toEqual([]);
     await send(false);
     await until(() => healthOf(subscriptionId).disabled.length > 0);
-    expect(healthOf(subscriptionId).disabled).toEqual([{ generation: 1, failureCount: 10 }]);
+    expect(healthOf(subscriptionId).disabled).toEqual([
+      { generation: 1, failureCount: 10, reachedCount: 10 },
+    ]);
     await send(false);
     await until(() => healthOf(subscriptionId).persisted.at(-1) === 11);
     expect(healthOf(subscriptionId).disabled).toHaveLength(1);

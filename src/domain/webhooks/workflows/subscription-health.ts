@@ -4,6 +4,7 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -17,7 +18,7 @@ import {
   type SubscriptionHealthInput,
   type SubscriptionHealthState,
 } from '../contract';
-import { shouldDisableSubscription } from '../contract';
+import { countOutcomes, shouldDisableSubscription } from '../contract';
 
 export const attemptOutcomeSignal = defineSignal<[AttemptOutcomeSignal]>(ATTEMPT_OUTCOME_SIGNAL);
 export const healthStateQuery = defineQuery<SubscriptionHealthState>(HEALTH_STATE_QUERY);
@@ -26,6 +27,9 @@ const acts = proxyActivities<DeliverySteps>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' },
 });
+
+/** patched(): the count a batch reached restarts at a re-enable (countOutcomes). */
+export const PEAK_PER_GENERATION = 'health-peak-per-generation';
 
 /** Signals handled per run before continuing as new (history stays far below Temporal's limits). */
 export const HEALTH_SIGNALS_PER_RUN = 1000;
@@ -65,7 +69,7 @@ export async function subscriptionHealthWorkflow(input: SubscriptionHealthInput)
     const woke = await condition(() => queue.length > 0, input.idleTimeoutMs ?? HEALTH_IDLE_TIMEOUT_MS);
     if (!woke) return; // idle: end this run; the persisted count carries over
 
-    let peakCount = 0; // the highest count this batch's failures reached
+    const fresh: AttemptOutcomeSignal[] = [];
     while (queue.length > 0) {
       const outcome = queue.shift()!;
       signalsThisRun++;
@@ -73,27 +77,25 @@ export async function subscriptionHealthWorkflow(input: SubscriptionHealthInput)
       recent.push(outcome.key);
       recentSet.add(outcome.key);
       if (recent.length > RECENT_KEYS) recentSet.delete(recent.shift()!);
-
-      if (outcome.generation < generation) continue; // attempt made before the last re-enable
-      if (outcome.generation > generation) {
-        generation = outcome.generation;
-        failureCount = 0;
-        persistedCount = 0; // the re-enable wrote 0
-      }
-      if (outcome.success) {
-        failureCount = 0;
-      } else {
-        failureCount++;
-        peakCount = Math.max(peakCount, failureCount);
-      }
+      fresh.push(outcome);
     }
+    // A re-enable in the middle of a batch used to keep the older generation's peak, which could
+    // disable the re-enabled subscription at once; runs that made that decision replay it.
+    const counted = countOutcomes({ failureCount, generation }, fresh, {
+      peakAcrossReEnable: fresh.some((o) => o.generation > generation) && !patched(PEAK_PER_GENERATION),
+    });
+    ({ failureCount, generation } = counted);
+    if (counted.reEnabled) persistedCount = 0; // the re-enable wrote 0
 
-    // The threshold, checked once per batch (contract.ts): a success later in the same batch does not undo it.
-    if (disabledGeneration !== generation && shouldDisableSubscription(Math.max(peakCount, failureCount))) {
+    // The threshold, checked once per batch (contract.ts): a success later in the same batch does
+    // not undo it, and the reason names the count reached, not the 0 the success left.
+    const reached = Math.max(counted.peak, failureCount);
+    if (disabledGeneration !== generation && shouldDisableSubscription(reached)) {
       await acts.disableSubscriptionForFailures({
         subscriptionId: input.subscriptionId,
         generation,
         failureCount,
+        reachedCount: reached,
       });
       disabledGeneration = generation;
       persistedCount = failureCount;
