@@ -3,14 +3,25 @@
  * read answers `version` and `ETag: "<version>"`, every change (edit, transition) bumps it, and a
  * PATCH made from an older version is refused with 412 and changes nothing. Real HTTP and stack.
  */
+import { randomUUID } from 'node:crypto';
+import { formValuesOf } from '../../src/api/pages/challenges/form';
+import { updateChallenge } from '../../src/db/queries/challenges';
 import { createDraft, transition } from '../helpers/challenge-factories';
 import { type TestUser } from '../helpers/factories';
 import { expectError, type TestServer } from '../helpers/server';
 import { startServerAndAdmin } from '../helpers/server-and-admin';
+import { csrfFrom, signInThroughEmbeddedProvider, webClient, type WebClient } from '../helpers/web-session';
 
+const OPERATOR = `ops|versions-${randomUUID().slice(0, 8)}`;
 let server: TestServer;
 let admin: TestUser;
-beforeAll(async () => ({ server, admin } = await startServerAndAdmin({ RATE_LIMIT_DISABLED: '1' })));
+beforeAll(
+  async () =>
+    ({ server, admin } = await startServerAndAdmin({
+      RATE_LIMIT_DISABLED: '1',
+      AUTH_OPERATOR_SUBJECTS: OPERATOR,
+    })),
+);
 afterAll(() => server.close());
 
 const read = (id: string) => server.request('GET', `/api/v1/admin/challenges/${id}`, { auth: admin.jwt });
@@ -86,5 +97,71 @@ describe('challenge versions', () => {
     expect(Object.keys(doc.paths['/api/v1/admin/challenges/{id}/rejudge'].post.responses)).toEqual(
       expect.arrayContaining(['202', '404', '409']),
     );
+  });
+});
+
+describe("the console's edit form and the version", () => {
+  let operator: WebClient;
+  beforeAll(async () => {
+    operator = webClient(server.baseUrl);
+    await signInThroughEmbeddedProvider(operator, OPERATOR, '/admin');
+  });
+
+  /** The edit form as an operator opens it: its hidden version, base and CSRF token. */
+  async function openForm(id: string) {
+    const res = await operator.fetch(`/admin/challenges/${id}`);
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(page)?.[1];
+    return { csrf: csrfFrom(page), version: hidden('version'), base: hidden('base') };
+  }
+  /** Posts every field as stored when the form was opened, with `changes` typed over them. */
+  const save = (id: string, opened: Awaited<ReturnType<typeof openForm>>, shown: object, changes: object) =>
+    operator.fetch(`/admin/challenges/${id}`, {
+      method: 'POST',
+      form: {
+        ...formValuesOf(shown),
+        ...changes,
+        _csrf: opened.csrf,
+        version: opened.version ?? '',
+        base: opened.base ?? '',
+      },
+    });
+
+  test("the lifecycle's bookkeeping after the form was opened does not refuse the save", async () => {
+    const draft = await createDraft(server, {}, admin);
+    const shown = (await read(draft.id)).body.data;
+    const opened = await openForm(draft.id);
+    expect(opened.version).toBe(String(shown.version));
+    // What the lifecycle writes seconds after publishing: the start it announced (no field of the form).
+    await updateChallenge(server.deps.db, draft.id, { started_event_at: new Date() });
+    expect((await read(draft.id)).body.data.version).toBe(shown.version + 1);
+
+    const res = await save(draft.id, opened, shown, { title: 'Saved after the bookkeeping' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/admin/challenges/${draft.id}?done=saved`);
+    expect((await read(draft.id)).body.data).toMatchObject({
+      title: 'Saved after the bookkeeping',
+      version: shown.version + 2,
+    });
+  });
+
+  test('a field someone else changed after the form was opened is still a conflict, and nothing is saved', async () => {
+    const draft = await createDraft(server, {}, admin);
+    const shown = (await read(draft.id)).body.data;
+    const opened = await openForm(draft.id);
+    expect((await patch(draft.id, { description: 'Theirs' }, `"${shown.version}"`)).status).toBe(200);
+
+    const res = await save(draft.id, opened, shown, { title: 'Mine' });
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain('id="edit-conflict"');
+    expect((await read(draft.id)).body.data).toMatchObject({
+      title: shown.title,
+      description: 'Theirs',
+      version: shown.version + 1,
+    });
+    // A forged base (the form's digest of other values) does not pass either.
+    const forged = await save(draft.id, { ...opened, base: 'x'.repeat(32) }, shown, { title: 'Mine' });
+    expect(forged.status).toBe(409);
   });
 });

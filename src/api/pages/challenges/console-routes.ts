@@ -538,7 +538,17 @@ export const consoleChallengeRoutes: AnyRouteDef[] = [
         }
         // The version the form was read at (always sent by this form): a save made from an older
         // one is refused and shows theirs beside yours (DESIGN "Operators": the console sends If-Match).
-        const version = /^\d{1,9}$/.test(values.version) ? Number(values.version) : null;
+        let version = /^\d{1,9}$/.test(values.version) ? Number(values.version) : null;
+        // Moved only by writes outside the form (the lifecycle records the start it announced
+        // seconds after publishing): every field is as the form showed it, so the save applies to
+        // the version stored now. A field someone else changed still makes it a conflict.
+        if (
+          version !== null &&
+          version !== row.version &&
+          values.base &&
+          values.base === formValuesOf(row).base
+        )
+          version = row.version;
         let updated: ChallengeRow | undefined;
         try {
           updated = await orFieldErrors(
@@ -559,7 +569,7 @@ export const consoleChallengeRoutes: AnyRouteDef[] = [
           return formPage(
             webSession,
             current,
-            { ...values, version: String(current.version) },
+            { ...values, version: String(current.version), base: formValuesOf(current).base ?? '' },
             {},
             { status: 409, conflict: editConflict(version, input, current) },
           );

@@ -5,6 +5,7 @@
  * their structured `fields`), what the operator typed kept, and the page. Its routes:
  * console-routes.ts.
  */
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { ChallengeRow } from '../../../db/queries/challenges';
 import { ServiceError } from '../../../errors';
@@ -139,8 +140,23 @@ export function formValuesOf(row: object): ChallengeFormValues {
     else out[f.name] = v === null || v === undefined ? '' : String(v);
   }
   const version = (row as { version?: unknown }).version;
-  if (typeof version === 'number') out.version = String(version);
+  if (typeof version === 'number') {
+    out.version = String(version);
+    out.base = formBaseOf(out);
+  }
   return out;
+}
+
+/**
+ * A digest of the fields as the form showed them when it was opened (sent back as `base`): the
+ * version moves with every write of the row, the lifecycle's own bookkeeping included (the start
+ * it records seconds after publishing), and a save whose fields nobody else changed since need
+ * not be refused for that (console-routes.ts, decisions/operators.md).
+ */
+export function formBaseOf(values: ChallengeFormValues): string {
+  const hash = createHash('sha256');
+  for (const f of CHALLENGE_FIELDS) hash.update(`${f.name}\0${values[f.name] ?? ''}\0`);
+  return hash.digest('base64url').slice(0, 32);
 }
 
 /** A new draft's starting values (the API's defaults, the rubric template to edit). */
@@ -472,6 +488,7 @@ ${
 ${errorSummary(input.errors)}
 <form class="stack wide" method="post" action="${action}" enctype="multipart/form-data" aria-label="${c ? 'Edit the challenge' : 'Create a draft challenge'}">${csrfField(input.csrfToken)}
 ${c && input.values.version ? html`<input type="hidden" name="version" value="${input.values.version}">` : ''}
+${c && input.values.base ? html`<input type="hidden" name="base" value="${input.values.base}">` : ''}
 ${joinHtml(fields, '\n')}
 <div class="actions"><button type="submit" id="save">${c ? 'Save changes' : 'Create draft'}</button></div>
 <fieldset><legend>Dry run (records nothing)</legend>
@@ -496,7 +513,7 @@ ${dryRunHtml(input.dryRun)}`;
 /** What was typed in every box (the sample too), '' for a box not sent. */
 export const valuesOf = (form: ParsedForm | null): ChallengeFormValues => {
   const out: ChallengeFormValues = {};
-  for (const f of [...CHALLENGE_FIELDS.map((x) => x.name), 'sample', 'version', 'judge_kind'])
+  for (const f of [...CHALLENGE_FIELDS.map((x) => x.name), 'sample', 'version', 'base', 'judge_kind'])
     out[f] = form?.fields[f]?.[0] ?? '';
   return out;
 };
