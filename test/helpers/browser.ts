@@ -135,14 +135,9 @@ async function axeAtWidths(
   }
   const viewport = (width: number | undefined) =>
     width ? { width, height: 844 } : { width: 1280, height: 720 };
-  const copy = await browser.newContext({
-    bypassCSP: true,
-    storageState: await context.storageState(),
+  return withAuditor(browser, context, async (checked) => {
     // A narrow width shows what only a phone meets (scrolling regions, wrapped headings).
-    viewport: viewport(runs[0]?.width),
-  });
-  try {
-    const checked = await copy.newPage();
+    await checked.setViewportSize(viewport(runs[0]?.width));
     const url = typeof target === 'string' ? target : target.url();
     if (typeof target === 'string' || (options.from ?? 'url') === 'url') await checked.goto(url);
     else await checked.setContent(await target.content());
@@ -161,9 +156,47 @@ async function axeAtWidths(
       );
     }
     return found;
-  } finally {
-    await copy.close();
+  });
+}
+
+/**
+ * The person's auditor: a CSP-bypassing context of their own (axe injects a script, which the
+ * pages' CSP forbids) with one page, made once per person and given their cookies before each
+ * audit. A context and its first page cost Chromium ~0.6 s of CPU here; the tier is bound by its
+ * CPU (docs/testing.md), and the pages keep no state but cookies (no localStorage).
+ */
+const auditors = new WeakMap<BrowserContext, { page: Promise<Page>; turn: Promise<unknown> }>();
+async function withAuditor<T>(
+  browser: Browser,
+  context: BrowserContext,
+  audit: (page: Page) => Promise<T>,
+): Promise<T> {
+  let made = auditors.get(context);
+  if (!made) {
+    const page = browser
+      .newContext({ bypassCSP: true, viewport: { width: 1280, height: 720 } })
+      .then((copy) => {
+        context.once('close', () => void copy.close().catch(() => undefined));
+        return copy.newPage();
+      });
+    made = { page, turn: Promise.resolve() };
+    auditors.set(context, made);
   }
+  const auditor = made;
+  // One audit at a time per person: each sets the page's cookies, width and document.
+  const run = auditor.turn.then(async () => {
+    const page = await auditor.page;
+    await page.context().clearCookies();
+    await page.context().addCookies(await context.cookies());
+    try {
+      return await audit(page);
+    } finally {
+      // Nothing of the audited page keeps running (a live page's stream, its timers) between audits.
+      await page.goto('about:blank').catch(() => undefined);
+    }
+  });
+  auditor.turn = run.catch(() => undefined);
+  return run;
 }
 
 /**
