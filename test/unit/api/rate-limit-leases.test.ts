@@ -137,3 +137,98 @@ test('a failing store leaves the limit to the per-process insurance limiter, nev
   expect(answers.map((a) => a.remaining).sort()).toEqual([27, 28, 29]);
   expect(answers.every((a) => a.allowed)).toBe(true);
 });
+
+/** Whether `answer` settles without a store round trip (within this turn's microtasks). */
+async function answeredAtOnce<T>(answer: Promise<T>): Promise<{ value: T; atOnce: boolean }> {
+  let settled = false;
+  const tracked = answer.then((value) => ((settled = true), value));
+  await Promise.resolve();
+  await Promise.resolve();
+  const atOnce = settled;
+  return { value: await tracked, atOnce };
+}
+
+test('a busy key takes its next run before the lease is spent: after its first two requests none waits', async () => {
+  const mem = memoryStore();
+  const limiter = createLeasingRateLimiter(mem.store);
+  const waited: number[] = [];
+  const remaining: number[] = [];
+  // 150 requests 5 ms apart (200/s): the first finds no lease, the second finds the first's single
+  // slot spent; from then on each lease asks for the next one while half of it is left.
+  for (let i = 0; i < 150; i++) {
+    const { value, atOnce } = await answeredAtOnce(limiter.consume('reads', 'ahead-1'));
+    if (!atOnce) waited.push(i);
+    remaining.push(value.remaining);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(waited).toEqual([0, 1]);
+  expect(remaining).toEqual(Array.from({ length: 150 }, (_, i) => 199 - i));
+  expect(mem.calls.takes).toBeGreaterThan(2);
+});
+
+test('two processes spending one budget: each shows its places in order, none twice, exactly the limit admitted', async () => {
+  const mem = memoryStore();
+  const a = createLeasingRateLimiter(mem.store);
+  const b = createLeasingRateLimiter(mem.store);
+  const shown = { a: [] as number[], b: [] as number[] };
+  let admitted = 0;
+  // Interleaved callers on both, so takes ahead land after the other's places (runs not contiguous).
+  for (let i = 0; i < 260; i++) {
+    const [da, db] = await Promise.all([a.consume('reads', 'shared'), b.consume('reads', 'shared')]);
+    for (const [who, d] of [
+      ['a', da],
+      ['b', db],
+    ] as const)
+      if (d.allowed) {
+        admitted += 1;
+        shown[who].push(d.remaining);
+      }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  expect(admitted).toBe(200);
+  for (const list of [shown.a, shown.b])
+    for (let i = 1; i < list.length; i++) expect(list[i]).toBeLessThan(list[i - 1]);
+  const places = [...shown.a, ...shown.b].map((r) => 200 - r);
+  expect(new Set(places).size).toBe(200);
+  expect(Math.max(...places)).toBe(200);
+  expect(mem.rows.get('rl:reads:shared')!.points).toBe(200);
+});
+
+test('a run taken ahead after places of another process: the lease is spent first, the newer run goes back when idle', async () => {
+  const mem = memoryStore();
+  const key = 'rl:reads:ahead-idle';
+  const theirs: number[] = [];
+  let aheadTakes = 0;
+  // Another process takes one place just before each of our takes ahead (demand 0), so the run we
+  // take ahead never follows our lease, and stays the window's newest.
+  const store: RateLimitStore = {
+    ...mem.store,
+    async take(steps) {
+      if (steps.some((s) => s.key === key && s.demand === 0)) {
+        aheadTakes += 1;
+        const other = await mem.store.take([{ key, demand: 1, extra: 0, limit: 200, durationMs: 60_000 }]);
+        theirs.push(other.get(key)!.points);
+      }
+      return mem.store.take(steps);
+    },
+  };
+  const limiter = createLeasingRateLimiter(store);
+  const ours: number[] = [];
+  while (aheadTakes < 2 && ours.length < 150) {
+    ours.push(200 - (await limiter.consume('reads', 'ahead-idle')).remaining);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(aheadTakes).toBe(2);
+  const counted = mem.rows.get(key)!.points;
+  await until(() => mem.calls.giveBacks.length > 0);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const [tail] = mem.calls.giveBacks[0];
+  expect(tail).toMatchObject({ key, end: counted });
+  expect(mem.rows.get(key)!.points).toBe(counted - tail.count);
+  // The older run's unspent places stay ours and come next, below the run given back.
+  const next = 200 - (await limiter.consume('reads', 'ahead-idle')).remaining;
+  expect(next).toBeLessThan(tail.end - tail.count + 1);
+  ours.push(next);
+  for (let i = 1; i < ours.length; i++) expect(ours[i]).toBeGreaterThan(ours[i - 1]);
+  expect(new Set([...ours, ...theirs]).size).toBe(ours.length + theirs.length);
+});
