@@ -3,7 +3,7 @@
  * settings and their defaults, placement of a bout, rating updates (OpenSkill, Weng-Lin
  * Plackett-Luce), and the matchmaker's grouping. No I/O here. Who may: policy.ts.
  */
-import { ordinal as openskillOrdinal, rate, rating as openskillRating } from 'openskill';
+import type * as OpenSkill from 'openskill';
 import { validationError } from '../../errors';
 import { findGame } from '../../judging/games/catalog';
 import { mayMeetInMatchmaking } from './policy';
@@ -230,8 +230,19 @@ export interface RatingView extends Skill {
 
 export const INITIAL_SKILL: Skill = { mu: 25, sigma: 25 / 3 };
 
+/** openskill's `ordinal` with its defaults (Z 3, α 1, target 0): μ − 3σ, proven equal in rules.test.ts. */
 export function ratingView(skill: Skill): RatingView {
-  return { mu: skill.mu, sigma: skill.sigma, ordinal: openskillOrdinal(openskillRating(skill)) };
+  return { mu: skill.mu, sigma: skill.sigma, ordinal: skill.mu - 3 * skill.sigma };
+}
+
+let openskill: typeof OpenSkill | undefined;
+/**
+ * openskill (with ramda under it) takes ~0.3 s to load and only the rating writer needs it (the
+ * worker, when a rated match completes): every API process and test file loaded it for nothing.
+ */
+function openskillLib(): typeof OpenSkill {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, on purpose
+  return (openskill ??= require('openskill') as typeof OpenSkill);
 }
 
 /**
@@ -239,7 +250,8 @@ export function ratingView(skill: Skill): RatingView {
  * rank (a forfeit is last place), the skills after, in the same order.
  */
 export function rateMatch(players: { skill: Skill; rank: number }[]): RatingView[] {
-  const teams = players.map((p) => [openskillRating({ mu: p.skill.mu, sigma: p.skill.sigma })]);
+  const { rate, rating } = openskillLib();
+  const teams = players.map((p) => [rating({ mu: p.skill.mu, sigma: p.skill.sigma })]);
   const rated = rate(teams, { rank: players.map((p) => p.rank) });
   return rated.map(([r]) => ratingView({ mu: r.mu, sigma: r.sigma }));
 }

@@ -4,6 +4,7 @@ import {
   planRound,
   rateMatch,
   ratingRank,
+  ratingView,
   resolveMatchSettings,
   type MatchCandidate,
 } from '../../../../src/domain/matches/rules';
@@ -105,6 +106,17 @@ describe('rating update', () => {
     expect(loser.mu).toBeLessThan(25);
     expect(winner.sigma).toBeLessThan(25 / 3);
     expect(winner.ordinal).toBeCloseTo(winner.mu - 3 * winner.sigma, 9);
+  });
+
+  test("a rating's ordinal is openskill's own (computed without loading it)", () => {
+    const { ordinal, rating } = jest.requireActual<typeof import('openskill')>('openskill');
+    for (const skill of [
+      fresh,
+      { mu: 31.7, sigma: 2.25 },
+      { mu: -4.5, sigma: 7.125 },
+      { mu: 25.000001, sigma: 0.1 },
+    ])
+      expect(ratingView(skill).ordinal).toBe(ordinal(rating(skill)));
   });
 
   test('a draw between equals moves no mean', () => {
