@@ -12,7 +12,9 @@
  *     answer, wait until it is judged (the rubric) and close the session; the match completes with
  *     placements. Measured from the first creation to the last completion. Anchor: the same match
  *     workflow for as many matches already complete (each step finds nothing to do): the
- *     service's workflow shape empty.
+ *     service's workflow shape empty. Where the batch's time goes: each match's phases (created,
+ *     running seen, sessions open and submitted, both judged, both closed, complete after the close),
+ *     median and worst; the participants look at the database every BENCH_ARENA_PLAYER_POLL_MS (20).
  *  2. rating updates per second: RATED complete rated matches of one weight class (written
  *     set-based) applied by the service's single writer (`applyPendingRatings`: lock, one
  *     `rating_updates` row, participants, ratings, in completion order). Anchor: openskill's
@@ -62,6 +64,37 @@ const RATED = Number(process.env.BENCH_ARENA_RATED ?? 1000);
 const ELIGIBLE = Number(process.env.BENCH_ARENA_ELIGIBLE ?? 1000);
 /** The arena's minute here: the longest a bout (`time_limit_minutes: 1`) may last; played bouts end sooner. */
 const BOUT_MINUTE_MS = Number(process.env.BENCH_ARENA_BOUT_MS ?? 30_000);
+/** How often a bench participant looks at its match's and submission's status in the database. */
+const PLAYER_POLL_MS = Number(process.env.BENCH_ARENA_PLAYER_POLL_MS ?? 20);
+
+/** Each played match's moments (ms from the batch's start), for where the batch's time goes. */
+interface BoutTimes {
+  created: number;
+  running: number[];
+  opened: number[];
+  judged: number[];
+  closed: number[];
+  complete: number;
+}
+const PHASES: [string, (t: BoutTimes) => number][] = [
+  ['created', (t) => t.created],
+  ['running seen', (t) => Math.max(...t.running) - t.created],
+  ['sessions open', (t) => Math.max(...t.opened) - Math.max(...t.running)],
+  ['both judged', (t) => Math.max(...t.judged) - Math.max(...t.opened)],
+  ['both closed', (t) => Math.max(...t.closed) - Math.max(...t.judged)],
+  ['complete after close', (t) => t.complete - Math.max(...t.closed)],
+];
+const quantile = (xs: number[], q: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+};
+/** "created p50 120 / max 300 ms; running seen …": each phase's median and worst over the batch's matches. */
+function phaseSummary(times: BoutTimes[]): string {
+  return PHASES.map(([name, of]) => {
+    const xs = times.map(of);
+    return `${name} p50 ${Math.round(quantile(xs, 0.5))} / max ${Math.round(Math.max(...xs))} ms`;
+  }).join('; ');
+}
 
 /** Runs `make(i)` for i < n, `lanes` at a time, in order of i. */
 async function inLanes<T>(n: number, lanes: number, make: (i: number) => Promise<T>): Promise<T[]> {
@@ -147,7 +180,7 @@ async function main(): Promise<void> {
       (await pool.query<{ status: string }>(`SELECT status FROM ${table} WHERE id = $1`, [id])).rows[0]
         ?.status;
     const until = async (check: () => Promise<boolean>) => {
-      while (!(await check())) await sleep(20);
+      while (!(await check())) await sleep(PLAYER_POLL_MS);
     };
     /** A participant (one user each: token creation is limited per user), entered in the challenge. */
     const newPlayer = async (i: number, tag: string): Promise<BenchAgent> => {
@@ -160,20 +193,35 @@ async function main(): Promise<void> {
       return agent;
     };
     /** A connector's bout: once the match runs, open the session, submit, wait for the judgement, close. */
-    const playBout = async (matchId: string, agent: BenchAgent, i: number) => {
+    const playBout = async (
+      matchId: string,
+      agent: BenchAgent,
+      i: number,
+      t: BoutTimes,
+      at: () => number,
+    ) => {
       await until(async () => (await statusOf('matches', matchId)) !== 'scheduled');
+      t.running.push(at());
       const token = agent.tokens[0];
       const sessionId = await openSession(api, token, challengeId);
       const sub = await api.expect(201, 'POST', `/api/v1/sessions/${sessionId}/submissions`, {
         auth: token,
         body: { content: submissionContent(i) },
       });
+      t.opened.push(at());
       await until(async () => (await statusOf('submissions', sub.data.id)) === 'complete');
+      t.judged.push(at());
       await api.expect(200, 'DELETE', `/api/v1/sessions/${sessionId}`, { auth: token });
+      t.closed.push(at());
     };
-    const runBatch = async (tag: string): Promise<{ ms: number; ids: string[]; complete: number }> => {
+    const runBatch = async (
+      tag: string,
+    ): Promise<{ ms: number; ids: string[]; complete: number; phases: string }> => {
       const players = await inLanes(MATCHES * 2, 4, (i) => newPlayer(i, tag));
       const started = performance.now();
+      const startedAt = Date.now();
+      const at = () => performance.now() - started;
+      const times: BoutTimes[] = [];
       const ids = await Promise.all(
         Array.from({ length: MATCHES }, async (_, i) => {
           const pair = [players[2 * i], players[2 * i + 1]];
@@ -182,19 +230,35 @@ async function main(): Promise<void> {
             body: { agent_ids: pair.map((p) => p.agentId), rated: true },
           });
           const id = res.data.id as string;
-          await Promise.all(pair.map((p, seat) => playBout(id, p, i + seat)));
+          const t: BoutTimes = {
+            created: at(),
+            running: [],
+            opened: [],
+            judged: [],
+            closed: [],
+            complete: 0,
+          };
+          times[i] = t;
+          await Promise.all(pair.map((p, seat) => playBout(id, p, i + seat, t, at)));
           return id;
         }),
       );
       await until(async () => (await terminal(ids)) === ids.length);
       const ms = performance.now() - started;
+      // Completion from the database's own clock (same machine), as ms from the batch's start.
+      const completedAt = await q<{ id: string; at: string }>(
+        `SELECT id, (extract(epoch FROM completed_at) * 1000)::float8::text AS at FROM matches WHERE id = ANY($1::uuid[])`,
+        [ids],
+      );
+      const byId = new Map(completedAt.map((r) => [r.id, Number(r.at) - startedAt]));
+      ids.forEach((id, i) => (times[i].complete = byId.get(id) ?? ms));
       const complete = (
         await q<{ n: number }>(
           `SELECT count(*)::int AS n FROM matches WHERE id = ANY($1::uuid[]) AND status = 'complete'`,
           [ids],
         )
       )[0].n;
-      return { ms, ids, complete };
+      return { ms, ids, complete, phases: phaseSummary(times) };
     };
     await runBatch('warm'); // warm-up (worker code paths, Temporal caches)
     const batch = await runBatch('measured');
@@ -329,6 +393,8 @@ async function main(): Promise<void> {
       batchMs: Math.round(batch.ms),
       matchesComplete: batch.complete,
       matchesPerSec: Number(matchesPerSec.toFixed(2)),
+      phases: batch.phases,
+      playerPollMs: PLAYER_POLL_MS,
       emptyMatches: ready.length,
       emptyMs: Math.round(emptyMs),
       emptyPerSec: Number(emptyPerSec.toFixed(2)),
