@@ -25,7 +25,7 @@ import {
 } from '../../bench/lib/fixtures';
 import { loadAverage, machineInfo } from '../../bench/lib/machine';
 import { portOpen, ROOT, sleep, type ProcessEvent } from '../../bench/lib/processes';
-import { startReceiver, type Receiver } from '../../bench/lib/receiver';
+import { startReceiverProcess, type Receiver } from '../../bench/lib/receiver';
 import { startStack, type Stack } from '../../bench/lib/stack';
 import { summarize } from '../../bench/lib/stats';
 import { restartDisturbsOthers, restartPostgres, waitForExclusivePostgres } from './chaos';
@@ -115,7 +115,9 @@ describe('fault run', () => {
     for (const agent of agents)
       sessions.set(agent.agentId, await openSession(api, agent.tokens[0], challengeId));
 
-    receiver = await startReceiver();
+    // Its own process: this one issues hundreds of requests while deliveries arrive (a loaded
+    // machine once held them past the service's 10 s timeout and the subscriptions were disabled).
+    receiver = await startReceiverProcess();
     const subscriptions: SubscriptionExpectation[] = [];
     for (const [owner, name, agentIds] of [
       [ownerA, 'owner-a', [agents[0].agentId, agents[1].agentId]],

@@ -38,7 +38,7 @@ import {
 import { ApiClient } from '../../bench/lib/http';
 import { loadAverage, machineInfo, postgresCpuMs, processCpuMs } from '../../bench/lib/machine';
 import { apiProcess, ManagedProcess, portOpen, ROOT, sleep, workerProcess } from '../../bench/lib/processes';
-import { startReceiver, type Receiver } from '../../bench/lib/receiver';
+import { startReceiverProcess, type Receiver } from '../../bench/lib/receiver';
 import { prebuiltWorkflowBundle } from '../../bench/lib/workflow-bundle';
 import { submitWithRetries, type SubmissionAttemptLog } from '../faults/client';
 import {
@@ -159,7 +159,9 @@ describe('production topology', () => {
     await migrate(databaseUrl);
 
     // ---- production settings, secrets generated for this run
-    receiver = await startReceiver();
+    // Its own process: this one issues hundreds of requests while deliveries arrive (a loaded
+    // machine once held them past the service's 10 s timeout and the subscriptions were disabled).
+    receiver = await startReceiverProcess();
     const operatorSubject = `topology-ops|${randomUUID()}`;
     const jwtSecret = secret();
     const env: Record<string, string> = {
