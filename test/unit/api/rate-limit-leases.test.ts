@@ -150,7 +150,11 @@ async function answeredAtOnce<T>(answer: Promise<T>): Promise<{ value: T; atOnce
 
 test('a busy key takes its next run before the lease is spent: after its first two requests none waits', async () => {
   const mem = memoryStore();
-  const limiter = createLeasingRateLimiter(mem.store);
+  // Long horizon and idle time: a stalled test process (a loaded machine) neither shrinks the
+  // leases to one place nor gives a tail back between two requests.
+  const limiter = createLeasingRateLimiter(mem.store, {
+    timing: { horizonMs: 60_000, idleGiveBackMs: 60_000 },
+  });
   const waited: number[] = [];
   const remaining: number[] = [];
   // 150 requests 5 ms apart (200/s): the first finds no lease, the second finds the first's single
@@ -212,7 +216,8 @@ test('a run taken ahead after places of another process: the lease is spent firs
       return mem.store.take(steps);
     },
   };
-  const limiter = createLeasingRateLimiter(store);
+  // As above, robust to a stalled test process; the idle give-back comes 3 s after the last request.
+  const limiter = createLeasingRateLimiter(store, { timing: { horizonMs: 60_000, idleGiveBackMs: 3000 } });
   const ours: number[] = [];
   while (aheadTakes < 2 && ours.length < 150) {
     ours.push(200 - (await limiter.consume('reads', 'ahead-idle')).remaining);
