@@ -162,7 +162,10 @@ test('?board=final at completion answers pending: n and no rows until the privat
 });
 
 test("a rejudge runs both passes; its item's new_private_score is set once the private pass is done", async () => {
-  const challenge = await createActive(server, { judge: judgeWith(1), ends_at: inSeconds(3600) }, admin);
+  // Five private tests: the pass is pending for at least 20 s of sleeps after the rejudge's public
+  // result lands. With one (4 s), the busy CI of 29 Nov 2026 (load 15) first looked after the pass
+  // had already finished.
+  const challenge = await createActive(server, { judge: judgeWith(5), ends_at: inSeconds(3600) }, admin);
   const agent = await newAgent(server);
   const sessionId = await sessionFor(server, agent, challenge.id);
   const id = await submitProgram(agent, sessionId);
