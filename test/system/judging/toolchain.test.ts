@@ -182,13 +182,19 @@ describe('transformInChild', () => {
   });
 
   it("an attempt past its deadline is a crash (killed), twice is the input's", async () => {
-    // A file whose parse takes far longer than the deadline, however fast the machine (a tiny
-    // file could be answered by the spare process before a 1 ms timer fires).
-    const large = Array.from(
-      { length: 20_000 },
-      (_, index) => `export const v${index} = [${index}, ${index}];\n`,
-    ).join('');
-    const outcome = await transformInChild([ts(large)], { wallMs: 20 });
+    // A toolchain that never answers this input (and answers the trivial canary at once). A real
+    // parse that merely outlasts the deadline is a race with this process's own timer: in the busy
+    // CI of 29 Nov 2026 (load 15) the timer fired late and a 20,000-line parse had answered first.
+    const script = path.join(mkdtempSync(path.join(os.tmpdir(), 'toolchain-test-')), 'silent-child.cjs');
+    writeFileSync(
+      script,
+      `process.on('message', (request) => {
+         if (request.files.some((file) => file.source.length > 100)) return; // never answers
+         process.send({ results: request.files.map(() => ({ ok: true, code: '', warnings: [] })) });
+       });\n`,
+    );
+    const large = 'export const v = 1;\n'.repeat(10);
+    const outcome = await transformInChild([ts(large)], { wallMs: 20, childScript: script });
     expect(outcome).toEqual({
       kind: 'crashed',
       attempts: TOOLCHAIN_LIMITS.attempts,
