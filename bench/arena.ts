@@ -39,6 +39,7 @@ import {
   planRound,
   rateMatch,
   isProvisional,
+  loadRatingLibrary,
   matchSettingsOf,
 } from '../src/domain/matches/rules';
 import { MATCH_WORKFLOW, type MatchWorkflowInput } from '../src/domain/matches/contract';
@@ -298,6 +299,8 @@ async function main(): Promise<void> {
       [challengeId, RATED, ratedAgents],
     );
     // Seats 1 and 2 draw agents 13 apart (mod 100): always two distinct agents.
+    // The worker loads the rating library at start-up (src/worker.ts); this process stands in for it.
+    loadRatingLibrary();
     const applyStarted = performance.now();
     const applied = await applyPendingRatings(pool, 'bench-rated');
     const applyMs = performance.now() - applyStarted;

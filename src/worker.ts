@@ -14,6 +14,7 @@ import { stopToolchainSpare } from './judging/toolchain/run-esbuild';
 import { startLanguageOffer } from './runtime/language-offer';
 import { reportJudgingSlots } from './runtime/judging-capacity';
 import { createLogger } from './lib/logger';
+import { loadRatingLibrary } from './domain/matches/rules';
 import { lazyTemporalClient, temporalConnectionOptions } from './temporal-client/client';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -109,6 +110,8 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort());
   // Every activity, from the registry (activities/index.ts): the features' step factories.
   const activities = createActivities(deps, stopping.signal);
+  // The rating writer's library, loaded before the first rated match holds its class's lock.
+  loadRatingLibrary();
   const workflows = workflowSource(config.TEMPORAL_WORKFLOW_BUNDLE);
   const worker = await Worker.create({
     connection,

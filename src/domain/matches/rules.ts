@@ -246,6 +246,14 @@ function openskillLib(): typeof OpenSkill {
 }
 
 /**
+ * Loads the rating library now: the worker (the rating writer's process) calls it at start-up, so
+ * the first rated match's transaction (which holds its weight class's lock) does not pay the load.
+ */
+export function loadRatingLibrary(): void {
+  openskillLib();
+}
+
+/**
  * One rated match's update (Plackett-Luce, μ0 25, σ0 25/3): each participant's skill before and its
  * rank (a forfeit is last place), the skills after, in the same order.
  */
