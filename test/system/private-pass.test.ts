@@ -32,6 +32,13 @@ const WAIT = 120_000;
  * guards against a pass that never ends.
  */
 const PRIVATE_WAIT = 600_000;
+/**
+ * How often a long wait polls as the operator: the admin's reads budget is 200 a minute and a 429
+ * waits its Retry-After (up to a minute), longer than the windows this file observes. At the
+ * default 100 ms a pass that waited ~2 minutes in the queue spent the budget, and the busy CI of
+ * 29 Nov 2026 then looked at the rejudge's result only after its 20 s pending window had passed.
+ */
+const POLL_MS = 1_000;
 /** Each private test sleeps this long on its own input only. */
 const PRIVATE_SLEEP_MS = 4_000;
 const PROGRAM =
@@ -98,10 +105,14 @@ test('the competitor sees `complete` (and its events are written) while the priv
     expect.arrayContaining(['submission.completed', 'result.finalized']),
   );
 
-  const after = await eventually(async () => {
-    const result = await operatorResult(id);
-    return result.private_state === 'done' ? result : undefined;
-  }, PRIVATE_WAIT);
+  const after = await eventually(
+    async () => {
+      const result = await operatorResult(id);
+      return result.private_state === 'done' ? result : undefined;
+    },
+    PRIVATE_WAIT,
+    POLL_MS,
+  );
   expect(after).toMatchObject({ final_score: 100, private_score: 100, private_reason: null });
   // Every competitor-visible timestamp of the run precedes the private pass's end.
   const history = await getWithinLimits(server, `/api/v1/submissions/${id}`, agent.token);
@@ -170,7 +181,7 @@ test("a rejudge runs both passes; its item's new_private_score is set once the p
   const sessionId = await sessionFor(server, agent, challenge.id);
   const id = await submitProgram(agent, sessionId);
   await waitForSubmission(server, agent.token, id, ['complete'], WAIT);
-  await eventually(async () => (await operatorResult(id)).private_state === 'done', PRIVATE_WAIT);
+  await eventually(async () => (await operatorResult(id)).private_state === 'done', PRIVATE_WAIT, POLL_MS);
 
   const started = await server.request('POST', `/api/v1/admin/challenges/${challenge.id}/rejudge`, {
     auth: admin.jwt,
@@ -179,25 +190,47 @@ test("a rejudge runs both passes; its item's new_private_score is set once the p
   expect(started.status).toBe(202);
   const rejudgeId = started.body.data.rejudge_id as string;
   // The rejudge's public result lands first: the run is complete, the item not yet done.
-  const during = await eventually(async () => {
-    const result = await operatorResult(id);
-    return result.run === 1 && result.current ? result : undefined;
-  }, PRIVATE_WAIT); // a rejudge is low priority too
+  const during = await eventually(
+    async () => {
+      const result = await operatorResult(id);
+      return result.run === 1 && result.current ? result : undefined;
+    },
+    PRIVATE_WAIT,
+    POLL_MS / 2,
+  ); // a rejudge is low priority too
   expect(during.private_state).toBe('pending');
   const progress = await server.request('GET', `/api/v1/admin/rejudges/${rejudgeId}`, { auth: admin.jwt });
   expect(progress.body.data.items[0]).toMatchObject({ submission_id: id, new_score: null, done: false });
   expect(progress.body.data.items[0].new_private_score).toBeNull();
 
-  const item = await eventually(async () => {
-    const res = await server.request('GET', `/api/v1/admin/rejudges/${rejudgeId}`, { auth: admin.jwt });
-    return res.body.data.items[0]?.done ? res.body.data.items[0] : undefined;
-  }, PRIVATE_WAIT);
+  const item = await eventually(
+    async () => {
+      const res = await server.request('GET', `/api/v1/admin/rejudges/${rejudgeId}`, { auth: admin.jwt });
+      return res.body.data.items[0]?.done ? res.body.data.items[0] : undefined;
+    },
+    PRIVATE_WAIT,
+    POLL_MS,
+  );
   expect(item).toMatchObject({
     old_score: 100,
     new_score: 100,
     old_private_score: 100,
     new_private_score: 100,
   });
+  // Recorded, not sampled: the rejudge's public result was stored before its private pass, and the
+  // rejudge finished only once that pass was stored.
+  const rejudged = await operatorResult(id);
+  const privateAt = Date.parse(String(rejudged.private_judged_at));
+  expect(Date.parse(String(rejudged.judged_at))).toBeLessThan(privateAt);
+  const finished = await eventually(
+    async () => {
+      const res = await server.request('GET', `/api/v1/admin/rejudges/${rejudgeId}`, { auth: admin.jwt });
+      return res.body.data.finished_at ? res.body.data : undefined;
+    },
+    WAIT,
+    POLL_MS,
+  );
+  expect(Date.parse(finished.finished_at)).toBeGreaterThanOrEqual(privateAt);
 });
 
 test('a private pass its workflow left pending is stored as 0 with its reason by the sweeper, never left pending', async () => {
@@ -205,7 +238,7 @@ test('a private pass its workflow left pending is stored as 0 with its reason by
   const agent = await newAgent(server);
   const id = await submitProgram(agent, await sessionFor(server, agent, challenge.id));
   await waitForSubmission(server, agent.token, id, ['complete'], WAIT);
-  await eventually(async () => (await operatorResult(id)).private_state === 'done', PRIVATE_WAIT);
+  await eventually(async () => (await operatorResult(id)).private_state === 'done', PRIVATE_WAIT, POLL_MS);
   // The state a terminated or lost workflow leaves behind: its run's public result stored, the
   // private pass pending, and no workflow that will ever finish it (this run's has completed).
   // Made old at once, as the sweeper only looks at passes idle past its stall delay.
