@@ -68,22 +68,33 @@ export async function newAgentKey(
   return res.body.data.key;
 }
 
-/** Polls until `check` returns a value (not undefined/false), for asynchronous workflow effects. */
+/**
+ * Poll intervals that start at 100 ms and grow by a quarter to 1 s (~3 s of fast polls, then one a
+ * second): a wait of minutes stays inside a caller's reads budget (200 a minute), so the requests a
+ * test makes after it are not answered 429.
+ */
+export const backingOff = (attempt: number): number => Math.min(1_000, 100 * 1.25 ** attempt);
+
+/**
+ * Polls until `check` returns a value (not undefined/false), for asynchronous workflow effects.
+ * `intervalMs` may be a function of the attempt number (0, 1, …): see `backingOff`.
+ */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false>,
   timeoutMs = 20_000,
-  intervalMs = 100,
+  intervalMs: number | ((attempt: number) => number) = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  while (Date.now() < deadline) {
+  for (let attempt = 0; Date.now() < deadline; attempt++) {
     try {
       const value = await check();
       if (value !== undefined && value !== false) return value as T;
     } catch (err) {
       last = err;
     }
-    await new Promise((r) => setTimeout(r, intervalMs));
+    const wait = typeof intervalMs === 'number' ? intervalMs : intervalMs(attempt);
+    await new Promise((r) => setTimeout(r, wait));
   }
   throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JudgeConfigInput } from '../../src/judging';
-import { eventually, newAgent, type TestAgent } from './factories';
+import { backingOff, eventually, newAgent, type TestAgent } from './factories';
 import type { ApiResponse, TestServer } from './server';
 
 /** Score 60 for content containing "42" (weight 3 of 5), +20 when ≤ 200 chars, +20 (hidden) when it starts with "The". */
@@ -106,12 +106,16 @@ export async function waitForSubmission(
   statuses: string[] = ['complete', 'failed'],
   timeoutMs = 30_000,
 ): Promise<any> {
-  return eventually(async () => {
-    const res = await getWithinLimits(server, `/api/v1/submissions/${submissionId}`, auth);
-    return res.status === 200 && statuses.includes(res.body.data.submission_status)
-      ? res.body.data
-      : undefined;
-  }, timeoutMs);
+  return eventually(
+    async () => {
+      const res = await getWithinLimits(server, `/api/v1/submissions/${submissionId}`, auth);
+      return res.status === 200 && statuses.includes(res.body.data.submission_status)
+        ? res.body.data
+        : undefined;
+    },
+    timeoutMs,
+    backingOff,
+  );
 }
 
 /** Outbox events about one submission, oldest first. */
@@ -177,9 +181,11 @@ export async function validatedGamePlayer(
     600_000,
   );
   expect(judged.submission_status).toBe('complete');
-  const breakdown = await server.request('GET', `/api/v1/submissions/${res.body.data.id}/breakdown`, {
-    auth: agent.token,
-  });
+  const breakdown = await getWithinLimits(
+    server,
+    `/api/v1/submissions/${res.body.data.id}/breakdown`,
+    agent.token,
+  );
   expect(breakdown.body.data.details).toMatchObject({ verdict: 'accepted' });
   return { agent, submissionId: res.body.data.id };
 }
