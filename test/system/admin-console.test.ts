@@ -394,10 +394,21 @@ describe('the judge-config editor per kind', () => {
     expect(JSON.parse(formOf(fresh.html).judge).kind).toBe('program');
 
     // The selector's button: everything typed stays, only the judge box changes, nothing is saved.
-    const before = (await server.deps.db.query('SELECT count(*)::int AS n FROM challenges')).rows[0].n;
+    // This test's own rows only: other files create challenges in parallel.
+    const title = `Template draft ${run}`;
+    const saved = async () =>
+      (await server.deps.db.query('SELECT count(*)::int AS n FROM challenges WHERE title = $1', [title]))
+        .rows[0].n;
+    const audited = async () =>
+      (
+        await server.deps.db.query('SELECT count(*)::int AS n FROM audit_records WHERE actor = $1', [
+          OPERATOR,
+        ])
+      ).rows[0].n;
+    const auditBefore = await audited();
     const swapped = await post(operator, '/admin/challenges/new/judge-template', {
       ...newDraftForm(await csrfOf(operator)),
-      title: `Template draft ${run}`,
+      title,
       judge_kind: 'tests',
     });
     expect(swapped.status).toBe(200);
@@ -405,7 +416,8 @@ describe('the judge-config editor per kind', () => {
     expect(swapped.html).toContain('data-kind="tests"');
     const typed = formOf(swapped.html);
     expect(JSON.parse(typed.judge)).toMatchObject({ kind: 'tests', entry: 'src/solution.ts' });
-    expect((await server.deps.db.query('SELECT count(*)::int AS n FROM challenges')).rows[0].n).toBe(before);
+    expect(await saved()).toBe(0);
+    expect(await audited()).toBe(auditBefore);
 
     const created = await post(operator, '/admin/challenges', { ...newDraftForm(typed._csrf), ...typed });
     expect(created.status).toBe(303);
