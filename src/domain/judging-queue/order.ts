@@ -18,6 +18,8 @@
  *   together, and each seat counts ahead of its owner's later pieces and against its caps.
  * - Within an owner, first in, first out. Work counted against no owner (rejudges, operators'
  *   dry runs and exhibitions) has penalty 0 and keeps its arrival order within its priority.
+ * - A private pass never takes the last free slot (when there are two or more): the next
+ *   submission of its competitor, or of anyone, never waits behind a private test.
  * - Caps count slots: a piece is skipped while one of its owners or agents would go over its cap
  *   (it does not hold up anyone else); the first piece that fits its caps but not the free slots
  *   stops the pass, so a piece of several slots is not starved by smaller ones behind it.
@@ -49,6 +51,12 @@ export interface QueuedWork {
   slots: number;
   /** Work of several owners (a game match's seats); when given, it replaces ownerUserId/agentId. */
   owners?: readonly QueueOwner[];
+  /**
+   * Never takes the queue's last free slot (a private pass): a competitor's next submission must
+   * not wait for a private test (DESIGN, "Fifth-round extensions"). With one slot in all there is
+   * nothing to keep, and it waits only for the queue's normal work, as before.
+   */
+  keepsASlotFree?: boolean;
 }
 
 export interface QueueLimits {
@@ -145,6 +153,10 @@ export function grantableWork(
     if (free <= 0) break;
     const { users, agents } = countedAgainst(work);
     if (over(users, byUser, limits.perUser) || over(agents, byAgent, limits.perAgent)) continue;
+    // Skipped like a cap (low priority: nothing but other low work is behind it). A piece that
+    // asked for more than all but one slot (the capacity shrank since) waits for an idle queue.
+    const keep = work.keepsASlotFree && limits.capacity > 1;
+    if (keep && free < Math.min(work.slots, limits.capacity - 1) + 1) continue;
     if (work.slots > free) break;
     granted.push(work);
     free -= work.slots;

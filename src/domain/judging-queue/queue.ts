@@ -85,6 +85,7 @@ export async function runQueuePass(db: Pool, config: QueueConfig, wait = false):
       priority: row.priority,
       slots: row.slots,
       owners: row.owners.map((o) => ({ ownerUserId: o.owner_user_id, agentId: o.agent_id, slots: o.slots })),
+      keepsASlotFree: row.kind === 'private_pass',
     });
     const running = rows.filter((row) => row.state === 'running').map(asWork);
     const waiting = rows.filter((row) => row.state === 'waiting').map(asWork);
@@ -112,7 +113,10 @@ export async function enqueue(db: Pool, config: QueueConfig, work: NewQueueWork)
         slots: boundedSlots(o.slots, limits, { owner: true, agent: o.agentId !== null }),
       }))
     : undefined;
-  const slots = boundedSlots(work.slots, limits, {
+  // A private pass leaves one slot free (order.ts): it asks for at most all but one.
+  const ceiling =
+    work.kind === 'private_pass' ? { ...limits, capacity: Math.max(1, limits.capacity - 1) } : limits;
+  const slots = boundedSlots(work.slots, ceiling, {
     owner: !owners && work.ownerUserId !== null,
     agent: !owners && work.agentId !== null,
   });

@@ -77,6 +77,29 @@ describe('queueOrder', () => {
 });
 
 describe('grantableWork', () => {
+  test("a private pass never takes the last free slot: a competitor's next submission never waits behind a private test", () => {
+    const low = QUEUE_PRIORITY.low;
+    const privatePass = () => work(null, { priority: low, keepsASlotFree: true });
+    // Idle queue of 2: one private pass starts, the second waits though a slot is free.
+    const [first, second] = [privatePass(), privatePass()];
+    expect(grantableWork([], [first, second], limits())).toEqual([first]);
+    // One private pass running: the free slot is kept for anyone's next submission...
+    expect(grantableWork([first], [second], limits())).toEqual([]);
+    const next = work('competitor');
+    expect(grantableWork([first], [second, next], limits())).toEqual([next]);
+    // ...and normal work holding a slot leaves none a private pass may take.
+    expect(grantableWork([work('other')], [second], limits())).toEqual([]);
+    // Other low-priority work behind it (a rejudge) is not held up by the skipped pass.
+    const rejudge = work(null, { priority: low });
+    expect(grantableWork([first], [second, rejudge], limits())).toEqual([rejudge]);
+    // With one slot in all there is nothing to keep: it runs when the queue is idle.
+    expect(grantableWork([], [second], limits({ capacity: 1 }))).toEqual([second]);
+    // A pass that asked for more than all but one slot waits for an idle queue.
+    const wide = work(null, { priority: low, keepsASlotFree: true, slots: 3 });
+    expect(grantableWork([work('other')], [wide], limits({ capacity: 3 }))).toEqual([]);
+    expect(grantableWork([], [wide], limits({ capacity: 3 }))).toEqual([wide]);
+  });
+
   test('grants up to the free slots, in the queue order', () => {
     const running = [work('a'), work('b')];
     const victim = work('victim');
