@@ -94,7 +94,8 @@ trap 'drop_side_cluster' EXIT
 for tier in "${TIERS[@]}"; do
   # Beside the service and system tiers, once lint and unit passed (fast failure: not after them).
   if [ "$tier" = "service" ] && [ $status -eq 0 ]; then start_side_runs; fi
-  # Fast failure: a lint or unit failure stops the run before the stack starts.
+  # Fast failure: a lint or unit failure stops the run before the stack starts; a service
+  # failure skips the system tier (each tier not run counts as one failure in the closing line).
   if [ $status -ne 0 ] && [ "$tier" != "unit" ]; then break; fi
   coverage=()
   if [ "${JEST_COVERAGE:-0}" = "1" ]; then
