@@ -14,7 +14,8 @@
  *     workflow for as many matches already complete (each step finds nothing to do): the
  *     service's workflow shape empty. Where the batch's time goes: each match's phases (created,
  *     running seen, sessions open and submitted, both judged, both closed, complete after the close),
- *     median and worst; the participants look at the database every BENCH_ARENA_PLAYER_POLL_MS (20).
+ *     median and worst; the participants look at the database every BENCH_ARENA_PLAYER_POLL_MS (20),
+ *     all of them in one statement per look (`statusWatcher`).
  *  2. rating updates per second: RATED complete rated matches of one weight class (written
  *     set-based) applied by the service's single writer (`applyPendingRatings`: lock, one
  *     `rating_updates` row, participants, ratings, in completion order). Anchor: openskill's
@@ -29,7 +30,7 @@
  * Prints one JSON line `ARENA_RESULT {...}`.
  */
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 import { loadConfig } from '../src/config';
 import { createPool } from '../src/db/pool';
 import { applyPendingRatings } from '../src/domain/matches/ratings';
@@ -55,6 +56,7 @@ import {
   openSession,
   submissionContent,
 } from './lib/fixtures';
+import { postgresCpuMs, processCpuMs, temporalServerPid } from './lib/machine';
 import { sleep } from './lib/processes';
 import { startStack } from './lib/stack';
 
@@ -97,6 +99,59 @@ function phaseSummary(times: BoutTimes[]): string {
   }).join('; ');
 }
 
+type WatchedTable = 'matches' | 'submissions';
+interface StatusWaiter {
+  table: WatchedTable;
+  id: string;
+  done: (status: string | undefined) => boolean;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The participants' eyes: every `everyMs` one statement reads the status of every match and
+ * submission some participant waits on, and wakes those whose condition holds. Eighty
+ * participants each polling on their own (four of them at a time on the pool) kept PostgreSQL
+ * busy on a 2-core machine with the observers' own reads, which the service then waited behind;
+ * one read per tick keeps the same 20 ms resolution at 1/80 of the load.
+ */
+function statusWatcher(pool: Pool, everyMs: number) {
+  const waiters = new Set<StatusWaiter>();
+  let looking = false;
+  const look = async () => {
+    looking = true;
+    try {
+      while (waiters.size > 0) {
+        const ids: Record<WatchedTable, string[]> = { matches: [], submissions: [] };
+        for (const w of waiters) ids[w.table].push(w.id);
+        const { rows } = await pool.query<{ id: string; status: string }>(
+          `SELECT id::text, status FROM matches WHERE id = ANY($1::uuid[])
+           UNION ALL
+           SELECT id::text, status FROM submissions WHERE id = ANY($2::uuid[])`,
+          [ids.matches, ids.submissions],
+        );
+        const statusOf = new Map(rows.map((r) => [r.id, r.status]));
+        for (const w of [...waiters]) {
+          if (!w.done(statusOf.get(w.id))) continue;
+          waiters.delete(w);
+          w.resolve();
+        }
+        if (waiters.size > 0) await sleep(everyMs);
+      }
+    } catch (err) {
+      for (const w of waiters) w.reject(err);
+      waiters.clear();
+    } finally {
+      looking = false;
+    }
+  };
+  return (table: WatchedTable, id: string, done: (status: string | undefined) => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      waiters.add({ table, id, done, resolve, reject });
+      if (!looking) void look();
+    });
+}
+
 /** Runs `make(i)` for i < n, `lanes` at a time, in order of i. */
 async function inLanes<T>(n: number, lanes: number, make: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(n);
@@ -120,6 +175,8 @@ async function main(): Promise<void> {
     // Looks every 5 s: a played bout's workflow is woken by its nudges (a session closed, a
     // submission judged); the matchmaker's 500 unplayed bouts look rarely while the round runs.
     env: { ARENA_MINUTE_MS: String(BOUT_MINUTE_MS), ARENA_POLL_MS: '5000', JUDGE_SLOTS: '2' },
+    // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=…": the worker's V8 CPU profile, as in bench/submissions.ts.
+    workerNodeArgs: process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean),
   });
   const db = new Client({ connectionString: stack.databaseUrl });
   await db.connect();
@@ -131,6 +188,18 @@ async function main(): Promise<void> {
     (await db.query<R>(sql, params)).rows;
   try {
     const api = stack.client;
+    // CPU time of each process so far: the batch's share of it per played match says where it goes.
+    const temporalPid = temporalServerPid(`127.0.0.1:${TEMPORAL_PORT}`);
+    const cpuNow = () => {
+      const own = process.cpuUsage();
+      return {
+        api: processCpuMs(stack.api.pid),
+        worker: processCpuMs(stack.worker.pid),
+        temporal: processCpuMs(temporalPid),
+        postgres: postgresCpuMs(),
+        bench: (own.user + own.system) / 1000,
+      };
+    };
     const admin = await newUser('admin');
     // Each agent its own owner, as on a real ladder: the matchmaker never groups one owner's
     // agents (policy.ts), so one owner for all made the round schedule nothing (issue 42).
@@ -176,13 +245,10 @@ async function main(): Promise<void> {
           [ids],
         )
       )[0].n;
-    // On the pool: many bouts look at once (one client would queue them).
-    const statusOf = async (table: 'matches' | 'submissions', id: string) =>
-      (await pool.query<{ status: string }>(`SELECT status FROM ${table} WHERE id = $1`, [id])).rows[0]
-        ?.status;
     const until = async (check: () => Promise<boolean>) => {
       while (!(await check())) await sleep(PLAYER_POLL_MS);
     };
+    const untilStatus = statusWatcher(pool, PLAYER_POLL_MS);
     /** A participant (one user each: token creation is limited per user), entered in the challenge. */
     const newPlayer = async (i: number, tag: string): Promise<BenchAgent> => {
       const user = await newUser('user');
@@ -201,7 +267,7 @@ async function main(): Promise<void> {
       t: BoutTimes,
       at: () => number,
     ) => {
-      await until(async () => (await statusOf('matches', matchId)) !== 'scheduled');
+      await untilStatus('matches', matchId, (status) => status !== undefined && status !== 'scheduled');
       t.running.push(at());
       const token = agent.tokens[0];
       const sessionId = await openSession(api, token, challengeId);
@@ -210,15 +276,16 @@ async function main(): Promise<void> {
         body: { content: submissionContent(i) },
       });
       t.opened.push(at());
-      await until(async () => (await statusOf('submissions', sub.data.id)) === 'complete');
+      await untilStatus('submissions', sub.data.id, (status) => status === 'complete');
       t.judged.push(at());
       await api.expect(200, 'DELETE', `/api/v1/sessions/${sessionId}`, { auth: token });
       t.closed.push(at());
     };
     const runBatch = async (
       tag: string,
-    ): Promise<{ ms: number; ids: string[]; complete: number; phases: string }> => {
+    ): Promise<{ ms: number; ids: string[]; complete: number; phases: string; cpu: string }> => {
       const players = await inLanes(MATCHES * 2, 4, (i) => newPlayer(i, tag));
+      const cpuBefore = cpuNow();
       const started = performance.now();
       const startedAt = Date.now();
       const at = () => performance.now() - started;
@@ -246,6 +313,7 @@ async function main(): Promise<void> {
       );
       await until(async () => (await terminal(ids)) === ids.length);
       const ms = performance.now() - started;
+      const cpuAfter = cpuNow();
       // Completion from the database's own clock (same machine), as ms from the batch's start.
       const completedAt = await q<{ id: string; at: string }>(
         `SELECT id, (extract(epoch FROM completed_at) * 1000)::float8::text AS at FROM matches WHERE id = ANY($1::uuid[])`,
@@ -259,7 +327,9 @@ async function main(): Promise<void> {
           [ids],
         )
       )[0].n;
-      return { ms, ids, complete, phases: phaseSummary(times) };
+      const perMatch = (k: keyof typeof cpuAfter) => (cpuAfter[k] - cpuBefore[k]) / MATCHES;
+      const cpu = `API ${perMatch('api').toFixed(1)} ms, worker ${perMatch('worker').toFixed(1)} ms, Temporal server ${perMatch('temporal').toFixed(1)} ms, PostgreSQL ${perMatch('postgres').toFixed(1)} ms, the participants (this process) ${perMatch('bench').toFixed(1)} ms`;
+      return { ms, ids, complete, phases: phaseSummary(times), cpu };
     };
     await runBatch('warm'); // warm-up (worker code paths, Temporal caches)
     const batch = await runBatch('measured');
@@ -397,6 +467,7 @@ async function main(): Promise<void> {
       matchesComplete: batch.complete,
       matchesPerSec: Number(matchesPerSec.toFixed(2)),
       phases: batch.phases,
+      cpuPerMatch: batch.cpu,
       playerPollMs: PLAYER_POLL_MS,
       emptyMatches: ready.length,
       emptyMs: Math.round(emptyMs),

@@ -15,7 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { readdirSync, readFileSync } from 'node:fs';
+
 import { Connection, Client as TemporalClient } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { Client } from 'pg';
@@ -23,7 +23,7 @@ import { migrate } from '../src/db/migrate';
 import { submissionWorkflowId } from '../src/domain/submissions/contract';
 import { createPool } from '../src/db/pool';
 import { createApiToken } from '../src/domain/identity';
-import { postgresCpuMs, processCpuMs } from './lib/machine';
+import { postgresCpuMs, processCpuMs, temporalServerPid } from './lib/machine';
 import { apiProcess, freePort } from './lib/processes';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -63,20 +63,6 @@ function summary(values: number[]): string {
 }
 
 /** The Temporal dev server's pid (the CLI process serving `port`), to charge its CPU per submission. */
-function temporalServerPid(address: string): number | undefined {
-  const port = address.split(':').pop();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv.includes('start-dev') && argv[argv.indexOf('--port') + 1] === port) return Number(entry);
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return undefined;
-}
-
 async function recreateDatabase(): Promise<void> {
   const admin = new Client({ connectionString: `${SERVER_URL}/postgres` });
   await admin.connect();

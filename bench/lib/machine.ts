@@ -120,3 +120,18 @@ export function postgresCpuMs(): number {
   }
   return total;
 }
+
+/** The pid of the Temporal dev server listening on `address`'s port (`temporal server start-dev --port N`). */
+export function temporalServerPid(address: string): number | undefined {
+  const port = address.split(':').pop();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.includes('start-dev') && argv[argv.indexOf('--port') + 1] === port) return Number(entry);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return undefined;
+}

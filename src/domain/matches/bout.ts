@@ -19,7 +19,7 @@ import { storableText } from '../../lib/storable-text';
 import type { ServiceDeps } from '../../service-deps';
 import type { LookOrFinish, MatchSnapshot, SettleOutcome } from './contract';
 import { applyPendingRatings } from './ratings';
-import { JUDGING_GRACE_MS, placeBout } from './rules';
+import { everyoneLeftBout, JUDGING_GRACE_MS, placeBout } from './rules';
 import { finishInTransaction, settleOutcome } from './settle';
 import { snapshotOf } from './start';
 
@@ -34,9 +34,7 @@ export function createBoutSteps(deps: Deps) {
       const now = await databaseNow(deps.db);
       if (match.bout_ended_at || (match.ends_at && match.ends_at <= now))
         return snapshotOf(deps, match, true);
-      const sessions = await boutSessionState(deps.db, match.id);
-      const everyoneDone = sessions.length > 0 && sessions.every((s) => s.opened && !s.open_now);
-      return snapshotOf(deps, match, everyoneDone);
+      return snapshotOf(deps, match, everyoneLeftBout(await boutSessionState(deps.db, match.id)));
     },
 
     /** The bout's end (once): its time recorded, its sessions closed. */

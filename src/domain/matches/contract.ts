@@ -37,6 +37,15 @@ export const BOUT_NUDGE_KEPT_PATCH = 'bout-nudge-kept';
  */
 export const BOUT_ONE_STEP_PATCH = 'bout-finish-in-one-step';
 
+/**
+ * The match's own steps (its start, looks, end, settlement, ratings and the service's void) run as
+ * local activities in the workflow task that asks for them: each was a remote activity, a round
+ * trip through Temporal's matching service and a workflow task of its own (issue 42: a played
+ * match cost Temporal as much CPU as its two judged submissions). Game play and its slots stay
+ * remote (long, heartbeated, on the judging task queue). Histories recorded before it keep remote steps.
+ */
+export const MATCH_LOCAL_STEPS_PATCH = 'match-local-steps';
+
 /** A look that may also have finished the bout: `settle` is set once it ended and settled it. */
 export interface LookOrFinish {
   look: MatchSnapshot;

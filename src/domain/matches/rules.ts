@@ -128,6 +128,14 @@ export function boutMinutes(challenge: { time_limit_minutes: number | null }): n
   return challenge.time_limit_minutes ?? DEFAULT_BOUT_MINUTES;
 }
 
+/**
+ * A bout is over before its end once every participant opened a session and none is open now (each
+ * came, played and left). Its workflow's look and the session close's nudge decide by this one rule.
+ */
+export function everyoneLeftBout(sessions: { opened: boolean; open_now: boolean }[]): boolean {
+  return sessions.length > 0 && sessions.every((s) => s.opened && !s.open_now);
+}
+
 // ---- placement ----------------------------------------------------------------------------------
 
 export type MatchOutcome = 'win' | 'loss' | 'draw' | 'forfeit';

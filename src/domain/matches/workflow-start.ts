@@ -1,7 +1,9 @@
 /** Starting and signalling the arena's workflows (the match, the matchmaker). */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { ServiceDeps } from '../../service-deps';
+import type { Queryable } from '../../db/pool';
 import { findEndedBoutOfSubmission, findEntryMatchId } from '../../db/queries/entries';
+import { boutSessionState } from '../../db/queries/match-participants';
 import {
   AgentIdsKey,
   ChallengeIdKey,
@@ -18,6 +20,7 @@ import {
   type MatchmakerInput,
   type MatchWorkflowInput,
 } from './contract';
+import { everyoneLeftBout } from './rules';
 
 type Deps = Pick<ServiceDeps, 'config' | 'temporal'>;
 
@@ -61,15 +64,28 @@ export async function signalMatchVoided(deps: Deps, matchId: string): Promise<vo
 }
 
 /**
- * Wakes the workflow of the bout a session belongs to, once that session closed: the bout is over
- * as soon as every participant opened and closed one, and its workflow otherwise notices only at
- * its next look (ARENA_POLL_MS, 5 s by default). Best effort: the look is the backstop.
+ * The bout of a session's entry when that bout is now over by its participants (everyone opened
+ * and closed a session: `everyoneLeftBout`, the rule the workflow's look applies), else null. Read
+ * after the close committed: of two participants closing at once, the later commit sees both.
+ */
+export async function boutEveryoneLeft(db: Queryable, entryId: string): Promise<string | null> {
+  const matchId = await findEntryMatchId(db, entryId);
+  if (!matchId) return null;
+  return everyoneLeftBout(await boutSessionState(db, matchId)) ? matchId : null;
+}
+
+/**
+ * Wakes the workflow of the bout a session belongs to once the close ended it (every participant
+ * opened and closed a session): otherwise its workflow notices only at its next look
+ * (ARENA_POLL_MS, 5 s by default). An earlier participant's close wakes nothing: the look it
+ * caused found the bout still on (issue 42: a nudge is a workflow task and an activity). Best
+ * effort: the look is the backstop.
  */
 export async function nudgeBoutOfSession(
   deps: Deps & Pick<ServiceDeps, 'db'>,
   session: { entry_id: string },
-  // The entry's bout; a parameter so the unit test names it without a database.
-  boutOf: (entryId: string) => Promise<string | null> = (entryId) => findEntryMatchId(deps.db, entryId),
+  // The bout the close ended, if any; a parameter so the unit test names it without a database.
+  boutOf: (entryId: string) => Promise<string | null> = (entryId) => boutEveryoneLeft(deps.db, entryId),
 ): Promise<void> {
   try {
     const matchId = await boutOf(session.entry_id);

@@ -252,6 +252,35 @@ describe('matchWorkflow', () => {
     expect(voids[0]!.at).toBeGreaterThanOrEqual(deadlineAt);
   });
 
+  // MATCH_LOCAL_STEPS_PATCH: the match's own steps are markers in the workflow tasks that ran them;
+  // only game play and its slots are scheduled activities (histories before it: fixtures, replayed).
+  test("a match's own steps run as local activities; game play and its slots stay remote", async () => {
+    const scheduledAndLocal = async (handle: { fetchHistory(): Promise<{ events?: unknown[] | null }> }) => {
+      const events = ((await handle.fetchHistory()).events ?? []) as {
+        activityTaskScheduledEventAttributes?: { activityType?: { name?: string } } | null;
+        markerRecordedEventAttributes?: { markerName?: string } | null;
+      }[];
+      return {
+        scheduled: events
+          .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+          .filter((n): n is string => !!n),
+        local: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+          .length,
+      };
+    };
+    const bout = await startMatch({ over: true });
+    expect(await bout.handle.result()).toBe('complete');
+    const boutHistory = await scheduledAndLocal(bout.handle);
+    expect(boutHistory.scheduled).toEqual([]);
+    expect(boutHistory.local).toBe(bout.steps().length);
+    const game = await startMatch({ kind: 'game', play: 'complete' });
+    expect(await game.handle.result()).toBe('complete');
+    expect((await scheduledAndLocal(game.handle)).scheduled).toEqual([
+      'waitForGameMatchSlots',
+      'playGameMatchGames',
+    ]);
+  });
+
   test('a step failing for good voids the match with the failure', async () => {
     const { m, handle } = await startMatch({ over: true, settleFails: true });
     expect(await handle.result()).toBe('void');

@@ -16,6 +16,7 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -32,6 +33,7 @@ import {
   BOUT_ONE_STEP_PATCH,
   GAME_VOID_CANCELS_PATCH,
   MATCH_DEADLINE_PATCH,
+  MATCH_LOCAL_STEPS_PATCH,
   MATCH_MAX_POLLS_PER_RUN,
   MATCH_NUDGE_SIGNAL,
   MATCH_VOID_SIGNAL,
@@ -46,11 +48,15 @@ import { MatchIdKey, MatchStatusKey } from '../../../temporal-client/search-attr
 const voidSignal = defineSignal(MATCH_VOID_SIGNAL);
 const nudgeSignal = defineSignal(MATCH_NUDGE_SIGNAL);
 
-const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings, matchLookOrFinish } =
-  proxyActivities<MatchStartSteps & BoutSteps & SettleSteps>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-  });
+type MatchSteps = MatchStartSteps & BoutSteps & SettleSteps & Pick<MatchDeadlineSteps, 'matchVoidWithReason'>;
+const stepOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+} as const;
+// MATCH_LOCAL_STEPS_PATCH: local activities, recorded as markers in the workflow task that ran them.
+const localSteps = proxyLocalActivities<MatchSteps>(stepOptions);
+// Before it, and for the runs it recorded: remote activities.
+const remoteSteps = proxyActivities<MatchSteps>(stepOptions);
 
 // A game match: its wait in the service's judging queue (one slot per player), then its games on
 // the judging task queue (a worker with the wall); heartbeats notice a dead worker, and the retry
@@ -66,12 +72,6 @@ const { waitForGameMatchSlots } = proxyActivities<GameMatchSteps>({
   heartbeatTimeout: '30s',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
-});
-
-// The service's void (audit `match.void` by `system`): at the deadline, or after a step failed for good.
-const { matchVoidWithReason } = proxyActivities<MatchDeadlineSteps>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
 /** Why a step failed for good, in words for the match's reason: the activity's own failure. */
@@ -119,6 +119,9 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
     ]);
   };
 
+  // Decided once, before the first step: a run's steps are all local or all remote.
+  const steps = patched(MATCH_LOCAL_STEPS_PATCH) ? localSteps : remoteSteps;
+  const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings, matchVoidWithReason } = steps;
   let snapshot = await matchStart({ matchId });
   if (snapshot.status === 'missing') return 'missing';
   show(snapshot.status);
@@ -197,6 +200,7 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
   if (bounded && snapshot.status === 'running')
     return boundedBout(
       input,
+      steps,
       snapshot,
       voidBecause,
       () => {
@@ -236,6 +240,7 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
  */
 async function boundedBout(
   input: MatchWorkflowInput,
+  steps: MatchSteps,
   first: MatchSnapshot,
   voidBecause: (reason: string) => Promise<MatchWorkflowOutcome>,
   takeWoken: () => boolean,
@@ -243,6 +248,7 @@ async function boundedBout(
   show: (status: MatchPhase) => void,
 ): Promise<MatchWorkflowOutcome> {
   const { matchId } = input;
+  const { matchLook, matchEndBout, matchSettle, matchApplyRatings, matchLookOrFinish } = steps;
   const deadline = first.deadlineAt ? Date.parse(first.deadlineAt) : undefined;
   const scope = new CancellationScope();
   let pastDeadline = false;

@@ -1,4 +1,5 @@
 import {
+  everyoneLeftBout,
   MATCH_SETTINGS_DEFAULTS,
   placeBout,
   planRound,
@@ -56,6 +57,22 @@ describe('match settings', () => {
     expect(() =>
       resolveMatchSettings({ format: 'solo', match: undefined, stored: { ...stored, published: false } }),
     ).not.toThrow();
+  });
+});
+
+describe('a bout over by its participants', () => {
+  const came = { opened: true, open_now: false };
+  const here = { opened: true, open_now: true };
+  const never = { opened: false, open_now: false };
+  test('once everyone opened a session and none is open', () => {
+    expect(everyoneLeftBout([came, came])).toBe(true);
+    expect(everyoneLeftBout([came, came, came])).toBe(true);
+  });
+  test('not while someone is still in a session, has not come yet, or nobody is known', () => {
+    expect(everyoneLeftBout([came, here])).toBe(false);
+    expect(everyoneLeftBout([came, never])).toBe(false);
+    expect(everyoneLeftBout([never, never])).toBe(false);
+    expect(everyoneLeftBout([])).toBe(false);
   });
 });
 
