@@ -19,8 +19,10 @@ export function buildDeps(config: Config, logger: Logger): { deps: AppDeps; clos
   const db = createPool(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const temporal = lazyTemporalClient(config);
   // Rate-limit counters need no durability: their own small pool commits without waiting for the
-  // WAL flush, which takes an fsync off every request (docs/benchmarks.md).
-  const limiterDb = createPool(config.DATABASE_URL, 5, { synchronousCommit: false });
+  // WAL flush, which takes an fsync off every request (docs/benchmarks.md). Its connections stay
+  // open through a lull of a minute (pg's default closes them after 10 s idle): a take after a
+  // lull would otherwise wait for a new backend and prepare its statement again.
+  const limiterDb = createPool(config.DATABASE_URL, 5, { synchronousCommit: false, idleTimeoutMs: 60_000 });
   // Without enableOfflineQueue a Redis outage fails fast into the insurance limiter.
   const redis =
     config.REDIS_URL && !config.RATE_LIMIT_DISABLED

@@ -11,12 +11,13 @@ export type Queryable = Pick<Pool, 'query'> | PoolClient;
 export function createPool(
   connectionString: string,
   max = 20,
-  settings: { synchronousCommit?: boolean } = {},
+  settings: { synchronousCommit?: boolean; idleTimeoutMs?: number } = {},
 ): Pool {
   const pool = new Pool({
     connectionString,
     max,
     application_name: 'challenge-service',
+    ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMillis: settings.idleTimeoutMs } : {}),
     ...(settings.synchronousCommit === false ? { options: '-c synchronous_commit=off' } : {}),
   });
   // An idle client losing its connection (e.g. PostgreSQL restart) must not crash the process.
