@@ -92,7 +92,7 @@ export async function createWorkflowEnv(): Promise<TestWorkflowEnvironment> {
   const slot = Number(process.env.JEST_WORKER_ID ?? 1) - 1;
   const ports =
     base > 0 ? { grpc: base + 3 * slot, http: base + 3 * slot + 1, metrics: base + 3 * slot + 2 } : null;
-  return TestWorkflowEnvironment.createLocal({
+  const options: Parameters<typeof TestWorkflowEnvironment.createLocal>[0] = {
     server: {
       executable: { type: 'existing-path', path: temporalCli() },
       ip: '127.0.0.1',
@@ -111,7 +111,16 @@ export async function createWorkflowEnv(): Promise<TestWorkflowEnvironment> {
         AgentIdsKey,
       ],
     },
-  });
+  };
+  // Core waits 5 s for the server to answer; on a loaded machine it can take longer (a busy CI,
+  // 30 Nov: "ephemeral server … did not start within 5s"): the start is retried, the tests are not.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await TestWorkflowEnvironment.createLocal(options);
+    } catch (err) {
+      if (attempt >= 3 || !/did not start within/.test(String(err))) throw err;
+    }
+  }
 }
 
 export interface WorkflowKit {
@@ -132,7 +141,16 @@ export async function startWorkflowKit(activities: object): Promise<WorkflowKit>
   // Heartbeats reach the server at once, so a cancellation reaches a heartbeating step within
   // ~0.1 s instead of after the default throttle (80 % of the heartbeat timeout: 24 s).
   const heartbeats = { maxHeartbeatThrottleInterval: 100, defaultHeartbeatThrottleInterval: 100 };
-  const [env, codePath] = await Promise.all([createWorkflowEnv(), workflowBundlePath()]);
+  // Both settle before anything throws: a bundle still being built when the file ends would run
+  // on in this jest worker and fail the next file with webpack's errors (busy CI, 30 Nov).
+  const [envOutcome, bundleOutcome] = await Promise.allSettled([createWorkflowEnv(), workflowBundlePath()]);
+  if (envOutcome.status === 'rejected') throw envOutcome.reason;
+  const env = envOutcome.value;
+  if (bundleOutcome.status === 'rejected') {
+    await env.teardown();
+    throw bundleOutcome.reason;
+  }
+  const codePath = bundleOutcome.value;
   const taskQueue = `wf-${randomUUID()}`;
   try {
     const workers = await Promise.all([
