@@ -5,7 +5,8 @@
  * it, and the 1-minute load average when it was taken (figures taken under load are noisy).
  *
  * Own resources: database challenges_bench (recreated by each part), a Temporal dev server of its
- * own on BENCH_TEMPORAL_PORT (default 7266, in memory), API and worker processes on free ports.
+ * own on BENCH_TEMPORAL_PORT (default 7266, in memory; started afresh for each part that uses one,
+ * none beside the parts that do not), API and worker processes on free ports.
  * Load generators run in their own processes; everything is loopback and bounded in time.
  *
  * Parts: bench/baseline-koa.ts and bench/reads.ts (here, in-process orchestration of separate
@@ -113,10 +114,13 @@ async function part(
   name: string,
   what: string,
   run: () => Promise<BenchRow[]> | BenchRow[],
+  server: 'temporal' | 'none' = 'temporal',
 ): Promise<BenchRow[]> {
   if (!wanted(name)) return [];
   log(what);
   try {
+    if (server === 'temporal') await temporalServers.fresh(name);
+    else await temporalServers.stop();
     return await run();
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
@@ -704,6 +708,45 @@ async function leaderboardDetailPart(env: Record<string, string>): Promise<Bench
   ];
 }
 
+/**
+ * The Temporal dev server the parts use: each part that needs one gets one started afresh, as it
+ * gets its database afresh, and the parts without a stack run with none beside them. One server
+ * for the whole run carried every earlier part's workflows (in memory) into the later parts: the
+ * arena, eleven parts in, cost Temporal 105 ms of CPU per played match against 75 ms on a server
+ * of its own, and the games, last, ran at load 3 (session 26). A server the caller already runs on
+ * the port is used as it is, for every part.
+ */
+class TemporalPerPart {
+  private current: ManagedProcess | null = null;
+
+  private callers = false;
+
+  /** Whether a server (the caller's) already listens on the port. */
+  async init(): Promise<void> {
+    this.callers = await portOpen('127.0.0.1', TEMPORAL_PORT);
+  }
+
+  /** A fresh server for `part` (its log: logs/temporal-<part>.log). */
+  async fresh(part: string): Promise<void> {
+    if (this.callers) return;
+    await this.stop();
+    this.current = temporalProcess({
+      port: TEMPORAL_PORT,
+      logDir: path.join(OUT_DIR, 'logs'),
+      logName: `temporal-${part}.log`,
+    });
+    await this.current.start();
+  }
+
+  async stop(): Promise<void> {
+    const current = this.current;
+    this.current = null;
+    await current?.stop();
+  }
+}
+
+const temporalServers = new TemporalPerPart();
+
 async function main(): Promise<void> {
   mkdirSync(OUT_DIR, { recursive: true });
   const startedAt = Date.now();
@@ -714,11 +757,7 @@ async function main(): Promise<void> {
   );
   if (others.length) log(`WARNING: ${others.length} other jest process(es) running: figures will be noisy`);
 
-  let temporal: ManagedProcess | null = null;
-  if (!(await portOpen('127.0.0.1', TEMPORAL_PORT))) {
-    temporal = temporalProcess({ port: TEMPORAL_PORT, logDir: path.join(OUT_DIR, 'logs') });
-    await temporal.start();
-  }
+  await temporalServers.init();
   const featureEnv = {
     TEMPORAL_ADDRESS: `127.0.0.1:${TEMPORAL_PORT}`,
     BENCH_TEMPORAL_PORT: String(TEMPORAL_PORT),
@@ -745,6 +784,7 @@ async function main(): Promise<void> {
         process.env.BENCH_CPU_PROF === '1'
           ? ['--cpu-prof', '--cpu-prof-dir', path.join(OUT_DIR, 'profiles')]
           : [];
+      await temporalServers.fresh('reads');
       const stack = await startStack({
         label: 'bench',
         database: DATABASE,
@@ -759,10 +799,12 @@ async function main(): Promise<void> {
     }
     if (wanted('limiter')) {
       log('rate limiter A/B (bench/limiter.ts)');
+      await temporalServers.fresh('limiter');
       rows.push(...(await limiterPart(featureEnv)));
     }
     if (wanted('leaderboard')) {
       log('leaderboard detail (bench/leaderboard.ts)');
+      await temporalServers.fresh('leaderboard');
       rows.push(...(await leaderboardDetailPart(featureEnv)));
     }
     rows.push(
@@ -792,6 +834,7 @@ async function main(): Promise<void> {
         'cli',
         'CLI start-up (bench/cli-startup.ts)',
         dist(() => benchCliStartup()),
+        'none',
       )),
     );
     rows.push(
@@ -830,19 +873,27 @@ async function main(): Promise<void> {
         arenaPart(featureEnv),
       )),
     );
-    rows.push(...(await part('sandbox', 'OS sandbox around submitted code (bench/sandbox.ts)', sandboxPart)));
     rows.push(
-      ...(await part('programs', 'program judge per language (bench/program-judge.ts)', programsPart)),
+      ...(await part('sandbox', 'OS sandbox around submitted code (bench/sandbox.ts)', sandboxPart, 'none')),
+    );
+    rows.push(
+      ...(await part(
+        'programs',
+        'program judge per language (bench/program-judge.ts)',
+        programsPart,
+        'none',
+      )),
     );
     rows.push(
       ...(await part(
         'games',
         'games: turns per second in the wall and as plain processes (bench/games.ts)',
         gamesPart,
+        'none',
       )),
     );
   } finally {
-    await temporal?.stop();
+    await temporalServers.stop();
   }
 
   const table = renderTable(rows);

@@ -353,6 +353,8 @@ export function temporalProcess(options: {
   port: number;
   dbFile?: string;
   logDir: string;
+  /** The log's file name in logDir (default temporal.log). */
+  logName?: string;
   env?: NodeJS.ProcessEnv;
 }): ManagedProcess {
   const args = [String(options.port), 'headless'];
@@ -362,7 +364,7 @@ export function temporalProcess(options: {
     command: path.join(ROOT, 'temporal/dev-server.sh'),
     args,
     env: options.env ?? process.env,
-    logFile: path.join(options.logDir, 'temporal.log'),
+    logFile: path.join(options.logDir, options.logName ?? 'temporal.log'),
     ready: { kind: 'port', port: options.port },
     readyTimeoutMs: 180_000,
   });
