@@ -1,11 +1,12 @@
 /**
  * Games, measured (part `games` of `npm run bench`; alone: `npx tsx bench/games.ts [--games 6]`).
  * No stack: the referee and the OS wall only (bwrap). Per built-in game, its baseline bot against
- * itself, the same two programs (one build) both ways, alternating game by game with the same
- * seeds:
+ * itself, the same two programs (two builds of the bot, one per seat) both ways, alternating game by
+ * game with the same seeds:
  *  - in the wall: `playGameInWall`, each player one long-running sandbox for the whole game
  *    (bwrap, seccomp, its own uid and cgroup), frozen between its turns, its CPU read on the host
- *    (what the arena's matches and the self-play validation run);
+ *    (what the arena's matches and the self-play validation run); as in a match, the sandboxes of
+ *    the next game are launched while one plays (`followed`), so a game takes them warm;
  *  - as plain processes (the anchor): `refereeGame` with `processPlayer`, the built program's run
  *    command on the host (what `cli play` does where no wall is available).
  * A turn is one referee turn (one line to the seat to move in a sequential game; to every seat
@@ -40,18 +41,32 @@ interface Side {
 }
 
 async function benchGame(engine: GameEngine): Promise<Record<string, unknown>> {
-  const built = await buildGameProgram({
-    content: '',
-    files: [{ path: engine.boss.file, content: engine.boss.source }],
-  });
-  if (built.kind !== 'built') throw new Error(`${engine.id}'s baseline bot did not build: ${built.reason}`);
+  // Two builds of the bot, one per seat, as a match's two opponents are two programs (each its
+  // own folder: in the wall, each its own sandboxes launched ahead).
+  const builds = await Promise.all(
+    [0, 1].map(() =>
+      buildGameProgram({ content: '', files: [{ path: engine.boss.file, content: engine.boss.source }] }),
+    ),
+  );
+  const failed = builds.find((build) => build.kind !== 'built');
+  if (failed !== undefined && failed.kind === 'compile_error') {
+    for (const build of builds) if (build.kind === 'built') await build.folder.remove();
+    throw new Error(`${engine.id}'s baseline bot did not build: ${failed.reason}`);
+  }
+  const programs = builds as Extract<(typeof builds)[number], { kind: 'built' }>[];
   try {
     const limits = { turnMs: 1_000, bankMs: 10_000, maxTurns: engine.defaultMaxTurns };
-    const command = built.language.runCommand({
-      memoryMb: MEMORY_MB,
-      entry: built.folder.entry ?? built.language.entryFile,
+    const plainCommands = programs.map((built) => {
+      const command = built.language.runCommand({
+        memoryMb: MEMORY_MB,
+        entry: built.folder.entry ?? built.language.entryFile,
+      });
+      return {
+        argv: command.argv.map((part) => part.split(BUILD_DIR).join(built.folder.dir)),
+        cwd: built.folder.dir,
+        env: { PATH: '/usr/bin:/bin', ...command.env },
+      };
     });
-    const argv = command.argv.map((part) => part.split(BUILD_DIR).join(built.folder.dir));
     const seats = ['a', 'b'];
     const wall: Side = { ms: 0, turns: 0, firstTurnMs: [] };
     const plain: Side = { ms: 0, turns: 0, firstTurnMs: [] };
@@ -64,16 +79,19 @@ async function benchGame(engine: GameEngine): Promise<Record<string, unknown>> {
       side.turns += game.record.steps.length - 1;
       if (game.faults.length > 0) throw new Error(`${engine.id}: ${JSON.stringify(game.faults)}`);
     };
-    const inTheWall = (seed: number) =>
+    // As a match's games: the sandboxes of each game but the last are launched ahead, while the
+    // game before it plays (the plain processes have nothing to launch ahead).
+    const inTheWall = (seed: number, followed: boolean) =>
       timed(wall, (onTurn) =>
         playGameInWall({
           engine,
           seed,
           seats,
-          programs: [built, built],
+          programs,
           limits,
           memoryMb: MEMORY_MB,
           onTurn,
+          followed,
         }),
       );
     const asProcesses = (seed: number) =>
@@ -82,22 +100,24 @@ async function benchGame(engine: GameEngine): Promise<Record<string, unknown>> {
           engine,
           seed,
           seats,
-          players: seats.map(() =>
-            processPlayer({
-              argv,
-              cwd: built.folder.dir,
-              env: { PATH: '/usr/bin:/bin', ...command.env },
-            }),
-          ),
+          players: plainCommands.map((command) => processPlayer(command)),
           limits,
           onTurn,
         }),
       );
     // Warm-up (page cache, the sandbox pool), not counted.
-    await playGameInWall({ engine, seed: 1, seats, programs: [built, built], limits, memoryMb: MEMORY_MB });
+    await playGameInWall({
+      engine,
+      seed: 1,
+      seats,
+      programs,
+      limits,
+      memoryMb: MEMORY_MB,
+      followed: true,
+    });
     for (let i = 0; i < GAMES_EACH; i++) {
       const seed = 1_000 + i;
-      await inTheWall(seed);
+      await inTheWall(seed, i < GAMES_EACH - 1);
       await asProcesses(seed);
     }
     const perTurn = (side: Side) => side.ms / side.turns;
@@ -125,7 +145,7 @@ async function benchGame(engine: GameEngine): Promise<Record<string, unknown>> {
       plainFirstTurnP50Ms: Number(median(plain.firstTurnMs).toFixed(1)),
     };
   } finally {
-    await built.folder.remove();
+    for (const built of programs) await built.folder.remove();
   }
 }
 

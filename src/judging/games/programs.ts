@@ -116,6 +116,8 @@ export interface WallGameOptions {
   memoryMb: number;
   signal?: AbortSignal;
   onTurn?: (turn: number) => void;
+  /** Another game of the same programs follows: their sandboxes for it are launched ahead (wallPlayer). */
+  followed?: boolean;
 }
 
 /** Plays one game with every player in the wall; rejects only when the wall itself failed. */
@@ -130,6 +132,7 @@ export async function playGameInWall(options: WallGameOptions): Promise<Refereed
         memoryMb: options.memoryMb,
         limits: options.limits,
         slot: slots[index].index,
+        ...(options.followed === undefined ? {} : { followed: options.followed }),
       }),
     );
     try {
@@ -171,8 +174,10 @@ export async function playMatchInWall(options: WallMatchOptions): Promise<MatchR
     seeds: options.seeds,
     limits: options.limits,
     signal: options.signal,
-    async players(order): Promise<PlayerChannel[]> {
+    async players(order, game): Promise<PlayerChannel[]> {
       held = await takeSlots(order.length, options.signal);
+      // The match's next game runs the same programs: their sandboxes are launched while this one plays.
+      const followed = game < options.seeds.length - 1;
       return order.map((participant, seat) => {
         const program = options.participants[participant].program;
         if (program.kind !== 'built')
@@ -184,6 +189,7 @@ export async function playMatchInWall(options: WallMatchOptions): Promise<MatchR
           memoryMb: options.memoryMb,
           limits: options.limits,
           slot: held[seat].index,
+          followed,
         });
       });
     },

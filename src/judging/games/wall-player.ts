@@ -26,6 +26,12 @@ export interface WallPlayerSpec {
   limits: GameLimits;
   /** The judging slot this player holds for the whole game. */
   slot: number;
+  /**
+   * Another game of the same program follows (a match's games before its last): its sandbox is
+   * taken from the warm pool and the next one launched ahead, while this game plays, as the
+   * program judge does for a program's tests. Undefined: launched cold, nothing ahead.
+   */
+  followed?: boolean;
 }
 
 const SIGNALS: Readonly<Record<number, string>> = {
@@ -88,6 +94,7 @@ export function wallPlayer(spec: WallPlayerSpec): PlayerChannel {
         memoryMb: spec.memoryMb + spec.language.runtimeOverheadMb,
         outputBytes: GAME_OUTPUT_BYTES,
         stderrBytes: PLAYER_LOG_BYTES,
+        ...(spec.followed === undefined ? {} : { followed: spec.followed }),
       },
       { stdout: (chunk) => reader.push(chunk), stderr: (chunk) => log.push(chunk) },
       spec.slot,

@@ -35,6 +35,8 @@ export interface InteractiveRunRequest {
   outputBytes: number;
   /** stderr kept. */
   stderrBytes: number;
+  /** Another run of the same command follows: taken from the warm pool, the next launched ahead. */
+  followed?: boolean;
 }
 
 export interface InteractiveEnd {
@@ -105,6 +107,7 @@ export async function startInteractiveNative(
       },
       supervisor,
     ),
+    ...(request.followed === undefined ? {} : { followed: request.followed }),
   });
   const { child } = launched;
   const freeze = launched.freeze;

@@ -87,6 +87,38 @@ describe('games in the wall', () => {
     expect(lines[lines.length - 1]).toBe('got done');
   });
 
+  it("a match's next game takes its players' sandboxes launched ahead; its last game leaves none behind", async () => {
+    const { launcher, slots } = await sandboxRuntime();
+    await launcher.warmed();
+    const before = launcher.warmCount();
+    const game = (seed: number, followed: boolean) =>
+      playGameInWall({
+        engine: connectFour,
+        seed,
+        seats: ['python', 'c'],
+        programs: [boss, cPlayer],
+        limits,
+        memoryMb: 128,
+        followed,
+      });
+    launcher.setWarmCapacity(before + 2);
+    try {
+      // A game another follows: each program's sandbox for the next game is launched while it plays.
+      const first = await game(5, true);
+      expect(first.faults).toEqual([]);
+      await launcher.warmed();
+      expect(launcher.warmCount()).toBe(before + 2);
+      // The next game takes both (warm, each waiting for its go byte) and plays as the first did.
+      const last = await game(5, false);
+      expect(last.faults).toEqual([]);
+      expect(last.record).toEqual(first.record);
+      await launcher.warmed();
+      expect(launcher.warmCount()).toBe(before);
+    } finally {
+      launcher.setWarmCapacity(slots.size); // the runtime's own (one per judging slot)
+    }
+  });
+
   it.each([
     ['prints garbage', 'print("garbage", flush=True); continue', 'invalid', 3],
     ['sleeps past its bank', 'time.sleep(60)', 'timeout', 3],
