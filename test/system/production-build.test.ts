@@ -166,7 +166,13 @@ describe('compiled production build', () => {
   it('starts the worker with node alone, from the prebundled workflows, to its ready line', async () => {
     // LOG_LEVEL info: the `worker ready` log line names where the workflow code came from.
     const worker = startCompiled('src/worker.js', env({ LOG_LEVEL: 'info' }));
-    await waitUntil('compiled worker', worker, () => worker.output().includes('WORKER_READY'));
+    // The log line and WORKER_READY reach the pipe in either order: the logger writes its lines in
+    // batches (src/lib/logger.ts), console.log at once.
+    await waitUntil(
+      'compiled worker',
+      worker,
+      () => worker.output().includes('WORKER_READY') && worker.output().includes('"worker ready"'),
+    );
     const ready = worker
       .output()
       .split('\n')
