@@ -565,7 +565,7 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
       note:
         'latency from the scheduled send time (no coordinated omission), so it includes the generator’s own lag: ' +
         `requests left p99 ${fmt(board70.report.sendLagMs?.p99 ?? NaN, 1)} ms, at most ${fmt(board70.report.sendLagMs?.max ?? NaN, 1)} ms after their scheduled time; ` +
-        `max ${board70.report.latency.max.toFixed(1)} ms; ${stallsNote(board70Stalls)}`,
+        `max ${board70.report.latency.max.toFixed(1)} ms; ${stallsNote(board70Stalls)}; ${cpuNote(board70.report)}`,
     });
     const boardLimiterCost = 100 * (1 - boardOn.report.rps / boardOff.report.rps);
     rows.push({
@@ -596,7 +596,7 @@ export async function benchReads(input: ReadsInput): Promise<BenchRow[]> {
         target: `p99 ≤ ${P99_AT_70_TARGET_MS} ms`,
         ok: board70Redis.report.latency.p99 <= P99_AT_70_TARGET_MS && board70Redis.report.errors === 0,
         load: board70Redis.load,
-        note: `as the row for PostgreSQL; max ${board70Redis.report.latency.max.toFixed(1)} ms; ${stallsNote(board70Redis.stalls ?? null)}`,
+        note: `as the row for PostgreSQL; max ${board70Redis.report.latency.max.toFixed(1)} ms; ${stallsNote(board70Redis.stalls ?? null)}; ${cpuNote(board70Redis.report)}`,
       });
       rows.push({
         figure: '… leaderboard with the limiter in Redis (REDIS_URL)',
