@@ -10,6 +10,7 @@
  *   (also part `startup` of npm run bench)
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { API_NODE_FLAGS } from '../src/api/node-flags';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadAverage } from './lib/machine';
@@ -35,9 +36,10 @@ async function startMs(
   entry: string,
   env: NodeJS.ProcessEnv,
   ready: (output: string) => Promise<boolean> | boolean,
+  nodeArgs: readonly string[] = [],
 ): Promise<number> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -106,7 +108,12 @@ export async function benchProcessStartup(env: Record<string, string>, runs = 5)
         if (subject.entry === api) {
           const port = await freePort();
           times.push(
-            await startMs(api, { ...base, HOST: '127.0.0.1', PORT: String(port) }, () => answers200(port)),
+            await startMs(
+              api,
+              { ...base, HOST: '127.0.0.1', PORT: String(port) },
+              () => answers200(port),
+              API_NODE_FLAGS,
+            ),
           );
         } else times.push(await startMs(worker, base, (output) => output.includes('WORKER_READY')));
       }

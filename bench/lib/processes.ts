@@ -5,6 +5,7 @@
  * process that died without being asked to (what systemd or Kubernetes would do in production).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { API_NODE_FLAGS } from '../../src/api/node-flags';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -321,7 +322,7 @@ export function apiProcess(options: ServiceProcessOptions): ManagedProcess {
   const name = options.name ?? 'api';
   return new ManagedProcess({
     name,
-    ...tsxCommand('src/api/server.ts', options.nodeArgs),
+    ...tsxCommand('src/api/server.ts', [...API_NODE_FLAGS, ...(options.nodeArgs ?? [])]),
     env: options.env,
     logFile: path.join(options.logDir, `${name}.log`),
     ready: { kind: 'http', url: `http://127.0.0.1:${port}/healthz` },
