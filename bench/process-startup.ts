@@ -39,7 +39,11 @@ async function startMs(
   nodeArgs: readonly string[] = [],
 ): Promise<number> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...nodeArgs, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));

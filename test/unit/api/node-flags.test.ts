@@ -26,6 +26,10 @@ describe('the API processes start with API_NODE_FLAGS', () => {
     const compose = read('docker-compose.yml');
     const command = compose.match(/^ {2}api:\n(?:(?! {2}\S).*\n)*? {4}command: (\[.*\])$/m);
     expect(command).not.toBeNull();
-    expect(JSON.parse(command![1].replace(/'/g, '"'))).toEqual(['node', ...API_NODE_FLAGS, 'dist/src/api/server.js']);
+    expect(JSON.parse(command![1].replace(/'/g, '"'))).toEqual([
+      'node',
+      ...API_NODE_FLAGS,
+      'dist/src/api/server.js',
+    ]);
   });
 });
