@@ -1,5 +1,5 @@
 /**
- * Node flags every API process starts with (`npm start`'s scripts/run.sh, `npm run start:api`,
+ * Node flags every API process starts with (`npm start`'s scripts/run.sh, `npm run start:api`, the image,
  * docker-compose.yml, the bench's API processes; test/unit/api/node-flags.test.ts checks each).
  *
  * A young generation of up to 64 MB per semi-space (V8's default is 16 on this heap size): a read

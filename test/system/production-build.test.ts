@@ -139,10 +139,14 @@ describe('compiled production build', () => {
       ]),
     );
     for (const entry of entries) expect([entry, existsSync(path.join(OUT, entry))]).toEqual([entry, true]);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/src\/api\/server\.js"\]$/m);
+    // Node's own flags may come first (the API's, src/api/node-flags.ts); then one built entry point.
+    expect(dockerfile).toMatch(
+      /^CMD \["node", (?:"--[\w-]+(?:=[\w.-]+)?", )*"dist\/src\/api\/server\.js"\]$/m,
+    );
     const commands = [...compose.matchAll(/^\s+command: (.*)$/gm)].map((m) => m[1]);
     expect(commands.length).toBe(4);
-    for (const command of commands) expect(command).toMatch(/^\['node', 'dist\/src\/[\w/.-]+\.js'\]$/);
+    for (const command of commands)
+      expect(command).toMatch(/^\['node', (?:'--[\w-]+(?:=[\w.-]+)?', )*'dist\/src\/[\w/.-]+\.js'\]$/);
     expect(`${dockerfile}\n${compose}`).not.toMatch(/tsx|npm run (api|worker|migrate)/);
   });
 

@@ -22,6 +22,12 @@ describe('the API processes start with API_NODE_FLAGS', () => {
     expect(line).toBe(`start api node ${flags} --import tsx src/api/server.ts`);
   });
 
+  it("the image's default command (Dockerfile CMD)", () => {
+    const cmd = read('Dockerfile').match(/^CMD (\[.*\])$/m);
+    expect(cmd).not.toBeNull();
+    expect(JSON.parse(cmd![1])).toEqual(['node', ...API_NODE_FLAGS, 'dist/src/api/server.js']);
+  });
+
   it("docker-compose.yml's api service", () => {
     const compose = read('docker-compose.yml');
     const command = compose.match(/^ {2}api:\n(?:(?! {2}\S).*\n)*? {4}command: (\[.*\])$/m);
