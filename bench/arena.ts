@@ -30,6 +30,7 @@
  * Prints one JSON line `ARENA_RESULT {...}`.
  */
 import { performance } from 'node:perf_hooks';
+import { temporal as proto } from '@temporalio/proto';
 import { Client, type Pool } from 'pg';
 import { loadConfig } from '../src/config';
 import { createPool } from '../src/db/pool';
@@ -43,7 +44,7 @@ import {
   loadRatingLibrary,
   matchSettingsOf,
 } from '../src/domain/matches/rules';
-import { MATCH_WORKFLOW, type MatchWorkflowInput } from '../src/domain/matches/contract';
+import { MATCH_WORKFLOW, matchWorkflowId, type MatchWorkflowInput } from '../src/domain/matches/contract';
 import { START_CONCURRENCY } from '../src/domain/matches/schedule';
 import { createLogger } from '../src/lib/logger';
 import { ChallengeIdKey, MatchIdKey, MatchStatusKey } from '../src/temporal-client/search-attributes';
@@ -334,9 +335,17 @@ async function main(): Promise<void> {
     await runBatch('warm'); // warm-up (worker code paths, Temporal caches)
     const batch = await runBatch('measured');
     const matchesPerSec = MATCHES / (batch.ms / 1000);
+    // What one played match costs Temporal: its workflow's history (one workflow task per wake).
+    const client = await temporal.get();
+    const history = await client.workflow.getHandle(matchWorkflowId(batch.ids[0])).fetchHistory();
+    const eventCounts = new Map<string, number>();
+    for (const e of history.events ?? []) {
+      const type = String(proto.api.enums.v1.EventType[e.eventType ?? 0]).replace(/^EVENT_TYPE_/, '');
+      eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
+    }
+    const matchHistory = `${history.events?.length ?? 0} events (${[...eventCounts].map(([t, c]) => `${t} ×${c}`).join(', ')})`;
     // The anchor: the same workflow for matches already complete (every step a no-op).
     const ready = batch.ids.map((id) => ({ id }));
-    const client = await temporal.get();
     const emptyStarted = performance.now();
     const handles = await Promise.all(
       ready.map(async ({ id }) => {
@@ -476,6 +485,7 @@ async function main(): Promise<void> {
       matchesPerSec: Number(matchesPerSec.toFixed(2)),
       phases: batch.phases,
       cpuPerMatch: batch.cpu,
+      matchHistory,
       playerPollMs: PLAYER_POLL_MS,
       emptyMatches: ready.length,
       emptyMs: Math.round(emptyMs),

@@ -597,7 +597,7 @@ async function arenaPart(env: Record<string, string>): Promise<BenchRow[]> {
       ratio: `${fmt(r.matchesPerSec / r.emptyPerSec, 2)} ×`,
       ok: Number.isFinite(judgedPerSecThisRun) ? r.matchesPerSec >= judgedPerSecThisRun / 4 : null,
       load: run.loadAfter,
-      note: `batch ${fmt(r.batchMs)} ms, ${r.matchesComplete} of ${r.matches} complete; empty ${fmt(r.emptyMs)} ms for ${r.emptyMatches}; each match's phases (participants look every ${r.playerPollMs} ms): ${r.phases}; CPU per played match: ${r.cpuPerMatch}`,
+      note: `batch ${fmt(r.batchMs)} ms, ${r.matchesComplete} of ${r.matches} complete; empty ${fmt(r.emptyMs)} ms for ${r.emptyMatches}; each match's phases (participants look every ${r.playerPollMs} ms): ${r.phases}; CPU per played match: ${r.cpuPerMatch}; history per played match: ${r.matchHistory}`,
     },
     {
       figure: `Arena: rating updates (${r.rated} rated matches, one class, the single writer)`,
