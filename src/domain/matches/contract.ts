@@ -46,6 +46,14 @@ export const BOUT_ONE_STEP_PATCH = 'bout-finish-in-one-step';
  */
 export const MATCH_LOCAL_STEPS_PATCH = 'match-local-steps';
 
+/**
+ * A run started since records this one marker for every patch above (each `patched()` a run takes
+ * is a marker and a search-attribute upsert of TemporalChangeVersion, which the Temporal server
+ * writes to visibility: four of each per played match, issue 42). Runs recorded before it replay
+ * as they were: without this marker the workflow asks each older patch in turn, as it did.
+ */
+export const MATCH_CURRENT_SHAPE_PATCH = 'match-shape-2026-11';
+
 /** A look that may also have finished the bout: `settle` is set once it ended and settled it. */
 export interface LookOrFinish {
   look: MatchSnapshot;

@@ -15,6 +15,7 @@ import type { MatchDeadlineSteps } from '../../../src/domain/matches/deadline';
 import type { MatchmakingSteps } from '../../../src/domain/matches/matchmaking';
 import type { GameMatchSteps } from '../../../src/domain/matches/game';
 import {
+  MATCH_CURRENT_SHAPE_PATCH,
   MATCH_NUDGE_SIGNAL,
   MATCH_VOID_SIGNAL,
   type MatchSnapshot,
@@ -279,6 +280,31 @@ describe('matchWorkflow', () => {
       'waitForGameMatchSlots',
       'playGameMatchGames',
     ]);
+  });
+
+  // MATCH_CURRENT_SHAPE_PATCH: each patch a run takes is a marker and a TemporalChangeVersion upsert;
+  // a run started now takes them all with one (older runs: the fixtures, replayed).
+  test('a run started now records one patch marker, for the current shape', async () => {
+    const patchIds = async (handle: { fetchHistory(): Promise<{ events?: unknown[] | null }> }) =>
+      (
+        ((await handle.fetchHistory()).events ?? []) as {
+          markerRecordedEventAttributes?: {
+            markerName?: string | null;
+            details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null;
+          } | null;
+        }[]
+      )
+        .map((e) => e.markerRecordedEventAttributes)
+        .filter((m) => m?.markerName === 'core_patch')
+        .map(
+          (m) => JSON.parse(Buffer.from(m!.details!['patch-data']!.payloads![0]!.data!).toString('utf8')).id,
+        );
+    const bout = await startMatch({ over: true });
+    expect(await bout.handle.result()).toBe('complete');
+    expect(await patchIds(bout.handle)).toEqual([MATCH_CURRENT_SHAPE_PATCH]);
+    const game = await startMatch({ kind: 'game', play: 'complete' });
+    expect(await game.handle.result()).toBe('complete');
+    expect(await patchIds(game.handle)).toEqual([MATCH_CURRENT_SHAPE_PATCH]);
   });
 
   test('a step failing for good voids the match with the failure', async () => {

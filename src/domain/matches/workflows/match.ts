@@ -32,6 +32,7 @@ import {
   BOUT_NUDGE_KEPT_PATCH,
   BOUT_ONE_STEP_PATCH,
   GAME_VOID_CANCELS_PATCH,
+  MATCH_CURRENT_SHAPE_PATCH,
   MATCH_DEADLINE_PATCH,
   MATCH_LOCAL_STEPS_PATCH,
   MATCH_MAX_POLLS_PER_RUN,
@@ -119,8 +120,12 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
     ]);
   };
 
+  // A run started by this code takes every patch below with one marker and never asks them; an
+  // older run's history (no such marker) answers each of them as it was recorded.
+  const current = patched(MATCH_CURRENT_SHAPE_PATCH);
+  const since = (patch: string) => current || patched(patch);
   // Decided once, before the first step: a run's steps are all local or all remote.
-  const steps = patched(MATCH_LOCAL_STEPS_PATCH) ? localSteps : remoteSteps;
+  const steps = since(MATCH_LOCAL_STEPS_PATCH) ? localSteps : remoteSteps;
   const { matchStart, matchLook, matchEndBout, matchSettle, matchApplyRatings, matchVoidWithReason } = steps;
   let snapshot = await matchStart({ matchId });
   if (snapshot.status === 'missing') return 'missing';
@@ -128,7 +133,7 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
 
   // Histories recorded before the deadline waited as long as their steps took (and failed the run
   // when a step failed for good, leaving the match running).
-  const bounded = patched(MATCH_DEADLINE_PATCH);
+  const bounded = since(MATCH_DEADLINE_PATCH);
   const voidBecause = async (reason: string): Promise<MatchWorkflowOutcome> => {
     const after = await matchVoidWithReason({ matchId, reason });
     show(after.status);
@@ -138,7 +143,7 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
   if (snapshot.kind === 'game' && snapshot.status === 'running') {
     // The database already says void when the signal comes (voidMatch commits, then signals).
     const scope = new CancellationScope();
-    if (patched(GAME_VOID_CANCELS_PATCH)) {
+    if (since(GAME_VOID_CANCELS_PATCH)) {
       onVoid = () => scope.cancel();
       if (voided) scope.cancel();
     }
@@ -210,6 +215,7 @@ export async function matchWorkflow(input: MatchWorkflowInput): Promise<MatchWor
       },
       () => woken,
       show,
+      since,
     );
 
   let polls = 0;
@@ -246,6 +252,7 @@ async function boundedBout(
   takeWoken: () => boolean,
   isWoken: () => boolean,
   show: (status: MatchPhase) => void,
+  since: (patch: string) => boolean,
 ): Promise<MatchWorkflowOutcome> {
   const { matchId } = input;
   const { matchLook, matchEndBout, matchSettle, matchApplyRatings, matchLookOrFinish } = steps;
@@ -266,8 +273,8 @@ async function boundedBout(
             () => undefined,
           );
   // A nudge taken when a look starts, not when a wait starts: one that came during a look ends the next wait.
-  const keepNudges = patched(BOUT_NUDGE_KEPT_PATCH);
-  const oneStep = patched(BOUT_ONE_STEP_PATCH);
+  const keepNudges = since(BOUT_NUDGE_KEPT_PATCH);
+  const oneStep = since(BOUT_ONE_STEP_PATCH);
   try {
     const { settled, ratingsApplied } = await scope.run(async () => {
       let snapshot = first;
