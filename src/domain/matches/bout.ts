@@ -13,17 +13,56 @@ import {
   countPendingBoutSubmissions,
   listParticipants,
 } from '../../db/queries/match-participants';
-import { findMatchById, lockMatch, markBoutEnded } from '../../db/queries/matches';
+import { findMatchById, lockMatch, markBoutEnded, type MatchRow } from '../../db/queries/matches';
 import { closeBoutSessions } from '../../db/queries/sessions';
 import { storableText } from '../../lib/storable-text';
+import type { PoolClient } from 'pg';
 import type { ServiceDeps } from '../../service-deps';
 import type { LookOrFinish, MatchSnapshot, SettleOutcome } from './contract';
-import { applyPendingRatings } from './ratings';
+import { applyPendingRatingsIn } from './ratings';
 import { everyoneLeftBout, JUDGING_GRACE_MS, placeBout } from './rules';
 import { finishInTransaction, settleOutcome } from './settle';
 import { snapshotOf } from './start';
 
 type Deps = Pick<ServiceDeps, 'db' | 'logger' | 'config'>;
+
+/**
+ * The settlement of a running bout whose end is recorded (`match` locked in `tx`, `now` the
+ * database's): placed once nothing made before its end is still being judged, or once the grace
+ * after its end is over (whatever is judged by then counts). Everyone forfeiting → void.
+ */
+async function settleLocked(
+  tx: PoolClient,
+  match: MatchRow,
+  now: Date,
+  logger: ServiceDeps['logger'],
+  pollMs: number,
+): Promise<SettleOutcome> {
+  const outcome = (m: MatchRow | null, settled: boolean) => settleOutcome(m, settled, pollMs);
+  const endedAt = match.bout_ended_at;
+  const graceOver = !!endedAt && now.getTime() >= endedAt.getTime() + JUDGING_GRACE_MS;
+  if (!graceOver && (await countPendingBoutSubmissions(tx, match.id)) > 0) return outcome(match, false);
+  const participants = await listParticipants(tx, [match.id]);
+  const best = new Map((await bestBoutScores(tx, match.id, JUDGING_GRACE_MS)).map((b) => [b.agent_id, b]));
+  const placed = placeBout(
+    participants.map((p) => {
+      const b = best.get(p.agent_id);
+      return {
+        agentId: p.agent_id,
+        best: b ? { score: Number(b.score), submissionId: b.submission_id } : null,
+      };
+    }),
+  );
+  const finished = await finishInTransaction(
+    tx,
+    match,
+    placed.status,
+    placed.status === 'void' ? storableText('every participant forfeited') : null,
+    placed.placements,
+  );
+  logger.info({ matchId: match.id, status: placed.status }, 'match finished');
+  return outcome(finished ?? match, true);
+}
 
 export function createBoutSteps(deps: Deps) {
   const steps = {
@@ -55,52 +94,41 @@ export function createBoutSteps(deps: Deps) {
     matchSettle(input: { matchId: string }): Promise<SettleOutcome> {
       return withTransaction(deps.db, async (tx) => {
         const match = await lockMatch(tx, input.matchId);
-        const outcome = (m: typeof match, settled: boolean) =>
-          settleOutcome(m, settled, deps.config.ARENA_POLL_MS);
-        if (!match || match.status !== 'running') return outcome(match, true);
-        const endedAt = match.bout_ended_at ?? (await markBoutEnded(tx, match.id))?.bout_ended_at;
-        const now = await databaseNow(tx);
-        const graceOver = !!endedAt && now.getTime() >= endedAt.getTime() + JUDGING_GRACE_MS;
-        if (!graceOver && (await countPendingBoutSubmissions(tx, match.id)) > 0) return outcome(match, false);
-        const participants = await listParticipants(tx, [match.id]);
-        const best = new Map(
-          (await bestBoutScores(tx, match.id, JUDGING_GRACE_MS)).map((b) => [b.agent_id, b]),
-        );
-        const placed = placeBout(
-          participants.map((p) => {
-            const b = best.get(p.agent_id);
-            return {
-              agentId: p.agent_id,
-              best: b ? { score: Number(b.score), submissionId: b.submission_id } : null,
-            };
-          }),
-        );
-        const finished = await finishInTransaction(
-          tx,
-          match,
-          placed.status,
-          placed.status === 'void' ? storableText('every participant forfeited') : null,
-          placed.placements,
-        );
-        deps.logger.info({ matchId: match.id, status: placed.status }, 'match finished');
-        return outcome(finished ?? match, true);
+        if (!match || match.status !== 'running')
+          return settleOutcome(match, true, deps.config.ARENA_POLL_MS);
+        const ended = match.bout_ended_at ? match : ((await markBoutEnded(tx, match.id)) ?? match);
+        return settleLocked(tx, ended, await databaseNow(tx), deps.logger, deps.config.ARENA_POLL_MS);
       });
     },
 
     /**
      * The look, and once the bout is over its end, its settlement and (complete and rated) the
-     * class's ratings, in one activity (BOUT_ONE_STEP_PATCH): each part is the step above, so a
-     * retry after any of them repeats nothing (the end and settlement re-check, the ratings apply
-     * each match once).
+     * class's ratings (BOUT_ONE_STEP_PATCH), all in one transaction on the locked match: each part
+     * is the step above, so a retry repeats nothing (the end and settlement re-check, the ratings
+     * apply each match once). One transaction, not four (issue 42: a played match's statements and
+     * commits); a look that finds the bout still on changes nothing.
      */
-    async matchLookOrFinish(input: { matchId: string }): Promise<LookOrFinish> {
-      const look = await steps.matchLook(input);
-      if (look.status === 'running' && !look.boutOver) return { look, settle: null, ratingsApplied: false };
-      await steps.matchEndBout(input);
-      const settle = await steps.matchSettle(input);
-      const rate = settle.settled && settle.status === 'complete' && settle.rated && !!settle.weightClassId;
-      if (rate) await applyPendingRatings(deps.db, settle.weightClassId!);
-      return { look, settle, ratingsApplied: rate };
+    matchLookOrFinish(input: { matchId: string }): Promise<LookOrFinish> {
+      return withTransaction(deps.db, async (tx) => {
+        const match = await lockMatch(tx, input.matchId);
+        const now = await databaseNow(tx);
+        let settle: SettleOutcome;
+        if (!match || match.status !== 'running') {
+          settle = settleOutcome(match, true, deps.config.ARENA_POLL_MS);
+        } else {
+          const over =
+            !!match.bout_ended_at ||
+            (!!match.ends_at && match.ends_at <= now) ||
+            everyoneLeftBout(await boutSessionState(tx, match.id));
+          if (!over) return { look: snapshotOf(deps, match, false), settle: null, ratingsApplied: false };
+          const ended = match.bout_ended_at ? match : ((await markBoutEnded(tx, match.id)) ?? match);
+          await closeBoutSessions(tx, match.id);
+          settle = await settleLocked(tx, ended, now, deps.logger, deps.config.ARENA_POLL_MS);
+        }
+        const rate = settle.settled && settle.status === 'complete' && settle.rated && !!settle.weightClassId;
+        if (rate) await applyPendingRatingsIn(tx, settle.weightClassId!);
+        return { look: snapshotOf(deps, match, true), settle, ratingsApplied: rate };
+      });
     },
   };
   return steps;

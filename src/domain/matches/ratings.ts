@@ -11,7 +11,7 @@
  * nothing twice and nothing out of order: the second writer waits on the lock and then finds
  * nothing pending; a crash rolls the whole batch back.
  */
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { validationError } from '../../errors';
 import { withTransaction, type Queryable } from '../../db/pool';
 import { recordRatingChanges } from '../../db/queries/match-participants';
@@ -125,41 +125,48 @@ export function foldRatings(
 
 /** The single writer of a weight class: applies every pending rated match (see the header). */
 export async function applyPendingRatings(db: Pool, weightClassId: string): Promise<number> {
-  return withTransaction(db, async (tx) => {
-    await lockWeightClassRatings(tx, weightClassId);
-    const pending = groupPendingRows(await listPendingRatedParticipants(tx, weightClassId));
-    if (pending.length === 0) return 0;
-    // Under the lock none of these is applied yet; the key still guards against a writer that
-    // does not take the lock (and its RETURNING says which to apply).
-    const fresh = await insertRatingUpdates(
-      tx,
-      weightClassId,
-      pending.map((m) => ({ matchId: m.matchId, completedSeq: m.completedSeq })),
-    );
-    const toApply = pending.filter((m) => fresh.has(m.matchId));
-    if (toApply.length === 0) return 0;
-    const agentIds = [...new Set(toApply.flatMap((m) => m.participants.map((p) => p.agentId)))];
-    const current = await findRatings(tx, weightClassId, agentIds);
-    const batch = foldRatings(toApply, current, new Date());
-    await recordRatingChanges(tx, batch.changes);
-    await saveRatings(
-      tx,
-      weightClassId,
-      [...batch.agents].map(([agentId, a]) => ({
-        agentId,
-        mu: a.after.mu,
-        sigma: a.after.sigma,
-        ordinal: a.after.ordinal,
-        matches: a.matches,
-        wins: a.wins,
-        draws: a.draws,
-        losses: a.losses,
-        lastMatchAt: a.lastMatchAt,
-      })),
-    );
-    await bumpMatchBoardsOfClass(tx, weightClassId);
-    return toApply.length;
-  });
+  return withTransaction(db, (tx) => applyPendingRatingsIn(tx, weightClassId));
+}
+
+/**
+ * The same writer inside the caller's transaction (a bout's settlement: the match it just finished
+ * is pending in it). Applied only if that transaction commits.
+ */
+export async function applyPendingRatingsIn(tx: PoolClient, weightClassId: string): Promise<number> {
+  // Re-entrant: a transaction that finished a rated match holds it already.
+  await lockWeightClassRatings(tx, weightClassId);
+  const pending = groupPendingRows(await listPendingRatedParticipants(tx, weightClassId));
+  if (pending.length === 0) return 0;
+  // Under the lock none of these is applied yet; the key still guards against a writer that
+  // does not take the lock (and its RETURNING says which to apply).
+  const fresh = await insertRatingUpdates(
+    tx,
+    weightClassId,
+    pending.map((m) => ({ matchId: m.matchId, completedSeq: m.completedSeq })),
+  );
+  const toApply = pending.filter((m) => fresh.has(m.matchId));
+  if (toApply.length === 0) return 0;
+  const agentIds = [...new Set(toApply.flatMap((m) => m.participants.map((p) => p.agentId)))];
+  const current = await findRatings(tx, weightClassId, agentIds);
+  const batch = foldRatings(toApply, current, new Date());
+  await recordRatingChanges(tx, batch.changes);
+  await saveRatings(
+    tx,
+    weightClassId,
+    [...batch.agents].map(([agentId, a]) => ({
+      agentId,
+      mu: a.after.mu,
+      sigma: a.after.sigma,
+      ordinal: a.after.ordinal,
+      matches: a.matches,
+      wins: a.wins,
+      draws: a.draws,
+      losses: a.losses,
+      lastMatchAt: a.lastMatchAt,
+    })),
+  );
+  await bumpMatchBoardsOfClass(tx, weightClassId);
+  return toApply.length;
 }
 
 const badCursor = () => validationError('query.cursor: not a cursor of this listing');
