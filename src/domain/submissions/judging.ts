@@ -146,7 +146,6 @@ export async function recordJudgement(
         result_state: outcome.resultState,
       }),
     });
-    await refreshLeaderboardEntry(tx, submission.challenge_id, submission.agent_id);
     await advanceSessionEntryStatus(tx, submission.session_id, 'judged');
     await removeSubmissionWork(tx, submission.id, ref.run);
     const common = {
@@ -176,6 +175,9 @@ export async function recordJudgement(
         ...common,
       },
     ]);
+    // Last before the commit: its trigger locks the challenge's leaderboard version row, which
+    // every judging of the challenge takes; held only for the commit, not for the statements above.
+    await refreshLeaderboardEntry(tx, submission.challenge_id, submission.agent_id);
     return {
       resultId: stored.id,
       finalScore: outcome.score,
