@@ -8,7 +8,12 @@ port="${1:-7233}"; ui="${2:-8233}"; db="${3:-}"
 cli="$("$here/ensure-cli.sh")"
 args=(server start-dev --ip 127.0.0.1 --port "$port" --namespace default --log-level warn
       --search-attribute ChallengeId=Keyword --search-attribute AgentId=Keyword --search-attribute SubmissionStatus=Keyword
-      --search-attribute MatchId=Keyword --search-attribute MatchStatus=Keyword --search-attribute AgentIds=KeywordList)
+      --search-attribute MatchId=Keyword --search-attribute MatchStatus=Keyword --search-attribute AgentIds=KeywordList
+      # One partition per task queue, as in dynamicconfig.yaml (docs/decisions/platform.md, "One
+      # partition per task queue"): with the default four and a worker's two non-sticky pollers, a
+      # first workflow task could wait over a second in a partition nobody polled, the worker idle.
+      --dynamic-config-value matching.numTaskqueueReadPartitions=1
+      --dynamic-config-value matching.numTaskqueueWritePartitions=1)
 if [[ "$ui" == "headless" ]]; then args+=(--headless); else args+=(--ui-ip 127.0.0.1 --ui-port "$ui"); fi
 if [[ -n "$db" ]]; then
   mkdir -p "$(dirname "$db")"
