@@ -58,4 +58,4 @@ EXPOSE 3000
 
 # No HEALTHCHECK here: the worker serves no HTTP; docker-compose.yml checks the API's /healthz.
 
-CMD ["node", "--max-semi-space-size=64", "dist/src/api/server.js"]
+CMD ["node", "--max-semi-space-size=64", "--initial-old-space-size=256", "dist/src/api/server.js"]

@@ -84,7 +84,7 @@ done
 
 if port_open 127.0.0.1 "$PORT"; then echo "port $PORT is already in use by another program"; exit 1; fi
 echo "starting the API"
-start api node --max-semi-space-size=64 --import tsx src/api/server.ts
+start api node --max-semi-space-size=64 --initial-old-space-size=256 --import tsx src/api/server.ts
 wait_for_port 127.0.0.1 "$PORT" 60 || { echo "API did not start; see $LOG_DIR/api.log"; tail -20 "$LOG_DIR/api.log"; exit 1; }
 
 if [ "${DEMO_AGENT:-1}" != "0" ] && [ -f src/dev/demo-agent.ts ]; then
